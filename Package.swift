@@ -1,0 +1,76 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let strictSwift: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny")
+]
+
+let package = Package(
+    name: "scrollback",
+    products: [
+        .executable(name: "scrollback", targets: ["scrollback"])
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CNcursesw",
+            pkgConfig: "ncursesw",
+            providers: [.apt(["libncursesw5-dev"])]
+        ),
+        .target(
+            name: "ScrollbackStorage",
+            dependencies: ["CSQLite"],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "ScrollbackDemo",
+            dependencies: ["ScrollbackStorage"],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "TerminalText",
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "ScrollbackCLI",
+            dependencies: ["ScrollbackStorage", "ScrollbackDemo", "TerminalText"],
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
+            name: "scrollback",
+            dependencies: ["ScrollbackCLI"],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "TestSupport",
+            dependencies: ["ScrollbackStorage"],
+            path: "Tests/TestSupport",
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "ScrollbackStorageTests",
+            dependencies: ["ScrollbackStorage", "TestSupport"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "ScrollbackDemoTests",
+            dependencies: ["ScrollbackDemo", "ScrollbackStorage", "TestSupport"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "TerminalTextTests",
+            dependencies: ["TerminalText"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "ScrollbackCLITests",
+            dependencies: ["ScrollbackCLI", "ScrollbackStorage", "TestSupport"],
+            swiftSettings: strictSwift
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

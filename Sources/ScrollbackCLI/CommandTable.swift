@@ -1,0 +1,91 @@
+/// An option a command takes.
+struct OptionSpec: Sendable {
+    /// Long name with dashes: `--limit`.
+    let name: String
+    /// The value's placeholder (`N`, `PATH`), or nil for a flag.
+    let value: String?
+    let help: String
+}
+
+/// A subcommand: its name, what it does, its arguments and options. `--help` text and the
+/// parser both come from this table.
+struct CommandSpec: Sendable {
+    let name: String
+    let summary: String
+    /// The positional arguments as shown in usage, e.g. `ID...`.
+    let arguments: String
+    let minimumArguments: Int
+    let maximumArguments: Int?
+    let options: [OptionSpec]
+    let example: String
+
+    var usage: String {
+        var parts = ["scrollback", name]
+        for option in options {
+            parts.append(option.value.map { "[\(option.name) \($0)]" } ?? "[\(option.name)]")
+        }
+        if !arguments.isEmpty { parts.append(arguments) }
+        return parts.joined(separator: " ")
+    }
+}
+
+enum CommandTable {
+    static let json = OptionSpec(name: "--json", value: nil, help: "print JSON instead of text")
+    static let limit = OptionSpec(name: "--limit", value: "N", help: "at most N rows (default 50, at most 10000)")
+
+    static let global: [OptionSpec] = [
+        OptionSpec(name: "--db", value: "PATH", help: "the database (default: $SCROLLBACK_DB, else $XDG_DATA_HOME/scrollback/history.sqlite)"),
+        OptionSpec(name: "--readonly", value: nil, help: "never write: commands that change data fail, nothing is created"),
+        OptionSpec(name: "--demo", value: nil, help: "use the demo database, made on first use (see `scrollback demo`)"),
+        OptionSpec(name: "--help", value: nil, help: "show help"),
+    ]
+
+    static let commands: [CommandSpec] = [
+        CommandSpec(
+            name: "list", summary: "List conversations, one page at a time", arguments: "", minimumArguments: 0,
+            maximumArguments: 0,
+            options: [
+                OptionSpec(name: "--sort", value: "updated|created|title", help: "the order (default: the browser's last choice, else updated)"),
+                limit,
+                OptionSpec(name: "--after", value: "TOKEN", help: "the page after TOKEN (printed with each page)"),
+                OptionSpec(name: "--before", value: "TOKEN", help: "the page before TOKEN"),
+                OptionSpec(name: "--last", value: nil, help: "the last page"),
+                json,
+            ], example: "scrollback list --sort title --limit 20"),
+        CommandSpec(
+            name: "show", summary: "Print one conversation with its messages", arguments: "ID", minimumArguments: 1,
+            maximumArguments: 1, options: [json], example: "scrollback show 3f2a9c1e"),
+        CommandSpec(
+            name: "search", summary: "Search titles and messages; every word must occur", arguments: "QUERY...",
+            minimumArguments: 1, maximumArguments: nil,
+            options: [limit, OptionSpec(name: "--after", value: "TOKEN", help: "the page after TOKEN"), json],
+            example: "scrollback search 'sourdough starter'"),
+        CommandSpec(
+            name: "rename", summary: "Give a conversation a new title", arguments: "ID TITLE...", minimumArguments: 2,
+            maximumArguments: nil, options: [], example: "scrollback rename 3f2a9c1e 'Trip to Kyoto'"),
+        CommandSpec(
+            name: "delete", summary: "Delete conversations with their messages", arguments: "ID...",
+            minimumArguments: 1, maximumArguments: nil,
+            options: [OptionSpec(name: "--yes", value: nil, help: "do not ask (required when input is not a terminal)")],
+            example: "scrollback delete 3f2a9c1e 77b0d2aa --yes"),
+        CommandSpec(
+            name: "stats", summary: "Counts, size, schema version, oldest and newest", arguments: "", minimumArguments: 0,
+            maximumArguments: 0, options: [json], example: "scrollback stats --json"),
+        CommandSpec(
+            name: "check", summary: "Check integrity, foreign keys and search indexes; non-zero exit on problems",
+            arguments: "", minimumArguments: 0, maximumArguments: 0,
+            options: [OptionSpec(name: "--repair", value: nil, help: "rebuild the search indexes and message counts first")],
+            example: "scrollback check"),
+        CommandSpec(
+            name: "demo", summary: "Fill the database with generated conversations", arguments: "", minimumArguments: 0,
+            maximumArguments: 0,
+            options: [
+                OptionSpec(name: "--count", value: "N", help: "how many conversations (default 1000)"),
+                OptionSpec(name: "--seed", value: "S", help: "the seed: the same seed gives the same data (default 1)"),
+            ], example: "scrollback demo --count 100000 --seed 7"),
+    ]
+
+    static func command(named name: String) -> CommandSpec? {
+        commands.first { $0.name == name }
+    }
+}

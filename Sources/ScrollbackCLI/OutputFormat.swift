@@ -1,0 +1,95 @@
+import Foundation
+import ScrollbackStorage
+import TerminalText
+
+/// The JSON shapes of the scripting commands. Documented in the README; change with care.
+struct ConversationJSON: Encodable {
+    let id: String
+    let title: String
+    let model: String?
+    let source: String
+    let sourceID: String?
+    let createdAt: String
+    let updatedAt: String
+    let messageCount: Int
+    let pinned: Bool
+
+    init(_ conversation: ConversationDTO) {
+        id = conversation.publicID
+        title = conversation.title
+        model = conversation.model
+        source = conversation.source
+        sourceID = conversation.sourceID
+        createdAt = conversation.createdAt.iso8601
+        updatedAt = conversation.updatedAt.iso8601
+        messageCount = conversation.messageCount
+        pinned = conversation.pinned
+    }
+}
+
+struct MessageJSON: Encodable {
+    let id: String
+    let position: Int
+    let role: String
+    let content: String
+    let createdAt: String
+    let model: String?
+
+    init(_ message: MessageDTO) {
+        id = message.publicID
+        position = message.position
+        role = message.role.rawValue
+        content = message.content
+        createdAt = message.createdAt.iso8601
+        model = message.model
+    }
+}
+
+enum OutputFormat {
+    static func json<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(value)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// `2026-10-31 14:02` in the local time zone (`TZ`).
+    static func localTime(_ timestamp: Timestamp) -> String {
+        var seconds = time_t(timestamp.milliseconds / 1000 - (timestamp.milliseconds % 1000 < 0 ? 1 : 0))
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        return String(
+            format: "%04d-%02d-%02d %02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
+            Int(parts.tm_hour), Int(parts.tm_min))
+    }
+
+    /// The first eight characters of a public id: enough to type, like git's short ids.
+    static func shortID(_ publicID: String) -> String { String(publicID.prefix(8)) }
+
+    /// Untrusted text made safe for one line of terminal output.
+    static func line(_ text: String) -> String { UntrustedText.sanitized(text) }
+
+    /// Untrusted text made safe for terminal output, newlines kept.
+    static func block(_ text: String) -> String { UntrustedText.sanitized(text, keepNewlines: true) }
+
+    static func bytes(_ count: Int64) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
+    }
+
+    static func grouped(_ number: Int) -> String {
+        let digits = String(number.magnitude)
+        var result = ""
+        for (offset, digit) in digits.enumerated() {
+            if offset > 0 && (digits.count - offset) % 3 == 0 { result.append(",") }
+            result.append(digit)
+        }
+        return number < 0 ? "-" + result : result
+    }
+}

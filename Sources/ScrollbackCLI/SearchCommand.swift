@@ -1,0 +1,81 @@
+import ScrollbackStorage
+import TerminalText
+
+/// `scrollback search QUERY`: titles first, then messages, newest first.
+struct SearchCommand {
+    let context: CommandContext
+
+    struct Hit: Encodable {
+        struct Message: Encodable {
+            let id: String
+            let position: Int
+            let role: String
+            let createdAt: String
+        }
+        let conversation: ConversationJSON
+        let message: Message?
+        let snippet: String
+        /// `[start, end)` pairs, in Characters of `snippet`.
+        let matches: [[Int]]
+    }
+
+    struct Output: Encodable {
+        let query: String
+        let hits: [Hit]
+        let next: String?
+    }
+
+    func run() throws {
+        let query = context.parsed.positional.joined(separator: " ")
+        let limit = try context.integer("--limit", default: 50, in: 1...10_000)
+        let cursor = try context.cursor("--after")
+        let store = try context.openStore()
+        let page = try store.search.search(query, after: cursor, limit: limit)
+        let console = context.console
+        if context.wantsJSON {
+            let hits = page.items.map { hit in
+                Hit(
+                    conversation: ConversationJSON(hit.conversation),
+                    message: hit.message.map {
+                        Hit.Message(id: $0.publicID, position: $0.position, role: $0.role.rawValue, createdAt: $0.createdAt.iso8601)
+                    },
+                    snippet: hit.snippet, matches: hit.matches.map { [$0.lowerBound, $0.upperBound] })
+            }
+            console.line(try OutputFormat.json(Output(query: query, hits: hits, next: page.next?.token)))
+            return
+        }
+        if page.items.isEmpty {
+            console.errorLine(cursor == nil ? "Nothing matches '\(OutputFormat.line(query))'." : "No more matches.")
+            return
+        }
+        let highlight = console.outputIsTerminal && context.environment["NO_COLOR"].map(\.isEmpty) ?? true
+        for hit in page.items {
+            let place = hit.message.map { "#\($0.position + 1) \($0.role.rawValue)" } ?? "title"
+            console.line(
+                OutputFormat.shortID(hit.conversation.publicID) + "  " + OutputFormat.line(hit.conversation.title))
+            console.line("          \(place): " + Self.marked(hit.snippet, matches: hit.matches, highlight: highlight))
+        }
+        if let next = page.next {
+            console.errorLine("more: scrollback search --after \(next.token) \(Self.shellQuoted(query))")
+        }
+    }
+
+    /// The snippet made safe, with matches in bold on a terminal or in [brackets] elsewhere.
+    static func marked(_ snippet: String, matches: [Range<Int>], highlight: Bool) -> String {
+        let characters = Array(snippet)
+        var result = ""
+        var offset = 0
+        for match in matches where match.lowerBound >= offset && match.upperBound <= characters.count {
+            result += UntrustedText.sanitized(String(characters[offset..<match.lowerBound]))
+            let text = UntrustedText.sanitized(String(characters[match]))
+            result += highlight ? "\u{1B}[1m\(text)\u{1B}[22m" : "[\(text)]"
+            offset = match.upperBound
+        }
+        result += UntrustedText.sanitized(String(characters[offset...]))
+        return result
+    }
+
+    static func shellQuoted(_ text: String) -> String {
+        "'" + UntrustedText.sanitized(text).replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}

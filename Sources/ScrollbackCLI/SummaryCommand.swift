@@ -1,0 +1,18 @@
+/// `scrollback` with no command: what is in the database. (The browser replaces this.)
+struct SummaryCommand {
+    let context: CommandContext
+
+    func run() throws {
+        let store = try context.openStore()
+        let stats = try store.stats()
+        let console = context.console
+        var line = "\(OutputFormat.line(store.path)): \(OutputFormat.grouped(stats.conversations)) conversations, \(OutputFormat.grouped(stats.messages)) messages"
+        if store.isReadOnly { line += " [read-only]" }
+        console.line(line)
+        if stats.conversations == 0 {
+            console.line("Nothing here yet: `scrollback demo` adds sample conversations.")
+        } else {
+            console.line("Try `scrollback list`, `scrollback show ID` or `scrollback search WORDS`; `scrollback --help` lists every command.")
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// A keyset pagination cursor: the sort key of a row, as an opaque token outside Storage.
+///
+/// Each listing has its own kind of cursor; a token of another kind, or one that does not
+/// parse, is `StorageError.invalidCursor`.
+public struct Cursor: Sendable, Hashable, CustomStringConvertible {
+    enum Key: Sendable, Hashable {
+        case updated(pinned: Bool, updatedAt: Int64, id: Int64)
+        case created(createdAt: Int64, id: Int64)
+        case title(title: String, id: Int64)
+        case message(conversationID: Int64, position: Int64)
+        case searchTitle(id: Int64)
+        case searchMessage(id: Int64)
+    }
+
+    let key: Key
+
+    init(_ key: Key) { self.key = key }
+
+    /// The token to hand to scripts and to pass back: base64url, no padding.
+    public var token: String {
+        let fields: [String]
+        switch key {
+        case .updated(let pinned, let updatedAt, let id): fields = ["u", pinned ? "1" : "0", "\(updatedAt)", "\(id)"]
+        case .created(let createdAt, let id): fields = ["c", "\(createdAt)", "\(id)"]
+        case .title(let title, let id): fields = ["t", "\(id)", title]
+        case .message(let conversationID, let position): fields = ["m", "\(conversationID)", "\(position)"]
+        case .searchTitle(let id): fields = ["st", "\(id)"]
+        case .searchMessage(let id): fields = ["sm", "\(id)"]
+        }
+        let plain = Self.version + Self.separator + fields.joined(separator: Self.separator)
+        return Data(plain.utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    public var description: String { token }
+
+    private static let version = "sb1"
+    private static let separator = "\u{1F}"
+
+    /// Parses a token made by `token`.
+    public init(token: String) throws {
+        var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard !token.isEmpty, !token.contains("="), let data = Data(base64Encoded: base64),
+              let plain = String(data: data, encoding: .utf8)
+        else {
+            throw StorageError.invalidCursor(reason: "'\(token.prefix(40))' is not a page token")
+        }
+        let fields = plain.components(separatedBy: Self.separator)
+        guard fields.count >= 3, fields[0] == Self.version else {
+            throw StorageError.invalidCursor(reason: "'\(token.prefix(40))' is not a page token")
+        }
+        let values = Array(fields.dropFirst(2))
+        func integer(_ index: Int) throws -> Int64 {
+            guard index < values.count, let number = Int64(values[index]) else {
+                throw StorageError.invalidCursor(reason: "'\(token.prefix(40))' is damaged")
+            }
+            return number
+        }
+        func expectCount(_ count: Int) throws {
+            guard values.count == count else { throw StorageError.invalidCursor(reason: "'\(token.prefix(40))' is damaged") }
+        }
+        switch fields[1] {
+        case "u":
+            try expectCount(3)
+            guard values[0] == "0" || values[0] == "1" else { throw StorageError.invalidCursor(reason: "'\(token.prefix(40))' is damaged") }
+            key = .updated(pinned: values[0] == "1", updatedAt: try integer(1), id: try integer(2))
+        case "c":
+            try expectCount(2)
+            key = .created(createdAt: try integer(0), id: try integer(1))
+        case "t":
+            // The title is last and may itself hold the separator.
+            guard values.count >= 2 else { throw StorageError.invalidCursor(reason: "'\(token.prefix(40))' is damaged") }
+            key = .title(title: values.dropFirst().joined(separator: Self.separator), id: try integer(0))
+        case "m":
+            try expectCount(2)
+            key = .message(conversationID: try integer(0), position: try integer(1))
+        case "st":
+            try expectCount(1)
+            key = .searchTitle(id: try integer(0))
+        case "sm":
+            try expectCount(1)
+            key = .searchMessage(id: try integer(0))
+        default:
+            throw StorageError.invalidCursor(reason: "'\(token.prefix(40))' is not a page token")
+        }
+    }
+
+    /// The name of the listing this cursor belongs to, for error messages.
+    var listing: String {
+        switch key {
+        case .updated: "the list sorted by updated"
+        case .created: "the list sorted by created"
+        case .title: "the list sorted by title"
+        case .message: "the messages of a conversation"
+        case .searchTitle, .searchMessage: "search results"
+        }
+    }
+}

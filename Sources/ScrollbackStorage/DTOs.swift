@@ -1,0 +1,193 @@
+import Foundation
+
+/// A point in time as integer milliseconds since 1970, UTC, as stored.
+public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    public var milliseconds: Int64
+
+    public init(milliseconds: Int64) { self.milliseconds = milliseconds }
+    public init(_ date: Date) { self.milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    public static func now() -> Timestamp { Timestamp(Date()) }
+
+    public var date: Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+
+    public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool { lhs.milliseconds < rhs.milliseconds }
+
+    /// ISO 8601 in UTC with milliseconds: `2026-11-30T08:33:16.123Z`.
+    public var iso8601: String {
+        var seconds = time_t(milliseconds.dividedRoundingDown(by: 1000))
+        let millis = milliseconds - Int64(seconds) * 1000
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(millis))
+    }
+
+    public var description: String { iso8601 }
+
+    public init(from decoder: any Decoder) throws {
+        milliseconds = try decoder.singleValueContainer().decode(Int64.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(milliseconds)
+    }
+}
+
+extension Int64 {
+    func dividedRoundingDown(by divisor: Int64) -> Int64 {
+        let quotient = self / divisor
+        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
+    }
+}
+
+public enum Role: String, Sendable, Hashable, Codable, CaseIterable {
+    case system, user, assistant, tool
+}
+
+/// A conversation as the layers above storage see it.
+public struct ConversationDTO: Sendable, Hashable, Identifiable {
+    /// The stable row id (never reused while the row exists; stable across VACUUM).
+    public var id: Int64
+    /// The public id (a lowercase UUID) that users type and scripts keep.
+    public var publicID: String
+    public var title: String
+    public var model: String?
+    public var source: String
+    public var sourceID: String?
+    public var createdAt: Timestamp
+    public var updatedAt: Timestamp
+    public var messageCount: Int
+    public var pinned: Bool
+
+    public init(
+        id: Int64, publicID: String, title: String, model: String?, source: String, sourceID: String?,
+        createdAt: Timestamp, updatedAt: Timestamp, messageCount: Int, pinned: Bool
+    ) {
+        self.id = id
+        self.publicID = publicID
+        self.title = title
+        self.model = model
+        self.source = source
+        self.sourceID = sourceID
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.messageCount = messageCount
+        self.pinned = pinned
+    }
+}
+
+/// A message as the layers above storage see it.
+public struct MessageDTO: Sendable, Hashable, Identifiable {
+    public var id: Int64
+    public var publicID: String
+    public var conversationID: Int64
+    /// 0-based place in the conversation.
+    public var position: Int
+    public var role: Role
+    public var content: String
+    public var createdAt: Timestamp
+    public var model: String?
+
+    public init(
+        id: Int64, publicID: String, conversationID: Int64, position: Int, role: Role, content: String,
+        createdAt: Timestamp, model: String?
+    ) {
+        self.id = id
+        self.publicID = publicID
+        self.conversationID = conversationID
+        self.position = position
+        self.role = role
+        self.content = content
+        self.createdAt = createdAt
+        self.model = model
+    }
+}
+
+/// What it takes to create a conversation.
+public struct NewConversation: Sendable, Hashable {
+    public var publicID: String?
+    public var title: String
+    public var model: String?
+    public var source: String
+    public var sourceID: String?
+    public var createdAt: Timestamp
+    public var updatedAt: Timestamp?
+    public var pinned: Bool
+
+    /// - Parameter publicID: a lowercase UUID; a random one when nil.
+    public init(
+        title: String, model: String? = nil, source: String = "local", sourceID: String? = nil,
+        createdAt: Timestamp = .now(), updatedAt: Timestamp? = nil, pinned: Bool = false, publicID: String? = nil
+    ) {
+        self.publicID = publicID
+        self.title = title
+        self.model = model
+        self.source = source
+        self.sourceID = sourceID
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.pinned = pinned
+    }
+}
+
+/// What it takes to append a message.
+public struct NewMessage: Sendable, Hashable {
+    public var publicID: String?
+    public var role: Role
+    public var content: String
+    public var createdAt: Timestamp
+    public var model: String?
+
+    public init(role: Role, content: String, createdAt: Timestamp = .now(), model: String? = nil, publicID: String? = nil) {
+        self.publicID = publicID
+        self.role = role
+        self.content = content
+        self.createdAt = createdAt
+        self.model = model
+    }
+}
+
+/// One page of a keyset-paginated listing.
+public struct Page<Item: Sendable>: Sendable {
+    public var items: [Item]
+    /// Fetch `before: previous` for the rows before the first item; nil at the start.
+    public var previous: Cursor?
+    /// Fetch `after: next` for the rows after the last item; nil at the end.
+    public var next: Cursor?
+
+    public init(items: [Item], previous: Cursor?, next: Cursor?) {
+        self.items = items
+        self.previous = previous
+        self.next = next
+    }
+}
+
+/// The orders the conversation list offers.
+public enum ConversationOrder: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Pinned first, then most recently updated.
+    case updated
+    /// Most recently created first.
+    case created
+    /// By title, A to Z (ASCII case folded).
+    case title
+}
+
+/// Where a page starts.
+public enum PagePosition: Sendable, Hashable {
+    case first
+    case last
+    case after(Cursor)
+    case before(Cursor)
+}
+
+/// Counts and facts about a database, for `scrollback stats`.
+public struct DatabaseStats: Sendable, Hashable {
+    public var conversations: Int
+    public var messages: Int
+    public var fileBytes: Int64
+    public var schemaVersion: Int
+    public var oldest: Timestamp?
+    public var newest: Timestamp?
+}

@@ -1,0 +1,44 @@
+/// Conversations: create, find, rename, pin, delete and page through them.
+public protocol ConversationRepository {
+    func create(_ conversation: NewConversation) throws -> ConversationDTO
+    /// The conversation with this row id, or nil.
+    func conversation(id: Int64) throws -> ConversationDTO?
+    /// The conversation whose public id is `text` or starts with it, like git's short ids.
+    ///
+    /// - Throws: `StorageError.notFound`, or `StorageError.ambiguousID` when several match.
+    func conversation(matching text: String) throws -> ConversationDTO
+    /// - Throws: `StorageError.invalidTitle` for an empty or blank title.
+    func rename(id: Int64, to title: String) throws -> ConversationDTO
+    func setPinned(id: Int64, _ pinned: Bool) throws -> ConversationDTO
+    /// Deletes one conversation with its messages and search entries; false if it was gone.
+    func delete(id: Int64) throws -> Bool
+    /// Deletes many in one transaction; returns how many existed.
+    func delete(ids: [Int64]) throws -> Int
+    func count() throws -> Int
+    /// One page in `sort` order, starting at `position`.
+    func page(sort: ConversationOrder, at position: PagePosition, limit: Int) throws -> Page<ConversationDTO>
+}
+
+/// The messages of a conversation, in order.
+public protocol MessageRepository {
+    /// Appends in order after the conversation's last message; returns them as stored.
+    func append(_ messages: [NewMessage], to conversationID: Int64) throws -> [MessageDTO]
+    func page(conversationID: Int64, at position: PagePosition, limit: Int) throws -> Page<MessageDTO>
+    func count(conversationID: Int64) throws -> Int
+    /// All messages in the database.
+    func count() throws -> Int
+}
+
+/// Typed settings with defaults.
+public protocol SettingsRepository {
+    func value<Value>(_ key: SettingKey<Value>) throws -> Value
+    func set<Value>(_ value: Value, for key: SettingKey<Value>) throws
+    func reset<Value>(_ key: SettingKey<Value>) throws
+}
+
+/// Full-text search over titles and message content.
+public protocol SearchRepository {
+    /// Conversations whose title matches come first, then messages, newest first.
+    /// The query is plain text: quotes, `*`, `AND`, `NEAR` and parentheses are searched for.
+    func search(_ query: String, after cursor: Cursor?, limit: Int) throws -> Page<SearchHit>
+}

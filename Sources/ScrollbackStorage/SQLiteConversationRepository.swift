@@ -1,0 +1,136 @@
+import Foundation
+
+/// `ConversationRepository` over one SQLite connection.
+public final class SQLiteConversationRepository: ConversationRepository {
+    let database: Database
+
+    public init(database: Database) {
+        self.database = database
+    }
+
+    static let columns =
+        "conversation.id, conversation.public_id, conversation.title, conversation.model, conversation.source, conversation.source_id, conversation.created_at, conversation.updated_at, conversation.message_count, conversation.pinned"
+
+    /// Maps a row selected with `columns` first.
+    static func conversation(_ row: Row) -> ConversationDTO {
+        ConversationDTO(
+            id: row.int64(0), publicID: row.text(1), title: row.text(2), model: row.optionalText(3),
+            source: row.text(4), sourceID: row.optionalText(5), createdAt: Timestamp(milliseconds: row.int64(6)),
+            updatedAt: Timestamp(milliseconds: row.int64(7)), messageCount: row.int(8), pinned: row.bool(9))
+    }
+
+    public func create(_ new: NewConversation) throws -> ConversationDTO {
+        let title = try Self.validTitle(new.title)
+        let updatedAt = max(new.updatedAt ?? new.createdAt, new.createdAt)
+        return try database.write {
+            try database.run(
+                """
+                INSERT INTO conversation (public_id, title, model, source, source_id, created_at, updated_at, pinned)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(new.publicID ?? Self.newPublicID()), .text(title), SQLValue(new.model), .text(new.source),
+                    SQLValue(new.sourceID), .integer(new.createdAt.milliseconds), .integer(updatedAt.milliseconds),
+                    SQLValue(new.pinned),
+                ])
+            return try require(id: database.lastInsertRowID)
+        }
+    }
+
+    public func conversation(id: Int64) throws -> ConversationDTO? {
+        try database.queryFirst("SELECT \(Self.columns) FROM conversation WHERE id = ?", [.integer(id)], Self.conversation)
+    }
+
+    public func conversation(matching text: String) throws -> ConversationDTO {
+        let prefix = text.trimmingCharacters(in: .whitespaces).lowercased()
+        guard !prefix.isEmpty, prefix.unicodeScalars.allSatisfy({ Self.idCharacters.contains($0) }) else {
+            throw StorageError.notFound(id: text)
+        }
+        // Every character of a public id sorts below "g", so [prefix, prefix+"g") is exactly
+        // the ids that start with prefix, and it is a range on the unique index.
+        let matches = try database.query(
+            "SELECT \(Self.columns) FROM conversation WHERE public_id >= ? AND public_id < ? ORDER BY public_id LIMIT 2",
+            [.text(prefix), .text(prefix + "g")], Self.conversation)
+        switch matches.count {
+        case 0:
+            throw StorageError.notFound(id: text)
+        case 1:
+            return matches[0]
+        default:
+            let count = try database.scalarInt(
+                "SELECT count(*) FROM conversation WHERE public_id >= ? AND public_id < ?",
+                [.text(prefix), .text(prefix + "g")])
+            throw StorageError.ambiguousID(prefix: text, matches: Int(count))
+        }
+    }
+
+    public func rename(id: Int64, to title: String) throws -> ConversationDTO {
+        let title = try Self.validTitle(title)
+        return try database.write {
+            try database.run("UPDATE conversation SET title = ? WHERE id = ?", [.text(title), .integer(id)])
+            return try require(id: id)
+        }
+    }
+
+    public func setPinned(id: Int64, _ pinned: Bool) throws -> ConversationDTO {
+        try database.write {
+            try database.run("UPDATE conversation SET pinned = ? WHERE id = ?", [SQLValue(pinned), .integer(id)])
+            return try require(id: id)
+        }
+    }
+
+    public func delete(id: Int64) throws -> Bool {
+        try delete(ids: [id]) == 1
+    }
+
+    public func delete(ids: [Int64]) throws -> Int {
+        try database.write {
+            var deleted = 0
+            for id in Set(ids) {
+                try database.run("DELETE FROM conversation WHERE id = ?", [.integer(id)])
+                deleted += database.changes
+            }
+            return deleted
+        }
+    }
+
+    public func count() throws -> Int {
+        Int(try database.scalarInt("SELECT count(*) FROM conversation"))
+    }
+
+    public func page(sort: ConversationOrder, at position: PagePosition, limit: Int) throws -> Page<ConversationDTO> {
+        let query = KeysetQuery.conversations(sort)
+        return try query.page(in: database, at: position, limit: limit, map: Self.conversation) { row in
+            Self.cursor(for: row, sort: sort)
+        }
+    }
+
+    static func cursor(for conversation: ConversationDTO, sort: ConversationOrder) -> Cursor {
+        switch sort {
+        case .updated:
+            Cursor(.updated(pinned: conversation.pinned, updatedAt: conversation.updatedAt.milliseconds, id: conversation.id))
+        case .created:
+            Cursor(.created(createdAt: conversation.createdAt.milliseconds, id: conversation.id))
+        case .title:
+            Cursor(.title(title: conversation.title, id: conversation.id))
+        }
+    }
+
+    // MARK: Helpers
+
+    private func require(id: Int64) throws -> ConversationDTO {
+        guard let conversation = try conversation(id: id) else { throw StorageError.notFound(id: "\(id)") }
+        return conversation
+    }
+
+    private static let idCharacters = CharacterSet(charactersIn: "0123456789abcdef-")
+
+    static func newPublicID() -> String { UUID().uuidString.lowercased() }
+
+    /// Trims surrounding whitespace; refuses what is left empty.
+    static func validTitle(_ title: String) throws -> String {
+        let trimmed = title.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { throw StorageError.invalidTitle }
+        return trimmed
+    }
+}

@@ -1,0 +1,58 @@
+/// The errors of the storage layer that a user can meet, each with a one-line message that
+/// says what went wrong and what to do.
+public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Read-only opening of a path where there is no file.
+    case noDatabase(path: String)
+    /// The file exists but is not a SQLite database, or is someone else's SQLite database.
+    case notAScrollbackDatabase(path: String, reason: String)
+    /// The database or its folder cannot be created or opened for writing.
+    case cannotOpen(path: String, reason: String)
+    /// The database was written by a newer version of the program.
+    case newerSchema(path: String, found: Int, known: Int)
+    /// A read-only open of a database that needs an upgrade first.
+    case needsUpgrade(path: String, found: Int, needed: Int)
+    /// A migration step failed; the database stays at `version`.
+    case migrationFailed(path: String, step: String, version: Int, backup: String?, reason: String)
+    /// A write was attempted on a read-only database.
+    case readOnly
+    /// No conversation (or message) has this id.
+    case notFound(id: String)
+    /// A prefix that matches several conversations.
+    case ambiguousID(prefix: String, matches: Int)
+    /// A page token that is malformed or belongs to another listing.
+    case invalidCursor(reason: String)
+    /// A title that is empty or only whitespace.
+    case invalidTitle
+    /// Anything else SQLite reported.
+    case sqlite(SQLiteError)
+
+    public var description: String {
+        switch self {
+        case .noDatabase(let path):
+            return "no database at \(path); run without --readonly to create one, or pass --db PATH"
+        case .notAScrollbackDatabase(let path, let reason):
+            return "\(path) is not a scrollback database (\(reason)); pass another --db PATH"
+        case .cannotOpen(let path, let reason):
+            return "cannot open \(path): \(reason); choose a writable place with --db PATH"
+        case .newerSchema(let path, let found, let known):
+            return "\(path) was written by a newer scrollback (schema \(found), this one knows \(known)); upgrade scrollback"
+        case .needsUpgrade(let path, let found, let needed):
+            return "\(path) has schema \(found) and this scrollback needs \(needed); open it once without --readonly to upgrade it"
+        case .migrationFailed(let path, let step, let version, let backup, let reason):
+            let kept = backup.map { "; a copy from before the upgrade is at \($0)" } ?? ""
+            return "upgrading \(path) failed at step '\(step)' (\(reason)); the database is unchanged at schema \(version)\(kept)"
+        case .readOnly:
+            return "the database is open read-only; run without --readonly to change it"
+        case .notFound(let id):
+            return "no conversation with id '\(id)'; `scrollback list` shows the ids"
+        case .ambiguousID(let prefix, let matches):
+            return "id '\(prefix)' matches \(matches) conversations; type more of it"
+        case .invalidCursor(let reason):
+            return "invalid page token: \(reason); start again without --after/--before"
+        case .invalidTitle:
+            return "a title cannot be empty or blank; type some text"
+        case .sqlite(let error):
+            return error.description
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// A scrollback database, opened, validated and migrated, with its repositories.
+///
+/// Each `Store` owns one connection; use it from one thread or actor. Background work
+/// opens a `Store` of its own.
+public final class Store {
+    public let database: Database
+    public let migration: MigrationOutcome
+    public let conversations: SQLiteConversationRepository
+    public let messages: SQLiteMessageRepository
+    public let settings: SQLiteSettingsRepository
+    public let search: SQLiteSearchRepository
+
+    public var path: String { database.path }
+    public var isReadOnly: Bool { database.isReadOnly }
+
+    /// Opens (read-write: creating or upgrading as needed) the database at `path`.
+    ///
+    /// - Throws: `StorageError` with a message fit for the user.
+    public static func open(path: String, readOnly: Bool = false, migrator: Migrator = .scrollback) throws -> Store {
+        let database = try Database.open(path: path, access: readOnly ? .readOnly : .readWrite)
+        // Connections start with trusted_schema off; our own schema's triggers write to the
+        // FTS5 tables, which SQLite allows only in a trusted schema, so it is turned on once
+        // the file is known to be a scrollback database (or a new, empty one).
+        let version = try migrator.validate(database)
+        try database.execute("PRAGMA trusted_schema = ON")
+        if readOnly {
+            return Store(database: database, migration: MigrationOutcome(fromVersion: version, toVersion: version, backupPath: nil))
+        }
+        if path != ":memory:" {
+            let mode = try database.queryFirst("PRAGMA journal_mode = WAL") { $0.text(0) }
+            if mode?.lowercased() != "wal" {
+                throw StorageError.cannotOpen(path: path, reason: "cannot switch to WAL (journal mode is \(mode ?? "unknown"))")
+            }
+            try database.execute("PRAGMA synchronous = NORMAL")
+        }
+        let outcome = try migrator.migrate(database)
+        return Store(database: database, migration: outcome)
+    }
+
+    private init(database: Database, migration: MigrationOutcome) {
+        self.database = database
+        self.migration = migration
+        conversations = SQLiteConversationRepository(database: database)
+        messages = SQLiteMessageRepository(database: database)
+        settings = SQLiteSettingsRepository(database: database)
+        search = SQLiteSearchRepository(database: database)
+    }
+
+    /// Counts, size, schema version, oldest and newest, read in one transaction.
+    public func stats() throws -> DatabaseStats {
+        try database.read {
+            let bounds = try database.queryFirst("SELECT min(created_at), max(updated_at) FROM conversation") {
+                ($0.optionalInt64(0).map(Timestamp.init(milliseconds:)), $0.optionalInt64(1).map(Timestamp.init(milliseconds:)))
+            }
+            var bytes: Int64 = 0
+            for suffix in ["", "-wal"] {
+                let attributes = try? FileManager.default.attributesOfItem(atPath: path + suffix)
+                bytes += (attributes?[.size] as? NSNumber)?.int64Value ?? 0
+            }
+            return DatabaseStats(
+                conversations: try conversations.count(), messages: try messages.count(), fileBytes: bytes,
+                schemaVersion: Int(try database.scalarInt("PRAGMA user_version")), oldest: bounds?.0, newest: bounds?.1)
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+
+@testable import ScrollbackStorage
+import TestSupport
+
+@Suite("Migrations")
+struct MigrationTests {
+    /// The real schema plus one test-only step, as a later version would add.
+    static func upgraded(with step: Migration) -> Migrator {
+        Migrator(migrations: Migrator.scrollback.migrations + [step])
+    }
+
+    static let addNotes = Migration(name: "test: notes", sql: "CREATE TABLE note (id INTEGER PRIMARY KEY, text TEXT NOT NULL);")
+
+    func makeVersion1(at path: String) throws {
+        let store = try Store.open(path: path)
+        try store.addConversation(title: "Kept through upgrades", createdAt: 1_000, messages: ["hello", "hi there"])
+    }
+
+    @Test("a new database is created at the latest version, without a backup")
+    func newDatabase() throws {
+        let folder = try TemporaryDirectory()
+        let store = try Store.open(path: folder.file("h.sqlite"), migrator: Self.upgraded(with: Self.addNotes))
+        #expect(store.migration == MigrationOutcome(fromVersion: 0, toVersion: 2, backupPath: nil))
+        #expect(try store.database.scalarInt("SELECT count(*) FROM sqlite_schema WHERE name = 'note'") == 1)
+        #expect(try folder.listing().filter { $0.contains("backup") } == [])
+    }
+
+    @Test("an older database is upgraded after a fsynced backup beside it")
+    func upgradeWithBackup() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("h.sqlite")
+        try makeVersion1(at: path)
+        let store = try Store.open(path: path, migrator: Self.upgraded(with: Self.addNotes))
+        #expect(store.migration.fromVersion == 1)
+        #expect(store.migration.toVersion == 2)
+        let backup = try #require(store.migration.backupPath)
+        #expect(backup.hasPrefix(path + ".schema-1-"))
+        #expect(FileManager.default.fileExists(atPath: backup))
+        // The backup is the old database: version 1, with the data.
+        let old = try Store.open(path: backup, readOnly: true)
+        #expect(old.migration.toVersion == 1)
+        #expect(try old.conversations.count() == 1)
+        #expect(try store.database.scalarInt("PRAGMA user_version") == 2)
+        #expect(try store.conversations.count() == 1)
+    }
+
+    @Test("the backup exists before the first step runs")
+    func backupBeforeFirstStep() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("h.sqlite")
+        try makeVersion1(at: path)
+        let directory = folder.path
+        let probe = Migration(name: "test: probe") { database in
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory)
+            guard names.contains(where: { $0.hasPrefix("h.sqlite.schema-1-") && $0.hasSuffix(".backup") }) else {
+                throw StorageError.invalidTitle  // any error: the test then fails below
+            }
+            try database.execute("CREATE TABLE probe (id INTEGER PRIMARY KEY)")
+        }
+        let store = try Store.open(path: path, migrator: Self.upgraded(with: probe))
+        #expect(store.migration.toVersion == 2)
+    }
+
+    @Test("a step that fails midway leaves the database at the old version and intact")
+    func failingStep() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("h.sqlite")
+        try makeVersion1(at: path)
+        let failing = Migration(
+            name: "test: fails midway",
+            sql: """
+                CREATE TABLE half (id INTEGER PRIMARY KEY);
+                INSERT INTO half VALUES (1);
+                UPDATE conversation SET title = 'changed';
+                INSERT INTO conversation (id) VALUES (NULL);
+                """)
+        do {
+            _ = try Store.open(path: path, migrator: Self.upgraded(with: failing))
+            Issue.record("the failing step should throw")
+        } catch let error as StorageError {
+            guard case .migrationFailed(_, let step, let version, let backup, _) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+            #expect(step == "test: fails midway")
+            #expect(version == 1)
+            #expect(backup.map { FileManager.default.fileExists(atPath: $0) } == true)
+            #expect(error.description.contains("the database is unchanged at schema 1"))
+        }
+        let store = try Store.open(path: path)
+        #expect(try store.database.scalarInt("PRAGMA user_version") == 1)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM sqlite_schema WHERE name = 'half'") == 0)
+        let page = try store.conversations.page(sort: .updated, at: .first, limit: 10)
+        #expect(page.items.map(\.title) == ["Kept through upgrades"])
+        #expect(try store.check().isHealthy)
+    }
+
+    @Test("a database from a newer scrollback is refused and its bytes stay the same")
+    func newerRefused() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("h.sqlite")
+        do {
+            let newer = try Store.open(path: path, migrator: Self.upgraded(with: Self.addNotes))
+            try newer.addConversation(title: "From the future", createdAt: 5)
+        }
+        // Close it as a rollback-journal file so that even switching to WAL would show.
+        do {
+            let database = try Database.open(path: path, access: .readWrite)
+            try database.execute("PRAGMA journal_mode = DELETE")
+        }
+        let before = try sha256(ofFile: path)
+        let names = try folder.listing()
+        for readOnly in [false, true] {
+            #expect(throws: StorageError.newerSchema(path: path, found: 2, known: 1)) {
+                try Store.open(path: path, readOnly: readOnly)
+            }
+        }
+        #expect(try sha256(ofFile: path) == before)
+        #expect(try folder.listing() == names)
+        #expect(
+            StorageError.newerSchema(path: path, found: 2, known: 1).description
+                == "\(path) was written by a newer scrollback (schema 2, this one knows 1); upgrade scrollback")
+    }
+
+    @Test("read-only opening never migrates")
+    func readOnlyNeverMigrates() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("h.sqlite")
+        try makeVersion1(at: path)
+        let before = try sha256(ofFile: path)
+        #expect(throws: StorageError.needsUpgrade(path: path, found: 1, needed: 2)) {
+            try Store.open(path: path, readOnly: true, migrator: Self.upgraded(with: Self.addNotes))
+        }
+        #expect(try sha256(ofFile: path) == before)
+        #expect(try folder.listing() == ["h.sqlite"])
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// A fresh folder under the system's temporary folder, removed when released.
+public final class TemporaryDirectory {
+    public let path: String
+
+    public init() throws {
+        var template = Array((NSTemporaryDirectory() + "/scrollback-test-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        path = String(cString: made)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// A path inside the folder.
+    public func file(_ name: String) -> String { path + "/" + name }
+
+    /// The names in the folder, sorted.
+    public func listing() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+    }
+}
+
+/// The SHA-256 of a file, from `sha256sum`, to show bytes did not change.
+public func sha256(ofFile path: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+    process.arguments = [path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let text = String(decoding: data, as: UTF8.self)
+    guard process.terminationStatus == 0, let digest = text.split(separator: " ").first else {
+        throw POSIXError(.EIO)
+    }
+    return String(digest)
+}
