@@ -72,9 +72,8 @@ public enum UntrustedText {
 
     private static func isEmojiSequence(_ character: Character) -> Bool {
         let scalars = character.unicodeScalars
-        guard scalars.count > 1, let first = scalars.first else { return false }
-        return first.properties.isEmoji && scalars.contains { $0.properties.isEmojiPresentation || $0.value == 0x200D }
-            && !scalars.contains { isControl($0) }
+        guard scalars.count > 1 else { return false }
+        return scalars.contains { $0.properties.isEmojiPresentation || $0.value == 0xFE0F }
     }
 
     private static func replacement(for scalar: Unicode.Scalar) -> String {
