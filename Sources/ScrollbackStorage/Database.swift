@@ -47,25 +47,20 @@ public final class Database {
         let fileManager = FileManager.default
         var flags = SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
         var isSnapshot = false
+        var isDirectory: ObjCBool = false
+        let exists = path != ":memory:" && fileManager.fileExists(atPath: path, isDirectory: &isDirectory)
+        if exists && isDirectory.boolValue {
+            throw StorageError.notAScrollbackDatabase(path: path, reason: "it is a folder")
+        }
         switch access {
         case .readWrite:
             let folder = (path as NSString).deletingLastPathComponent
-            if !folder.isEmpty {
-                do {
-                    try fileManager.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                } catch {
-                    throw StorageError.cannotOpen(path: path, reason: "cannot create folder \(folder): \(Self.reason(of: error))")
-                }
+            if !folder.isEmpty && path != ":memory:" {
+                try Self.makeFolder(folder, for: path)
             }
             flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         case .readOnly:
-            var isDirectory: ObjCBool = false
-            guard fileManager.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw StorageError.noDatabase(path: path)
-            }
-            if isDirectory.boolValue {
-                throw StorageError.notAScrollbackDatabase(path: path, reason: "it is a folder")
-            }
+            guard exists else { throw StorageError.noDatabase(path: path) }
             flags |= SQLITE_OPEN_READONLY
             isSnapshot = Self.headerSaysWAL(path: path) && !fileManager.fileExists(atPath: path + "-wal")
         }
@@ -121,13 +116,23 @@ public final class Database {
         return header[18] == 2 && header[19] == 2
     }
 
-    static func reason(of error: any Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError,
-           underlying.domain == NSPOSIXErrorDomain, let code = POSIXErrorCode(rawValue: Int32(underlying.code)) {
-            return String(cString: strerror(code.rawValue)).lowercased()
+    /// `mkdir -p`, with the system's own words for what went wrong.
+    private static func makeFolder(_ folder: String, for path: String) throws {
+        var current = folder.hasPrefix("/") ? "" : "."
+        for component in folder.split(separator: "/", omittingEmptySubsequences: true) {
+            current += "/" + component
+            var status = stat()
+            if stat(current, &status) == 0 {
+                if (status.st_mode & S_IFMT) != S_IFDIR {
+                    throw StorageError.cannotOpen(path: path, reason: "\(current) is a file, not a folder")
+                }
+                continue
+            }
+            if mkdir(current, 0o755) != 0 && errno != EEXIST {
+                let reason = String(cString: strerror(errno)).lowercased()
+                throw StorageError.cannotOpen(path: path, reason: "cannot create folder \(current): \(reason)")
+            }
         }
-        return nsError.localizedDescription
     }
 
     // MARK: Errors

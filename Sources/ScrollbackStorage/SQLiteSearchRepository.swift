@@ -69,11 +69,14 @@ public final class SQLiteSearchRepository: SearchRepository {
             sql += " AND conversation.title LIKE ? ESCAPE '\\'"
             arguments.append(.text(pattern))
         }
+        // Order by the FTS table's own rowid where there is one: FTS5 then walks its index
+        // backwards instead of sorting every match.
+        let order = terms.matchExpression == nil ? "conversation.id" : "conversation_fts.rowid"
         if let id {
-            sql += " AND conversation.id < ?"
+            sql += " AND \(order) < ?"
             arguments.append(.integer(id))
         }
-        sql += " ORDER BY conversation.id DESC LIMIT ?"
+        sql += " ORDER BY \(order) DESC LIMIT ?"
         arguments.append(.integer(Int64(limit)))
         return try database.query(sql, arguments) { row in
             let conversation = SQLiteConversationRepository.conversation(row)
@@ -101,12 +104,12 @@ public final class SQLiteSearchRepository: SearchRepository {
             sql += " AND message.content LIKE ? ESCAPE '\\'"
             arguments.append(.text(pattern))
         }
+        let order = terms.matchExpression == nil ? "message.id" : "message_fts.rowid"
         if let id {
-            sql += terms.matchExpression == nil ? " AND message.id < ?" : " AND message_fts.rowid < ?"
+            sql += " AND \(order) < ?"
             arguments.append(.integer(id))
         }
-        sql += terms.matchExpression == nil ? " ORDER BY message.id DESC" : " ORDER BY message_fts.rowid DESC"
-        sql += " LIMIT ?"
+        sql += " ORDER BY \(order) DESC LIMIT ?"
         arguments.append(.integer(Int64(limit)))
         return try database.query(sql, arguments) { row in
             let conversation = SQLiteConversationRepository.conversation(row)

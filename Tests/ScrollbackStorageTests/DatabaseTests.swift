@@ -73,8 +73,13 @@ struct DatabaseTests {
                 return
             }
             #expect(failedPath == path)
-            #expect(reason.contains("cannot create folder"))
+            #expect(reason == "\(folder.file("blocker")) is a file, not a folder")
             #expect(error.description.contains("choose a writable place with --db PATH"))
+        }
+        for readOnly in [false, true] {
+            #expect(throws: StorageError.notAScrollbackDatabase(path: folder.path, reason: "it is a folder")) {
+                try Store.open(path: folder.path, readOnly: readOnly)
+            }
         }
         if geteuid() != 0 {
             // Permission bits only bind users other than root.

@@ -133,4 +133,23 @@ struct SearchTests {
         let (emoji, emojiMatches) = Snippet.make(from: "👩‍💻 café e\u{301}te\u{301}", terms: ["été"])
         #expect(emojiMatches.map { String(Array(emoji)[$0]) } == ["e\u{301}te\u{301}"])
     }
+
+    @Test("search queries walk an index in order: no temporary b-tree", arguments: ["kettle", "ke", "kettle ke"])
+    func queryPlans(query: String) throws {
+        let store = try Store.open(path: ":memory:")
+        for index in 0..<30 {
+            try store.addConversation(title: "kettle \(index)", createdAt: Int64(index), messages: ["the kettle sings"])
+        }
+        store.database.recordedSQL = []
+        let first = try store.search.search(query, after: nil, limit: 10)
+        let next = try #require(first.next)
+        _ = try store.search.search(query, after: next, limit: 40)
+        let statements = store.database.recordedSQL ?? []
+        #expect(statements.count >= 3)
+        for sql in statements {
+            let arguments = [SQLValue](repeating: .text("%ke%"), count: sql.filter { $0 == "?" }.count)
+            let plan = try store.database.queryPlan(sql, arguments).joined(separator: " | ")
+            #expect(!plan.contains("TEMP B-TREE"), "\(sql): \(plan)")
+        }
+    }
 }
