@@ -23,7 +23,11 @@ public struct DemoGenerator: Sendable {
         public var messages: Int
     }
 
-    /// Adds conversations `0..<count` of this seed, in transactions of `batchSize`.
+    /// Adds conversations `0..<count` of this seed.
+    ///
+    /// A load at least as large as what the database holds (and of 5,000 or more) runs in one
+    /// transaction with the search index built at the end; smaller ones commit every
+    /// `batchSize` conversations with the index kept row by row.
     ///
     /// - Parameter progress: called after each batch with the number done so far.
     public func fill(
@@ -31,52 +35,62 @@ public struct DemoGenerator: Sendable {
     ) throws -> Outcome {
         var outcome = Outcome(added: 0, alreadyPresent: 0, messages: 0)
         let database = store.database
-        // A larger page cache lets the full-text index merge in memory: much faster bulk
-        // inserts. Put back afterwards, since the connection lives on.
+        // A larger page cache lets the full-text index merge in memory. Put back afterwards,
+        // since the connection lives on.
         let cacheSize = try database.scalarInt("PRAGMA cache_size")
         try database.execute("PRAGMA cache_size = -262144")
         defer { try? database.execute("PRAGMA cache_size = \(cacheSize)") }
-        var start = 0
-        while start < count {
-            let end = min(start + batchSize, count)
-            try database.write {
-                for index in start..<end {
-                    let conversation = makeConversation(index: index)
-                    try database.run(
-                        """
-                        INSERT INTO conversation (public_id, title, model, source, source_id, created_at, updated_at, pinned)
-                        VALUES (?, ?, ?, 'demo', ?, ?, ?, ?) ON CONFLICT (source, source_id) DO NOTHING
-                        """,
-                        [
-                            .text(conversation.publicID), .text(conversation.title), .text(conversation.model),
-                            .text("\(seed)-\(index)"), .integer(conversation.createdAt), .integer(conversation.createdAt),
-                            .integer(conversation.pinned ? 1 : 0),
-                        ])
-                    guard database.changes == 1 else {
-                        outcome.alreadyPresent += 1
-                        continue
+        let insertAll = {
+            var start = 0
+            while start < count {
+                let end = min(start + batchSize, count)
+                try database.write {
+                    for index in start..<end {
+                        try insert(makeConversation(index: index), index: index, into: database, outcome: &outcome)
                     }
-                    let conversationID = database.lastInsertRowID
-                    for (position, message) in conversation.messages.enumerated() {
-                        try database.run(
-                            """
-                            INSERT INTO message (public_id, conversation_id, position, role, content, created_at, model)
-                            VALUES (?, ?, ?, ?, ?, ?, ?)
-                            """,
-                            [
-                                .text(message.publicID), .integer(conversationID), .integer(Int64(position)),
-                                .text(message.role.rawValue), .text(message.content), .integer(message.createdAt),
-                                message.role == .assistant ? .text(conversation.model) : .null,
-                            ])
-                    }
-                    outcome.added += 1
-                    outcome.messages += conversation.messages.count
                 }
+                start = end
+                progress?(start)
             }
-            start = end
-            progress?(start)
+        }
+        if count >= 5_000, count >= (try store.conversations.count()) {
+            try store.insertingInBulk(insertAll)
+        } else {
+            try insertAll()
         }
         return outcome
+    }
+
+    private func insert(_ conversation: DemoConversation, index: Int, into database: Database, outcome: inout Outcome) throws {
+        try database.run(
+            """
+            INSERT INTO conversation (public_id, title, model, source, source_id, created_at, updated_at, pinned)
+            VALUES (?, ?, ?, 'demo', ?, ?, ?, ?) ON CONFLICT (source, source_id) DO NOTHING
+            """,
+            [
+                .text(conversation.publicID), .text(conversation.title), .text(conversation.model),
+                .text("\(seed)-\(index)"), .integer(conversation.createdAt), .integer(conversation.createdAt),
+                .integer(conversation.pinned ? 1 : 0),
+            ])
+        guard database.changes == 1 else {
+            outcome.alreadyPresent += 1
+            return
+        }
+        let conversationID = database.lastInsertRowID
+        for (position, message) in conversation.messages.enumerated() {
+            try database.run(
+                """
+                INSERT INTO message (public_id, conversation_id, position, role, content, created_at, model)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(message.publicID), .integer(conversationID), .integer(Int64(position)),
+                    .text(message.role.rawValue), .text(message.content), .integer(message.createdAt),
+                    message.role == .assistant ? .text(conversation.model) : .null,
+                ])
+        }
+        outcome.added += 1
+        outcome.messages += conversation.messages.count
     }
 
     struct DemoMessage {

@@ -68,4 +68,20 @@ struct DemoGeneratorTests {
         let anchor = DemoGenerator.defaultAnchor.milliseconds
         #expect(times.map { $0.0 > anchor - 3 * 366 * 86_400_000 && $0.1 <= anchor + 86_400_000 * 7 } == true)
     }
+
+    @Test("a large load into an empty database is indexed at the end and comes out the same")
+    func bulkMatchesRowByRow() throws {
+        let bulk = try Store.open(path: ":memory:")
+        let rowByRow = try Store.open(path: ":memory:")
+        _ = try DemoGenerator(seed: 11).fill(bulk, count: 5_000)
+        _ = try DemoGenerator(seed: 11).fill(rowByRow, count: 4_999)
+        _ = try DemoGenerator(seed: 11).fill(rowByRow, count: 5_000)
+        #expect(try Self.fingerprint(bulk) == Self.fingerprint(rowByRow))
+        #expect(try bulk.check().isHealthy)
+        for query in ["sourdough", "東京", "Zürich"] {
+            let bulkHits = try bulk.search.search(query, after: nil, limit: 20).items.map(\.conversation.publicID)
+            let rowHits = try rowByRow.search.search(query, after: nil, limit: 20).items.map(\.conversation.publicID)
+            #expect(!bulkHits.isEmpty && bulkHits == rowHits, "\(query)")
+        }
+    }
 }

@@ -5,7 +5,7 @@ public final class TemporaryDirectory {
     public let path: String
 
     public init() throws {
-        var template = Array((NSTemporaryDirectory() + "/scrollback-test-XXXXXX").utf8CString)
+        var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("scrollback-test-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else {
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }

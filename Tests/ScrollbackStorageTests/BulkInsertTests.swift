@@ -1,0 +1,48 @@
+import Testing
+
+@testable import ScrollbackStorage
+import TestSupport
+
+@Suite("Bulk insert")
+struct BulkInsertTests {
+    static func triggers(_ store: Store) throws -> [String] {
+        try store.database.query("SELECT sql FROM sqlite_schema WHERE type = 'trigger' ORDER BY name") { $0.text(0) }
+    }
+
+    @Test("rows inserted in bulk are searchable, and the schema's triggers are back as they were")
+    func indexedAtTheEnd() throws {
+        let store = try Store.open(path: ":memory:")
+        try store.addConversation(title: "before the load", createdAt: 1, messages: ["an older walrus"])
+        let schema = try Self.triggers(store)
+        try store.insertingInBulk {
+            for index in 0..<50 {
+                try store.addConversation(title: "bulk \(index) walrus", createdAt: Int64(index), messages: ["walrus \(index) 東京タワー"])
+            }
+        }
+        #expect(try Self.triggers(store) == schema)
+        #expect(try store.check().isHealthy)
+        #expect(try store.search.search("walrus", after: nil, limit: 500).items.count == 50 + 51)
+        #expect(try store.search.search("東京タワー", after: nil, limit: 500).items.count == 50)
+        // Row-by-row indexing works again afterwards.
+        try store.addConversation(title: "after", createdAt: 99, messages: ["a later walrus"])
+        #expect(try store.search.search("later walrus", after: nil, limit: 5).items.count == 1)
+        #expect(try store.check().isHealthy)
+    }
+
+    @Test("a load that fails leaves nothing behind: no rows, the triggers intact")
+    func failureRollsBack() throws {
+        struct Interrupted: Error {}
+        let store = try Store.open(path: ":memory:")
+        let schema = try Self.triggers(store)
+        #expect(throws: Interrupted.self) {
+            try store.insertingInBulk {
+                try store.addConversation(title: "half", createdAt: 1, messages: ["x"])
+                throw Interrupted()
+            }
+        }
+        #expect(try store.conversations.count() == 0)
+        #expect(try Self.triggers(store) == schema)
+        try store.addConversation(title: "indexed", createdAt: 1, messages: ["findable text"])
+        #expect(try store.search.search("findable", after: nil, limit: 5).items.count == 1)
+    }
+}
