@@ -22,13 +22,17 @@ let package = Package(
             providers: [.apt(["libncursesw5-dev"])]
         ),
         .target(
+            name: "ScrollbackModel",
+            swiftSettings: strictSwift
+        ),
+        .target(
             name: "ScrollbackStorage",
-            dependencies: ["CSQLite"],
+            dependencies: ["ScrollbackModel", "CSQLite"],
             swiftSettings: strictSwift
         ),
         .target(
             name: "ScrollbackDemo",
-            dependencies: ["ScrollbackStorage"],
+            dependencies: ["ScrollbackModel", "ScrollbackStorage"],
             swiftSettings: strictSwift
         ),
         .target(
@@ -37,7 +41,7 @@ let package = Package(
         ),
         .target(
             name: "ScrollbackCLI",
-            dependencies: ["ScrollbackStorage", "ScrollbackDemo", "TerminalText"],
+            dependencies: ["ScrollbackModel", "ScrollbackStorage", "ScrollbackDemo", "TerminalText"],
             swiftSettings: strictSwift
         ),
         .executableTarget(
@@ -47,18 +51,18 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["ScrollbackStorage"],
+            dependencies: ["ScrollbackModel", "ScrollbackStorage"],
             path: "Tests/TestSupport",
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "ScrollbackStorageTests",
-            dependencies: ["ScrollbackStorage", "TestSupport"],
+            dependencies: ["ScrollbackModel", "ScrollbackStorage", "TestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "ScrollbackDemoTests",
-            dependencies: ["ScrollbackDemo", "ScrollbackStorage", "TestSupport"],
+            dependencies: ["ScrollbackDemo", "ScrollbackModel", "ScrollbackStorage", "TestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(
@@ -68,7 +72,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ScrollbackCLITests",
-            dependencies: ["ScrollbackCLI", "ScrollbackStorage", "TestSupport"],
+            dependencies: ["ScrollbackCLI", "ScrollbackModel", "ScrollbackStorage", "TestSupport"],
             swiftSettings: strictSwift
         ),
     ],

@@ -1,3 +1,4 @@
+import ScrollbackModel
 import ScrollbackStorage
 
 /// `scrollback delete ID...`: resolves every id first (nothing is deleted if one is wrong),

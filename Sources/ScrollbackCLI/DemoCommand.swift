@@ -1,5 +1,6 @@
 import Foundation
 import ScrollbackDemo
+import ScrollbackModel
 import ScrollbackStorage
 
 /// `scrollback demo`: generated conversations, the same for the same seed.

@@ -1,3 +1,4 @@
+import ScrollbackModel
 import ScrollbackStorage
 
 /// `scrollback list`: one page of conversations, with the token for the next.

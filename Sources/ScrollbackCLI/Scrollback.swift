@@ -1,5 +1,6 @@
 import Foundation
 import ScrollbackDemo
+import ScrollbackModel
 import ScrollbackStorage
 
 /// A command that failed for a reason the user can act on: exit status 1.

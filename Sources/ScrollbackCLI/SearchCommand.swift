@@ -1,3 +1,4 @@
+import ScrollbackModel
 import ScrollbackStorage
 import TerminalText
 

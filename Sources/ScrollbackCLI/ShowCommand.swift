@@ -1,3 +1,4 @@
+import ScrollbackModel
 import ScrollbackStorage
 
 /// `scrollback show ID`: a conversation and all its messages, in order, read page by page.

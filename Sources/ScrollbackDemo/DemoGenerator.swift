@@ -1,3 +1,4 @@
+import ScrollbackModel
 import ScrollbackStorage
 
 /// Fills a database with realistic, varied conversations: all roles, short and very long

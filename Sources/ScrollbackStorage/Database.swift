@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import ScrollbackModel
 
 /// One SQLite connection, used from one thread (or actor) at a time.
 ///

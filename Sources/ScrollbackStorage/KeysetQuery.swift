@@ -1,3 +1,4 @@
+import ScrollbackModel
 /// A keyset-paginated query: rows are compared to the cursor as a row value in the order of
 /// one index, so a page costs the same at any depth. Never OFFSET.
 struct KeysetQuery: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import ScrollbackModel
 
 /// One named step of the schema's history. Frozen once shipped: never edit a step, add one.
 public struct Migration: Sendable {

@@ -1,3 +1,4 @@
+import ScrollbackModel
 /// A value bound to a statement parameter.
 public enum SQLValue: Sendable, Hashable {
     case null

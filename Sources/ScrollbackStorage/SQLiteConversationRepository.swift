@@ -1,4 +1,5 @@
 import Foundation
+import ScrollbackModel
 
 /// `ConversationRepository` over one SQLite connection.
 public final class SQLiteConversationRepository: ConversationRepository {

@@ -1,3 +1,4 @@
+import ScrollbackModel
 /// `MessageRepository` over one SQLite connection.
 public final class SQLiteMessageRepository: MessageRepository {
     let database: Database

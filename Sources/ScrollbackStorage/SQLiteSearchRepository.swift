@@ -1,23 +1,5 @@
 import Foundation
-
-/// One search result: a conversation whose title matched, or one of its messages.
-public struct SearchHit: Sendable, Hashable {
-    public struct MessageReference: Sendable, Hashable {
-        public var id: Int64
-        public var publicID: String
-        public var position: Int
-        public var role: Role
-        public var createdAt: Timestamp
-    }
-
-    public var conversation: ConversationDTO
-    /// The matching message; nil when the hit is the conversation's title.
-    public var message: MessageReference?
-    /// A short piece of the text around the first match, whitespace folded to single spaces.
-    public var snippet: String
-    /// Where the query's terms occur in `snippet`, in Characters (grapheme clusters).
-    public var matches: [Range<Int>]
-}
+import ScrollbackModel
 
 /// `SearchRepository` over the FTS5 trigram indexes.
 ///

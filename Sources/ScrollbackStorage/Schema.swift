@@ -1,3 +1,4 @@
+import ScrollbackModel
 /// The schema's history. Each step is frozen once released: add steps, never edit them.
 extension Migrator {
     public static let scrollback = Migrator(migrations: Schema.migrations)

@@ -1,4 +1,5 @@
 import CSQLite
+import ScrollbackModel
 
 /// `SQLITE_TRANSIENT` does not import into Swift: it tells SQLite to copy bound bytes.
 let sqliteTransient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)

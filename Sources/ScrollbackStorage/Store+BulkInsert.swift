@@ -1,3 +1,4 @@
+import ScrollbackModel
 extension Store {
     /// The triggers that index new rows one at a time.
     static let indexingTriggers = ["message_fts_insert", "conversation_fts_insert"]

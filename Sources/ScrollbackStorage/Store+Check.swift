@@ -1,11 +1,4 @@
-/// The result of `Store.check()`: each problem in a sentence; empty when all is well.
-public struct CheckReport: Sendable, Equatable {
-    public var problems: [String]
-    /// Checks that could not run (for example the deep FTS check on a read-only database).
-    public var skipped: [String]
-
-    public var isHealthy: Bool { problems.isEmpty }
-}
+import ScrollbackModel
 
 extension Store {
     /// Integrity, foreign keys, message counts and the full-text indexes.

@@ -1,4 +1,5 @@
 import Foundation
+import ScrollbackModel
 
 /// A scrollback database, opened, validated and migrated, with its repositories.
 ///

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ScrollbackCLI
+import ScrollbackModel
 import ScrollbackStorage
 import TestSupport
 

@@ -1,6 +1,7 @@
 import Testing
 
 import ScrollbackDemo
+import ScrollbackModel
 import ScrollbackStorage
 import TestSupport
 

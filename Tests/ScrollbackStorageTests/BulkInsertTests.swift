@@ -1,5 +1,6 @@
 import Testing
 
+import ScrollbackModel
 @testable import ScrollbackStorage
 import TestSupport
 

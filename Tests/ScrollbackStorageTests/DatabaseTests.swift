@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+import ScrollbackModel
 @testable import ScrollbackStorage
 import TestSupport
 

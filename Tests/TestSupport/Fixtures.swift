@@ -1,3 +1,4 @@
+import ScrollbackModel
 import ScrollbackStorage
 
 /// Small helpers to fill a store in tests.

@@ -5,7 +5,7 @@ import Foundation
 /// Each listing has its own kind of cursor; a token of another kind, or one that does not
 /// parse, is `StorageError.invalidCursor`.
 public struct Cursor: Sendable, Hashable, CustomStringConvertible {
-    enum Key: Sendable, Hashable {
+    package enum Key: Sendable, Hashable {
         case updated(pinned: Bool, updatedAt: Int64, id: Int64)
         case created(createdAt: Int64, id: Int64)
         case title(title: String, id: Int64)
@@ -14,9 +14,9 @@ public struct Cursor: Sendable, Hashable, CustomStringConvertible {
         case searchMessage(id: Int64)
     }
 
-    let key: Key
+    package let key: Key
 
-    init(_ key: Key) { self.key = key }
+    package init(_ key: Key) { self.key = key }
 
     /// The token to hand to scripts and to pass back: base64url, no padding.
     public var token: String {
@@ -91,7 +91,7 @@ public struct Cursor: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The name of the listing this cursor belongs to, for error messages.
-    var listing: String {
+    package var listing: String {
         switch key {
         case .updated: "the list sorted by updated"
         case .created: "the list sorted by created"

@@ -190,4 +190,13 @@ public struct DatabaseStats: Sendable, Hashable {
     public var schemaVersion: Int
     public var oldest: Timestamp?
     public var newest: Timestamp?
+
+    public init(conversations: Int, messages: Int, fileBytes: Int64, schemaVersion: Int, oldest: Timestamp?, newest: Timestamp?) {
+        self.conversations = conversations
+        self.messages = messages
+        self.fileBytes = fileBytes
+        self.schemaVersion = schemaVersion
+        self.oldest = oldest
+        self.newest = newest
+    }
 }
