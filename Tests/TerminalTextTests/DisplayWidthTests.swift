@@ -1,0 +1,59 @@
+import Testing
+
+import TerminalText
+
+@Suite("Display width")
+struct DisplayWidthTests {
+    @Test("cells per character: ASCII 1, CJK and emoji 2, combining marks 0")
+    func widths() {
+        #expect(DisplayWidth.of("hello") == 5)
+        #expect(DisplayWidth.of("東京") == 4)
+        #expect(DisplayWidth.of("한국어") == 6)
+        #expect(DisplayWidth.of("ｱｲ") == 2)  // halfwidth katakana
+        #expect(DisplayWidth.of("ＡＢ") == 4)  // fullwidth Latin
+        #expect(DisplayWidth.of("😀") == 2)
+        #expect(DisplayWidth.of("Cafe\u{301}") == 4)
+        #expect(DisplayWidth.of(Character("e\u{301}\u{302}")) == 1)
+        #expect(DisplayWidth.of("\u{200B}") == 0)
+        #expect(DisplayWidth.of("␛") == 1)
+        #expect(DisplayWidth.of("مرحبا") == 5)
+    }
+
+    @Test("truncation fits the width and never splits a cluster")
+    func truncation() {
+        #expect(DisplayWidth.truncated("hello world", to: 8) == "hello w…")
+        #expect(DisplayWidth.truncated("hello", to: 5) == "hello")
+        #expect(DisplayWidth.truncated("東京旅行の計画", to: 7) == "東京旅…")
+        #expect(DisplayWidth.truncated("東京旅行の計画", to: 6, ellipsis: false) == "東京旅")
+        #expect(DisplayWidth.truncated("東京旅行の計画", to: 5, ellipsis: false) == "東京")
+        #expect(DisplayWidth.truncated("e\u{301}e\u{301}e\u{301}", to: 2, ellipsis: false) == "e\u{301}e\u{301}")
+        #expect(DisplayWidth.truncated("abc", to: 0) == "")
+        #expect(DisplayWidth.truncated("abc", to: 1) == "…")
+        #expect(DisplayWidth.fitted("東京", to: 5) == "東京 ")
+        #expect(DisplayWidth.fitted("東京x", to: 4) == "東… ")
+        #expect(DisplayWidth.rightAligned("42", to: 5) == "   42")
+        for width in 0..<20 {
+            let text = "Emoji 😀😃😄 and 日本語 with e\u{301}"
+            #expect(DisplayWidth.of(DisplayWidth.truncated(text, to: width)) <= width)
+            #expect(DisplayWidth.of(DisplayWidth.fitted(text, to: width)) == width)
+        }
+    }
+
+    @Test("wrapping breaks at spaces, splits only over-long words, keeps empty lines")
+    func wrapping() {
+        #expect(DisplayWidth.wrapped("the quick brown fox jumps", width: 10) == ["the quick", "brown fox", "jumps"])
+        #expect(DisplayWidth.wrapped("abcdefghijkl", width: 5) == ["abcde", "fghij", "kl"])
+        #expect(DisplayWidth.wrapped("one\n\ntwo", width: 10) == ["one", "", "two"])
+        #expect(DisplayWidth.wrapped("", width: 10) == [""])
+        #expect(DisplayWidth.wrapped("日本語のテキストです", width: 7) == ["日本語", "のテキ", "ストで", "す"])
+        #expect(DisplayWidth.wrapped("    indented code", width: 40) == ["    indented code"])
+        let text = "Zero-width joiners build 👨‍👩‍👧‍👦 from several code points, and Cafe\u{301} keeps its accent."
+        for width in 1..<30 {
+            let lines = DisplayWidth.wrapped(text, width: width)
+            for line in lines {
+                #expect(DisplayWidth.of(line) <= max(width, DisplayWidth.of("👨‍👩‍👧‍👦")), "\(width): \(line)")
+            }
+            #expect(lines.joined().filter { $0 != " " } == text.filter { $0 != " " })
+        }
+    }
+}
