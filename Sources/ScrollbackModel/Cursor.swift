@@ -101,3 +101,22 @@ public struct Cursor: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+extension Cursor {
+    /// The cursor of `conversation` in `order`: pages `after:` it start with the next row.
+    public static func conversation(_ conversation: ConversationDTO, order: ConversationOrder) -> Cursor {
+        switch order {
+        case .updated:
+            Cursor(.updated(pinned: conversation.pinned, updatedAt: conversation.updatedAt.milliseconds, id: conversation.id))
+        case .created:
+            Cursor(.created(createdAt: conversation.createdAt.milliseconds, id: conversation.id))
+        case .title:
+            Cursor(.title(title: conversation.title, id: conversation.id))
+        }
+    }
+
+    /// The cursor of the message at `position` in a conversation.
+    public static func message(conversationID: Int64, position: Int) -> Cursor {
+        Cursor(.message(conversationID: conversationID, position: Int64(position)))
+    }
+}

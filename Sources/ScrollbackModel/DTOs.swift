@@ -200,3 +200,14 @@ public struct DatabaseStats: Sendable, Hashable {
         self.newest = newest
     }
 }
+
+/// A conversation with all its messages, as deleted: enough to put it back exactly.
+public struct ConversationSnapshot: Sendable, Hashable {
+    public var conversation: ConversationDTO
+    public var messages: [MessageDTO]
+
+    public init(conversation: ConversationDTO, messages: [MessageDTO]) {
+        self.conversation = conversation
+        self.messages = messages
+    }
+}

@@ -17,6 +17,14 @@ public protocol ConversationRepository {
     func count() throws -> Int
     /// One page in `sort` order, starting at `position`.
     func page(sort: ConversationOrder, at position: PagePosition, limit: Int) throws -> Page<ConversationDTO>
+    /// How many conversations come before `conversation` in `sort` order (its 0-based index).
+    func index(of conversation: ConversationDTO, sort: ConversationOrder) throws -> Int
+    /// Deletes in one transaction and returns what was deleted, for `restore`.
+    func deleteKeepingSnapshots(ids: [Int64]) throws -> [ConversationSnapshot]
+    /// Puts deleted conversations back with their ids, messages and search entries.
+    func restore(_ snapshots: [ConversationSnapshot]) throws
+    /// Changes whenever another connection commits; compare two readings to notice.
+    func changeToken() throws -> Int64
 }
 
 /// The messages of a conversation, in order.

@@ -107,14 +107,69 @@ public final class SQLiteConversationRepository: ConversationRepository {
     }
 
     static func cursor(for conversation: ConversationDTO, sort: ConversationOrder) -> Cursor {
-        switch sort {
-        case .updated:
-            Cursor(.updated(pinned: conversation.pinned, updatedAt: conversation.updatedAt.milliseconds, id: conversation.id))
-        case .created:
-            Cursor(.created(createdAt: conversation.createdAt.milliseconds, id: conversation.id))
-        case .title:
-            Cursor(.title(title: conversation.title, id: conversation.id))
+        Cursor.conversation(conversation, order: sort)
+    }
+
+    public func index(of conversation: ConversationDTO, sort: ConversationOrder) throws -> Int {
+        let query = KeysetQuery.conversations(sort)
+        guard let key = query.keyArguments(Self.cursor(for: conversation, sort: sort).key) else { return 0 }
+        // Rows before it in this order: the backward comparison, counted on the same index.
+        let comparison = query.forwardComparison == "<" ? ">" : "<"
+        let sql = "SELECT count(*) FROM conversation INDEXED BY conversation_by_\(sort.rawValue) WHERE \(query.key) \(comparison) (\(Array(repeating: "?", count: key.count).joined(separator: ", ")))"
+        return Int(try database.scalarInt(sql, key))
+    }
+
+    public func deleteKeepingSnapshots(ids: [Int64]) throws -> [ConversationSnapshot] {
+        try database.write {
+            var snapshots: [ConversationSnapshot] = []
+            for id in Set(ids).sorted() {
+                guard let conversation = try conversation(id: id) else { continue }
+                let messages = try database.query(
+                    "SELECT \(SQLiteMessageRepository.columns) FROM message WHERE conversation_id = ? ORDER BY position",
+                    [.integer(id)], SQLiteMessageRepository.message)
+                try database.run("DELETE FROM conversation WHERE id = ?", [.integer(id)])
+                snapshots.append(ConversationSnapshot(conversation: conversation, messages: messages))
+            }
+            return snapshots
         }
+    }
+
+    public func restore(_ snapshots: [ConversationSnapshot]) throws {
+        try database.write {
+            for snapshot in snapshots {
+                let c = snapshot.conversation
+                // The old row id if it is still free, so that the row is the same row again.
+                let idFree = try database.scalarInt("SELECT count(*) FROM conversation WHERE id = ?", [.integer(c.id)]) == 0
+                try database.run(
+                    """
+                    INSERT INTO conversation (id, public_id, title, model, source, source_id, created_at, updated_at, pinned)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [
+                        idFree ? .integer(c.id) : .null, .text(c.publicID), .text(c.title), SQLValue(c.model), .text(c.source),
+                        SQLValue(c.sourceID), .integer(c.createdAt.milliseconds), .integer(c.updatedAt.milliseconds),
+                        SQLValue(c.pinned),
+                    ])
+                let conversationID = database.lastInsertRowID
+                for m in snapshot.messages {
+                    let messageFree = try database.scalarInt("SELECT count(*) FROM message WHERE id = ?", [.integer(m.id)]) == 0
+                    try database.run(
+                        """
+                        INSERT INTO message (id, public_id, conversation_id, position, role, content, created_at, model)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                        [
+                            messageFree ? .integer(m.id) : .null, .text(m.publicID), .integer(conversationID),
+                            .integer(Int64(m.position)), .text(m.role.rawValue), .text(m.content),
+                            .integer(m.createdAt.milliseconds), SQLValue(m.model),
+                        ])
+                }
+            }
+        }
+    }
+
+    public func changeToken() throws -> Int64 {
+        try database.dataVersion()
     }
 
     // MARK: Helpers
