@@ -18,7 +18,6 @@ let package = Package(
         ),
         .systemLibrary(
             name: "CNcursesw",
-            pkgConfig: "ncursesw",
             providers: [.apt(["libncursesw5-dev"])]
         ),
         .target(
@@ -40,8 +39,21 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .target(
+            name: "ScrollbackViewModels",
+            dependencies: ["ScrollbackModel", "TerminalText"],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "ScrollbackTerminal",
+            dependencies: ["ScrollbackModel", "ScrollbackViewModels", "TerminalText", "CNcursesw"],
+            swiftSettings: strictSwift
+        ),
+        .target(
             name: "ScrollbackCLI",
-            dependencies: ["ScrollbackModel", "ScrollbackStorage", "ScrollbackDemo", "TerminalText"],
+            dependencies: [
+                "ScrollbackModel", "ScrollbackStorage", "ScrollbackDemo", "TerminalText", "ScrollbackViewModels",
+                "ScrollbackTerminal",
+            ],
             swiftSettings: strictSwift
         ),
         .executableTarget(

@@ -29,4 +29,19 @@ static inline attr_t scrollback_a_underline(void) { return A_UNDERLINE; }
 static inline attr_t scrollback_a_dim(void) { return A_DIM; }
 static inline attr_t scrollback_color_pair(short n) { return COLOR_PAIR(n); }
 
+/* Mouse wheel: buttons 4 and 5 are built with a function-like macro. */
+static inline mmask_t scrollback_wheel_mask(void) { return BUTTON4_PRESSED | BUTTON5_PRESSED; }
+static inline int scrollback_is_wheel_up(mmask_t state) { return (state & BUTTON4_PRESSED) != 0; }
+static inline int scrollback_is_wheel_down(mmask_t state) { return (state & BUTTON5_PRESSED) != 0; }
+
+/* Draws a wide string with attributes at a position; waddnwstr clips at the right edge
+   only when scrolling is off, so the caller passes text that fits. */
+static inline int scrollback_draw(int row, int column, const wchar_t *text, int length, attr_t attributes, short pair) {
+    WINDOW *window = stdscr;
+    wattr_set(window, attributes, pair, NULL);
+    int result = mvwaddnwstr(window, row, column, text, length);
+    wattr_set(window, A_NORMAL, 0, NULL);
+    return result;
+}
+
 #endif

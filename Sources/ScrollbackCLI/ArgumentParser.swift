@@ -31,6 +31,7 @@ enum ArgumentParser {
         func known(_ name: String) -> OptionSpec? {
             (spec?.options ?? []).first { $0.name == name } ?? CommandTable.global.first { $0.name == name }
                 ?? (spec == nil && name == "--version" ? OptionSpec(name: "--version", value: nil, help: "") : nil)
+                ?? (spec == nil ? CommandTable.browser.first { $0.name == name } : nil)
         }
         while index < arguments.count {
             let argument = arguments[index]

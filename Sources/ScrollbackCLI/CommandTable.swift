@@ -40,6 +40,11 @@ enum CommandTable {
         OptionSpec(name: "--help", value: nil, help: "show help"),
     ]
 
+    /// Options of the browser alone (no command).
+    static let browser: [OptionSpec] = [
+        OptionSpec(name: "--exit-after-first-frame", value: nil, help: "draw the browser once and exit (for benchmarks)")
+    ]
+
     static let commands: [CommandSpec] = [
         CommandSpec(
             name: "list", summary: "List conversations, one page at a time", arguments: "", minimumArguments: 0,

@@ -15,7 +15,7 @@ enum HelpText {
 
             usage: scrollback [--db PATH] [--readonly] [--demo] [COMMAND] [ARGS]
 
-            With no command, opens the database and summarizes it.
+            With no command, opens the browser (on a terminal; elsewhere, a summary).
 
             commands:
 
@@ -24,7 +24,7 @@ enum HelpText {
         for command in CommandTable.commands {
             text += "  " + command.name.padding(toLength: width, withPad: " ", startingAt: 0) + command.summary + "\n"
         }
-        text += "\noptions:\n" + table(CommandTable.global + [OptionSpec(name: "--version", value: nil, help: "print the version")])
+        text += "\noptions:\n" + table(CommandTable.global + CommandTable.browser + [OptionSpec(name: "--version", value: nil, help: "print the version")])
         text += "\n'scrollback COMMAND --help' tells more about a command.\n"
         return text
     }

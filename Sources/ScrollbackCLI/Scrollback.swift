@@ -2,6 +2,7 @@ import Foundation
 import ScrollbackDemo
 import ScrollbackModel
 import ScrollbackStorage
+import ScrollbackTerminal
 
 /// A command that failed for a reason the user can act on: exit status 1.
 struct CommandFailure: Error {
@@ -13,6 +14,7 @@ public enum Scrollback {
     public static let version = "0.1.0"
 
     /// Runs the program and returns its exit status: 0 success, 1 failure, 2 usage.
+    @MainActor
     public static func run(arguments: [String], environment: [String: String], console: Console) -> Int32 {
         defer { console.flush() }
         do {
@@ -31,6 +33,9 @@ public enum Scrollback {
             console.errorLine(error.line)
             return 2
         } catch let error as StorageError {
+            console.errorLine("scrollback: \(error)")
+            return 1
+        } catch let error as TerminalError {
             console.errorLine("scrollback: \(error)")
             return 1
         } catch let error as CommandFailure {
@@ -71,6 +76,7 @@ struct CommandContext {
 
     var wantsJSON: Bool { parsed.has("--json") }
 
+    @MainActor
     func run() throws -> Int32 {
         switch parsed.command {
         case "list": try ListCommand(context: self).run()
@@ -81,7 +87,7 @@ struct CommandContext {
         case "stats": try StatsCommand(context: self).run()
         case "check": return try CheckCommand(context: self).run()
         case "demo": try DemoCommand(context: self).run()
-        default: try SummaryCommand(context: self).run()
+        default: try BrowseCommand(context: self).run()
         }
         return 0
     }

@@ -1,0 +1,304 @@
+import Foundation
+import ScrollbackModel
+import ScrollbackViewModels
+import TerminalText
+
+/// Draws the browser's state on a screen: a header row, the content, a footer row. Pure
+/// drawing: the same state and size always give the same screen.
+@MainActor
+public enum BrowserRenderer {
+    public static let minimumWidth = 20
+    public static let minimumHeight = 5
+
+    static let header = TextStyle(bold: true, reverse: true)
+    static let selection = TextStyle(reverse: true)
+    static let marked = TextStyle(bold: true)
+    static let highlight = TextStyle(bold: true, underline: true, color: .yellow)
+    static let hint = TextStyle(dim: true)
+
+    public static func render(_ browser: BrowserViewModel, on screen: any Screen) {
+        screen.clear()
+        screen.hideCursor()
+        let width = screen.width
+        let height = screen.height
+        guard width >= minimumWidth, height >= minimumHeight else {
+            drawTooSmall(on: screen)
+            return
+        }
+        switch browser.mode {
+        case .list: drawList(browser, on: screen)
+        case .reader: drawReader(browser, on: screen)
+        case .searchResults: drawSearch(browser, on: screen)
+        }
+        drawFooter(browser, on: screen)
+        if browser.showingHelp { drawHelp(on: screen) }
+    }
+
+    private static func drawTooSmall(on screen: any Screen) {
+        let note = ["Terminal too small", "need \(minimumWidth)×\(minimumHeight)"]
+        for (row, line) in note.enumerated() where row < screen.height {
+            screen.draw(DisplayWidth.truncated(line, to: screen.width, ellipsis: false), row: row, column: 0, style: .plain)
+        }
+    }
+
+    // MARK: Header and footer
+
+    private static func drawHeader(_ left: String, right: String, on screen: any Screen) {
+        let width = screen.width
+        let rightPart = right.isEmpty ? "" : " " + right + " "
+        let rightWidth = DisplayWidth.of(rightPart) <= width / 2 ? DisplayWidth.of(rightPart) : 0
+        let leftPart = DisplayWidth.fitted(" " + left, to: width - rightWidth)
+        screen.draw(leftPart + (rightWidth > 0 ? rightPart : ""), row: 0, column: 0, style: header)
+    }
+
+    private static func readOnlyLabel(_ browser: BrowserViewModel) -> String {
+        guard browser.isReadOnly else { return "" }
+        return browser.isSnapshot ? "[read-only snapshot]" : "[read-only]"
+    }
+
+    private static func drawFooter(_ browser: BrowserViewModel, on screen: any Screen) {
+        let row = screen.height - 1
+        let width = screen.width
+        if let prompt = browser.prompt {
+            drawPrompt(prompt, row: row, on: screen)
+            return
+        }
+        var left: String
+        let hints: String
+        switch browser.mode {
+        case .list:
+            let list = browser.list
+            left = list.total == 0 ? "0 conversations" : "\(grouped(list.selection + 1)) of \(grouped(list.total))"
+            if !list.marks.isEmpty { left += " · \(grouped(list.marks.count)) marked" }
+            hints = "? help  / search  q quit"
+        case .reader:
+            let reader = browser.reader
+            let position = (reader?.topPosition ?? 0) + 1
+            left = "message \(grouped(position)) of \(grouped(reader?.conversation.messageCount ?? 0))"
+            hints = "j/k scroll  Esc back"
+        case .searchResults:
+            let search = browser.search
+            let count = search?.hits.count ?? 0
+            left = count == 0 ? "no matches" : "\(grouped((search?.selection ?? 0) + 1)) of \(grouped(count))\(search?.isComplete == false ? "+" : "")"
+            hints = "Enter open  n/N next  Esc back"
+        }
+        if browser.isReadOnly { left += " · read-only" }
+        if let status = browser.status { left = status + (browser.isReadOnly && !status.hasPrefix("read-only") ? " · read-only" : "") }
+        let leftWidth = DisplayWidth.of(left)
+        if leftWidth + 2 + DisplayWidth.of(hints) <= width - 1 {
+            screen.draw(DisplayWidth.fitted(" " + left, to: width - DisplayWidth.of(hints) - 1), row: row, column: 0, style: .plain)
+            screen.draw(hints, row: row, column: width - DisplayWidth.of(hints) - 1, style: hint)
+        } else {
+            screen.draw(DisplayWidth.truncated(" " + left, to: width), row: row, column: 0, style: .plain)
+        }
+    }
+
+    private static func drawPrompt(_ prompt: BrowserViewModel.Prompt, row: Int, on screen: any Screen) {
+        let width = screen.width
+        switch prompt {
+        case .confirmDelete(_, let question):
+            screen.draw(DisplayWidth.truncated(" " + question, to: width), row: row, column: 0, style: TextStyle(bold: true))
+        case .rename(_, let editor), .search(let editor):
+            let label: String
+            if case .rename = prompt { label = " Rename: " } else { label = " /" }
+            let labelWidth = DisplayWidth.of(label)
+            screen.draw(label, row: row, column: 0, style: TextStyle(bold: true))
+            let available = max(width - labelWidth - 1, 1)
+            let (text, cursorColumn) = editor.visible(width: available)
+            screen.draw(text, row: row, column: labelWidth, style: .plain)
+            screen.placeCursor(row: row, column: labelWidth + cursorColumn)
+        }
+    }
+
+    // MARK: List
+
+    private static func drawList(_ browser: BrowserViewModel, on screen: any Screen) {
+        let list = browser.list
+        drawHeader(
+            "scrollback — \(UntrustedText.sanitized(browser.databasePath)) · by \(list.order.rawValue)",
+            right: readOnlyLabel(browser), on: screen)
+        guard list.total > 0 else {
+            drawEmptyState(on: screen)
+            return
+        }
+        let now = browser.now()
+        for (offset, item) in list.visibleRows.enumerated() {
+            let row = 1 + offset
+            guard row < screen.height - 1 else { break }
+            let line = listRow(item.conversation, order: list.order, width: screen.width, now: now, marked: list.marks.contains(item.conversation.id))
+            var style = list.marks.contains(item.conversation.id) ? marked : .plain
+            if item.index == list.selection { style.reverse = true }
+            screen.draw(line, row: row, column: 0, style: style)
+        }
+    }
+
+    /// One row of the list, exactly `width` cells: mark, title, then as many of model,
+    /// message count and time as fit.
+    static func listRow(_ conversation: ConversationDTO, order: ConversationOrder, width: Int, now: Timestamp, marked: Bool) -> String {
+        let time = TimeText.relative(order == .created ? conversation.createdAt : conversation.updatedAt, now: now)
+        let count = grouped(conversation.messageCount)
+        var title = UntrustedText.sanitized(conversation.title)
+        if conversation.pinned { title = "⚑ " + title }
+        let mark = marked ? "*" : " "
+        var columns: [String] = []
+        if width >= 80 {
+            let model = UntrustedText.sanitized(conversation.model ?? conversation.source)
+            columns = [DisplayWidth.fitted(model, to: 16), DisplayWidth.rightAligned(count, to: 6), DisplayWidth.rightAligned(time, to: 10)]
+        } else if width >= 46 {
+            columns = [DisplayWidth.rightAligned(count, to: 6), DisplayWidth.rightAligned(time, to: 10)]
+        } else {
+            columns = [DisplayWidth.rightAligned(time, to: 10)]
+        }
+        let tail = columns.map { " " + $0 }.joined()
+        let titleWidth = width - 2 - DisplayWidth.of(tail) - 1
+        return DisplayWidth.fitted(mark + " " + DisplayWidth.fitted(title, to: max(titleWidth, 1)) + tail + " ", to: width)
+    }
+
+    private static func drawEmptyState(on screen: any Screen) {
+        let lines = [
+            "No conversations yet.", "",
+            "Bring in your history: scrollback import PATH",
+            "or make sample data:   scrollback demo",
+        ]
+        let first = max(1, (screen.height - lines.count) / 2)
+        for (offset, line) in lines.enumerated() where first + offset < screen.height - 1 {
+            let text = DisplayWidth.truncated(line, to: screen.width - 2)
+            let column = max(0, (screen.width - DisplayWidth.of(text)) / 2)
+            screen.draw(text, row: first + offset, column: column, style: offset == 0 ? TextStyle(bold: true) : .plain)
+        }
+    }
+
+    // MARK: Reader
+
+    private static func drawReader(_ browser: BrowserViewModel, on screen: any Screen) {
+        guard let reader = browser.reader else { return }
+        let conversation = reader.conversation
+        drawHeader(UntrustedText.sanitized(conversation.title), right: readOnlyLabel(browser), on: screen)
+        for (offset, line) in reader.visibleLines.enumerated() {
+            let row = 1 + offset
+            guard row < screen.height - 1 else { break }
+            let style: TextStyle
+            switch line.style {
+            case .header(let role): style = roleStyle(role)
+            case .code: style = TextStyle(color: .green)
+            case .fence: style = TextStyle(dim: true)
+            case .text, .blank: style = .plain
+            }
+            drawHighlighted(line.text, terms: reader.highlights, row: row, column: 0, width: screen.width, style: style, on: screen)
+        }
+    }
+
+    static func roleStyle(_ role: Role) -> TextStyle {
+        switch role {
+        case .user: TextStyle(bold: true, color: .green)
+        case .assistant: TextStyle(bold: true, color: .cyan)
+        case .system: TextStyle(bold: true, color: .yellow)
+        case .tool: TextStyle(bold: true, color: .magenta)
+        }
+    }
+
+    // MARK: Search
+
+    private static func drawSearch(_ browser: BrowserViewModel, on screen: any Screen) {
+        guard let search = browser.search else { return }
+        let more = search.isComplete ? "" : "+"
+        drawHeader(
+            "search “\(UntrustedText.sanitized(search.query))” · \(grouped(search.hits.count))\(more) matches",
+            right: readOnlyLabel(browser), on: screen)
+        let width = screen.width
+        for (offset, item) in search.visibleHits.enumerated() {
+            let row = 1 + offset * 2
+            guard row + 1 < screen.height - 1 else { break }
+            let hit = item.hit
+            let place = hit.message.map { "#\($0.position + 1) \($0.role.rawValue)" } ?? "title"
+            let title = DisplayWidth.fitted(
+                "  " + UntrustedText.sanitized(hit.conversation.title) + "  · " + place, to: width)
+            var titleStyle = TextStyle(bold: true)
+            if item.index == search.selection { titleStyle.reverse = true }
+            screen.draw(title, row: row, column: 0, style: titleStyle)
+            let snippet = DisplayWidth.truncated(UntrustedText.sanitized(hit.snippet), to: width - 4)
+            drawHighlighted(snippet, terms: search.terms, row: row + 1, column: 4, width: width - 4, style: .plain, on: screen)
+        }
+    }
+
+    // MARK: Help
+
+    private static func drawHelp(on screen: any Screen) {
+        let lines = KeyBindings.helpLines
+        let boxWidth = min(screen.width - 2, (lines.map { DisplayWidth.of($0) }.max() ?? 0) + 4)
+        let boxHeight = min(screen.height - 2, lines.count + 2)
+        guard boxWidth >= 6, boxHeight >= 3 else { return }
+        let left = (screen.width - boxWidth) / 2
+        let top = (screen.height - boxHeight) / 2
+        let inner = boxWidth - 2
+        let title = DisplayWidth.truncated(" Keys — any key closes ", to: inner, ellipsis: false)
+        let topBorder = "┌" + title + String(repeating: "─", count: inner - DisplayWidth.of(title)) + "┐"
+        screen.draw(topBorder, row: top, column: left, style: TextStyle(bold: true))
+        for index in 0..<(boxHeight - 2) {
+            let text = index < lines.count ? lines[index] : ""
+            screen.draw("│" + DisplayWidth.fitted(" " + text, to: inner) + "│", row: top + 1 + index, column: left, style: .plain)
+        }
+        screen.draw("└" + String(repeating: "─", count: inner) + "┘", row: top + boxHeight - 1, column: left, style: TextStyle(bold: true))
+    }
+
+    // MARK: Helpers
+
+    /// Draws `text` with every case-insensitive occurrence of `terms` highlighted.
+    static func drawHighlighted(
+        _ text: String, terms: [String], row: Int, column: Int, width: Int, style: TextStyle, on screen: any Screen
+    ) {
+        let ranges = matchRanges(of: terms, in: text)
+        guard !ranges.isEmpty else {
+            screen.draw(text, row: row, column: column, style: style)
+            return
+        }
+        let characters = Array(text)
+        var offset = 0
+        var cell = column
+        var highlighted = highlight
+        highlighted.reverse = style.reverse
+        for range in ranges {
+            let before = String(characters[offset..<range.lowerBound])
+            screen.draw(before, row: row, column: cell, style: style)
+            cell += DisplayWidth.of(before)
+            let match = String(characters[range])
+            screen.draw(match, row: row, column: cell, style: highlighted)
+            cell += DisplayWidth.of(match)
+            offset = range.upperBound
+        }
+        screen.draw(String(characters[offset...]), row: row, column: cell, style: style)
+    }
+
+    static func matchRanges(of terms: [String], in text: String) -> [Range<Int>] {
+        var ranges: [Range<Int>] = []
+        for term in terms where !term.isEmpty {
+            var start = text.startIndex
+            while start < text.endIndex, let found = text.range(of: term, options: [.caseInsensitive], range: start..<text.endIndex) {
+                let lower = text.distance(from: text.startIndex, to: found.lowerBound)
+                let upper = text.distance(from: text.startIndex, to: found.upperBound)
+                if upper > lower { ranges.append(lower..<upper) }
+                start = found.upperBound > found.lowerBound ? found.upperBound : text.index(after: found.lowerBound)
+            }
+        }
+        ranges.sort { $0.lowerBound < $1.lowerBound }
+        var merged: [Range<Int>] = []
+        for range in ranges {
+            if let last = merged.last, range.lowerBound <= last.upperBound {
+                merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+            } else {
+                merged.append(range)
+            }
+        }
+        return merged
+    }
+
+    static func grouped(_ number: Int) -> String {
+        let digits = String(number.magnitude)
+        var result = ""
+        for (offset, digit) in digits.enumerated() {
+            if offset > 0 && (digits.count - offset) % 3 == 0 { result.append(",") }
+            result.append(digit)
+        }
+        return number < 0 ? "-" + result : result
+    }
+}

@@ -1,0 +1,366 @@
+import ScrollbackModel
+import TerminalText
+
+/// The whole browser: which screen is showing, the prompt if one is open, the footer's
+/// message, undo. Takes keys, talks to repositories, and exposes plain values to draw.
+@MainActor
+public final class BrowserViewModel {
+    public enum Mode: Equatable, Sendable {
+        case list, reader, searchResults
+    }
+
+    public enum Prompt: Equatable, Sendable {
+        case confirmDelete(ids: [Int64], question: String)
+        case rename(id: Int64, editor: LineEditor)
+        case search(editor: LineEditor)
+    }
+
+    private enum UndoAction {
+        case deleted([ConversationSnapshot])
+        case renamed(id: Int64, title: String)
+    }
+
+    public struct Repositories {
+        public var conversations: any ConversationRepository
+        public var messages: any MessageRepository
+        public var search: any SearchRepository
+        public var settings: any SettingsRepository
+
+        public init(
+            conversations: any ConversationRepository, messages: any MessageRepository, search: any SearchRepository,
+            settings: any SettingsRepository
+        ) {
+            self.conversations = conversations
+            self.messages = messages
+            self.search = search
+            self.settings = settings
+        }
+    }
+
+    public private(set) var mode: Mode = .list
+    public private(set) var prompt: Prompt?
+    /// A one-line message for the footer; cleared by the next key.
+    public private(set) var status: String?
+    public private(set) var showingHelp = false
+    public let list: ConversationListViewModel
+    public private(set) var reader: ReaderViewModel?
+    public private(set) var search: SearchViewModel?
+    public let isReadOnly: Bool
+    /// Shown in the header.
+    public let databasePath: String
+    /// True when the read-only view is a snapshot that does not see other writers.
+    public let isSnapshot: Bool
+    /// The current time, for relative times.
+    public let now: () -> Timestamp
+
+    private let repositories: Repositories
+    private var undoAction: UndoAction?
+    private var readerOrigin: Mode = .list
+    private var lastQuery = ""
+    private var changeToken: Int64 = 0
+    public private(set) var width = 80
+    public private(set) var height = 24
+
+    public init(
+        repositories: Repositories, databasePath: String, isReadOnly: Bool, isSnapshot: Bool = false,
+        now: @escaping () -> Timestamp = { .now() }
+    ) throws {
+        self.repositories = repositories
+        self.databasePath = databasePath
+        self.isReadOnly = isReadOnly
+        self.isSnapshot = isSnapshot
+        self.now = now
+        list = ConversationListViewModel(
+            conversations: repositories.conversations, order: try repositories.settings.value(.listSort))
+    }
+
+    /// Loads the first page.
+    public func start() throws {
+        changeToken = try repositories.conversations.changeToken()
+        try list.load()
+    }
+
+    /// Rows between the header and the footer.
+    public var contentHeight: Int { max(height - 2, 0) }
+
+    public func resize(width: Int, height: Int) {
+        self.width = max(width, 0)
+        self.height = max(height, 0)
+        list.viewportHeight = contentHeight
+        search?.viewportHits = max(contentHeight / 2, 1)
+        reader?.resize(width: max(width, 1), height: contentHeight)
+    }
+
+    // MARK: Keys
+
+    /// Handles one key; returns false when the browser should quit.
+    public func handle(_ key: Key) throws -> Bool {
+        if key == .control("c") { return false }
+        if showingHelp {
+            showingHelp = false
+            return true
+        }
+        status = nil
+        if let prompt {
+            try handle(key, in: prompt)
+            return true
+        }
+        guard let command = KeyBindings.command(for: key) else { return true }
+        switch mode {
+        case .list: return try handleInList(command)
+        case .reader: try handleInReader(command)
+        case .searchResults: try handleInSearch(command)
+        }
+        return true
+    }
+
+    private func handleInList(_ command: BrowserCommand) throws -> Bool {
+        switch command {
+        case .down: try list.move(by: 1)
+        case .up: try list.move(by: -1)
+        case .pageDown: try list.pageDown()
+        case .pageUp: try list.pageUp()
+        case .halfPageDown: try list.halfPageDown()
+        case .halfPageUp: try list.halfPageUp()
+        case .top: try list.moveToStart()
+        case .bottom: try list.moveToEnd()
+        case .open: try openSelected()
+        case .back:
+            if !list.marks.isEmpty {
+                list.clearMarks()
+                status = "Marks cleared"
+            }
+        case .quit: return false
+        case .search: prompt = .search(editor: LineEditor(text: lastQuery))
+        case .nextMatch, .previousMatch:
+            if search != nil { mode = .searchResults } else { status = "No search yet: / searches" }
+        case .rename:
+            guard let selected = list.selected, allowWrite("rename") else { break }
+            prompt = .rename(id: selected.id, editor: LineEditor(text: selected.title))
+        case .delete:
+            guard let selected = list.selected, allowWrite("delete") else { break }
+            prompt = .confirmDelete(
+                ids: [selected.id],
+                question: "Delete “\(UntrustedText.sanitized(selected.title))” and its \(selected.messageCount) messages? (y/n)")
+        case .toggleMark:
+            list.toggleMark()
+            try list.move(by: 1)
+        case .deleteMarked:
+            guard allowWrite("delete") else { break }
+            guard !list.marks.isEmpty else {
+                status = "Nothing is marked: Space marks a conversation"
+                break
+            }
+            let count = list.marks.count
+            prompt = .confirmDelete(
+                ids: list.marks.sorted(),
+                question: "Delete \(count) marked conversation\(count == 1 ? "" : "s")? (y/n)")
+        case .undo: try undo()
+        case .cycleSort:
+            let orders = ConversationOrder.allCases
+            let next = orders[((orders.firstIndex(of: list.order) ?? 0) + 1) % orders.count]
+            try list.setOrder(next)
+            if !isReadOnly { try repositories.settings.set(next, for: .listSort) }
+            status = "Sorted by \(next.rawValue)"
+        case .help: showingHelp = true
+        }
+        return true
+    }
+
+    private func handleInReader(_ command: BrowserCommand) throws {
+        guard let reader else {
+            mode = .list
+            return
+        }
+        switch command {
+        case .down: try reader.scroll(by: 1)
+        case .up: try reader.scroll(by: -1)
+        case .pageDown, .open: try reader.pageDown()
+        case .pageUp: try reader.pageUp()
+        case .halfPageDown: try reader.halfPageDown()
+        case .halfPageUp: try reader.halfPageUp()
+        case .top: try reader.toStart()
+        case .bottom: try reader.toEnd()
+        case .back, .quit:
+            mode = readerOrigin
+            self.reader = nil
+        case .nextMatch, .previousMatch:
+            guard readerOrigin == .searchResults, let search else {
+                status = "No search yet: / searches"
+                return
+            }
+            try search.move(by: command == .nextMatch ? 1 : -1)
+            try openSearchHit()
+        case .search: prompt = .search(editor: LineEditor(text: lastQuery))
+        case .help: showingHelp = true
+        case .rename, .delete, .toggleMark, .deleteMarked, .undo, .cycleSort:
+            status = "Back to the list (Esc) to do that"
+        }
+    }
+
+    private func handleInSearch(_ command: BrowserCommand) throws {
+        guard let search else {
+            mode = .list
+            return
+        }
+        switch command {
+        case .down, .nextMatch: try search.move(by: 1)
+        case .up, .previousMatch: try search.move(by: -1)
+        case .pageDown, .halfPageDown: try search.move(by: max(search.viewportHits - 1, 1))
+        case .pageUp, .halfPageUp: try search.move(by: -max(search.viewportHits - 1, 1))
+        case .top: search.moveToStart()
+        case .bottom: try search.move(by: SearchViewModel.maximumHits)
+        case .open: try openSearchHit()
+        case .back, .quit: mode = .list
+        case .search: prompt = .search(editor: LineEditor(text: lastQuery))
+        case .help: showingHelp = true
+        case .rename, .delete, .toggleMark, .deleteMarked, .undo, .cycleSort:
+            status = "Back to the list (Esc) to do that"
+        }
+    }
+
+    // MARK: Prompts
+
+    private func handle(_ key: Key, in prompt: Prompt) throws {
+        switch prompt {
+        case .confirmDelete(let ids, _):
+            switch key {
+            case .character("y"), .character("Y"):
+                self.prompt = nil
+                try delete(ids: ids)
+            case .character("n"), .character("N"), .escape, .character("q"):
+                self.prompt = nil
+                status = "Nothing deleted"
+            default:
+                break
+            }
+        case .rename(let id, var editor):
+            switch editor.apply(key) {
+            case .editing:
+                self.prompt = .rename(id: id, editor: editor)
+            case .cancelled:
+                self.prompt = nil
+                status = "Rename cancelled"
+            case .submitted:
+                let title = editor.text.trimmingCharacters(in: .whitespaces)
+                guard !title.isEmpty else {
+                    status = "A title cannot be empty"
+                    return
+                }
+                self.prompt = nil
+                try rename(id: id, to: title)
+            }
+        case .search(var editor):
+            switch editor.apply(key) {
+            case .editing:
+                self.prompt = .search(editor: editor)
+            case .cancelled:
+                self.prompt = nil
+            case .submitted:
+                self.prompt = nil
+                try runSearch(editor.text)
+            }
+        }
+    }
+
+    // MARK: Actions
+
+    private func allowWrite(_ action: String) -> Bool {
+        if isReadOnly {
+            status = "read-only: cannot \(action)"
+            return false
+        }
+        return true
+    }
+
+    private func openSelected() throws {
+        guard let conversation = list.selected else { return }
+        try openReader(conversation, at: 0, highlights: [])
+        readerOrigin = .list
+    }
+
+    private func openReader(_ conversation: ConversationDTO, at position: Int, highlights: [String]) throws {
+        let reader = ReaderViewModel(
+            conversation: conversation, messages: repositories.messages, width: max(width, 1), highlights: highlights)
+        reader.viewportHeight = contentHeight
+        try reader.open(at: position)
+        self.reader = reader
+        mode = .reader
+    }
+
+    private func openSearchHit() throws {
+        guard let search, let hit = search.selected else { return }
+        try openReader(hit.conversation, at: hit.message?.position ?? 0, highlights: search.terms)
+        readerOrigin = .searchResults
+    }
+
+    private func runSearch(_ query: String) throws {
+        let trimmed = query.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { return }
+        lastQuery = trimmed
+        let search = SearchViewModel(query: trimmed, repository: repositories.search)
+        search.viewportHits = max(contentHeight / 2, 1)
+        try search.run()
+        self.search = search
+        mode = .searchResults
+        reader = nil
+        if search.hits.isEmpty { status = "Nothing matches “\(UntrustedText.sanitized(trimmed))”" }
+    }
+
+    private func delete(ids: [Int64]) throws {
+        let doomed = Set(ids)
+        let fallbacks = list.neighbours(of: list.selection, excluding: doomed)
+        let keep = list.selected.map(\.id).flatMap { doomed.contains($0) ? nil : $0 }
+        let snapshots = try repositories.conversations.deleteKeepingSnapshots(ids: ids)
+        undoAction = .deleted(snapshots)
+        try list.reload(keeping: keep, fallbacks: fallbacks)
+        let count = snapshots.count
+        status = "Deleted \(count) conversation\(count == 1 ? "" : "s") — u undoes"
+    }
+
+    private func rename(id: Int64, to title: String) throws {
+        guard let before = try repositories.conversations.conversation(id: id) else { return }
+        _ = try repositories.conversations.rename(id: id, to: title)
+        undoAction = .renamed(id: id, title: before.title)
+        try list.reload(keeping: id)
+        status = "Renamed — u undoes"
+    }
+
+    private func undo() throws {
+        guard allowWrite("undo") else { return }
+        switch undoAction {
+        case nil:
+            status = "Nothing to undo"
+        case .deleted(let snapshots):
+            try repositories.conversations.restore(snapshots)
+            undoAction = nil
+            try list.reload(keeping: snapshots.first?.conversation.id)
+            status = "Restored \(snapshots.count) conversation\(snapshots.count == 1 ? "" : "s")"
+        case .renamed(let id, let title):
+            _ = try repositories.conversations.rename(id: id, to: title)
+            undoAction = nil
+            try list.reload(keeping: id)
+            status = "Rename undone"
+        }
+    }
+
+    // MARK: Idle
+
+    /// Called when no key came for a while: notices other processes' commits and reloads
+    /// the list around the same conversation. Returns true when something changed.
+    @discardableResult
+    public func idle() throws -> Bool {
+        let token = try repositories.conversations.changeToken()
+        guard token != changeToken, prompt == nil else { return false }
+        changeToken = token
+        let fallbacks = list.neighbours(of: list.selection, excluding: [])
+        try list.reload(keeping: list.selected?.id, fallbacks: fallbacks)
+        return true
+    }
+
+    /// Shows an error in the footer, on one line.
+    public func report(_ error: any Error) {
+        let text = String(describing: error).split(whereSeparator: \.isNewline).joined(separator: " ")
+        status = "error: " + UntrustedText.sanitized(text)
+    }
+}

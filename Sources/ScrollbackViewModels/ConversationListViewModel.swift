@@ -1,0 +1,247 @@
+import ScrollbackModel
+
+/// The conversation list: a window of loaded rows over millions, the selection, the
+/// scroll position and the marks.
+///
+/// Rows are fetched by keyset pages as the selection nears either end of the window, and
+/// rows far from it are dropped, so memory stays bounded however far the user goes. `G`
+/// loads the last page directly. Positions are absolute indexes in the current order.
+@MainActor
+public final class ConversationListViewModel {
+    public private(set) var order: ConversationOrder
+    /// The loaded window, contiguous in `order`.
+    public private(set) var rows: [ConversationDTO] = []
+    /// The absolute index of `rows[0]`.
+    public private(set) var windowStart = 0
+    public private(set) var total = 0
+    /// The absolute index of the selected row.
+    public private(set) var selection = 0
+    /// The absolute index of the first row on screen.
+    public private(set) var top = 0
+    public private(set) var marks: Set<Int64> = []
+    /// Rows on screen; set by the front end when the terminal is resized.
+    public var viewportHeight = 20 {
+        didSet { keepSelectionVisible() }
+    }
+
+    let conversations: any ConversationRepository
+    private let pageSize: Int
+    private let maximumLoaded: Int
+    /// Where to fetch the rows before the window; nil when the window starts at the top.
+    private var before: Cursor?
+    /// Where to fetch the rows after the window; nil when the window ends at the bottom.
+    private var after: Cursor?
+
+    public init(
+        conversations: any ConversationRepository, order: ConversationOrder, pageSize: Int = 100, maximumLoaded: Int = 600
+    ) {
+        self.conversations = conversations
+        self.order = order
+        self.pageSize = max(pageSize, 10)
+        self.maximumLoaded = max(maximumLoaded, 3 * pageSize)
+    }
+
+    public var selected: ConversationDTO? { row(at: selection) }
+    public var isEmpty: Bool { total == 0 }
+
+    public func row(at index: Int) -> ConversationDTO? {
+        let offset = index - windowStart
+        return rows.indices.contains(offset) ? rows[offset] : nil
+    }
+
+    /// The rows on screen with their absolute indexes.
+    public var visibleRows: [(index: Int, conversation: ConversationDTO)] {
+        (top..<min(top + max(viewportHeight, 0), total)).compactMap { index in
+            row(at: index).map { (index, $0) }
+        }
+    }
+
+    // MARK: Loading
+
+    /// Loads the first page.
+    public func load() throws {
+        total = try conversations.count()
+        try loadFirstPage()
+    }
+
+    private func loadFirstPage() throws {
+        let page = try conversations.page(sort: order, at: .first, limit: pageSize)
+        rows = page.items
+        windowStart = 0
+        before = nil
+        after = page.next
+        selection = 0
+        top = 0
+    }
+
+    private func loadLastPage() throws {
+        let page = try conversations.page(sort: order, at: .last, limit: pageSize)
+        rows = page.items
+        windowStart = max(0, total - rows.count)
+        before = page.previous
+        after = nil
+    }
+
+    private func loadAfter() throws {
+        guard let cursor = after else { return }
+        let page = try conversations.page(sort: order, at: .after(cursor), limit: pageSize)
+        rows += page.items
+        after = page.next
+        if page.items.isEmpty { after = nil }
+        total = max(total, windowStart + rows.count)
+        dropFarRows()
+    }
+
+    private func loadBefore() throws {
+        guard let cursor = before else { return }
+        let page = try conversations.page(sort: order, at: .before(cursor), limit: pageSize)
+        rows = page.items + rows
+        windowStart -= page.items.count
+        before = page.previous
+        if page.items.isEmpty { before = nil }
+        if windowStart < 0 || (before == nil && windowStart != 0) {
+            // Rows were added above since the window was fetched: renumber from the top.
+            let shift = -windowStart
+            windowStart = 0
+            selection += shift
+            top += shift
+            total += shift
+        }
+        dropFarRows()
+    }
+
+    /// Keeps at most `maximumLoaded` rows, dropping those farthest from the screen.
+    private func dropFarRows() {
+        guard rows.count > maximumLoaded else { return }
+        let keepFrom = min(selection, top) - pageSize
+        let keepTo = max(selection, top + viewportHeight) + pageSize
+        let dropFront = min(max(0, keepFrom - windowStart), rows.count)
+        if dropFront > 0 {
+            rows.removeFirst(dropFront)
+            windowStart += dropFront
+            before = rows.first.map { Cursor.conversation($0, order: order) }
+        }
+        let dropBack = min(max(0, windowStart + rows.count - keepTo), rows.count)
+        if dropBack > 0 && rows.count > maximumLoaded {
+            rows.removeLast(dropBack)
+            after = rows.last.map { Cursor.conversation($0, order: order) }
+        }
+    }
+
+    /// Makes sure rows around `index` (and the screen) are loaded.
+    private func ensureLoaded(around index: Int) throws {
+        let margin = max(pageSize / 2, viewportHeight)
+        while index + margin >= windowStart + rows.count, after != nil {
+            let count = rows.count
+            try loadAfter()
+            if rows.count == count && after == nil { break }
+        }
+        while index - margin < windowStart, before != nil {
+            try loadBefore()
+        }
+    }
+
+    // MARK: Moving
+
+    public func move(by delta: Int) throws {
+        guard total > 0 else { return }
+        try moveTo(selection + delta)
+    }
+
+    public func moveToStart() throws {
+        guard total > 0 else { return }
+        if before == nil && windowStart == 0 {
+            selection = 0
+            top = 0
+        } else {
+            try loadFirstPage()
+        }
+    }
+
+    public func moveToEnd() throws {
+        guard total > 0 else { return }
+        if after != nil {
+            try loadLastPage()
+        }
+        selection = windowStart + rows.count - 1
+        total = selection + 1
+        keepSelectionVisible()
+    }
+
+    public func pageDown() throws { try move(by: max(viewportHeight - 1, 1)) }
+    public func pageUp() throws { try move(by: -max(viewportHeight - 1, 1)) }
+    public func halfPageDown() throws { try move(by: max(viewportHeight / 2, 1)) }
+    public func halfPageUp() throws { try move(by: -max(viewportHeight / 2, 1)) }
+
+    private func moveTo(_ target: Int) throws {
+        var target = min(max(target, 0), max(total - 1, 0))
+        try ensureLoaded(around: target)
+        // The data may have fewer rows than we thought.
+        if after == nil { total = windowStart + rows.count }
+        target = min(max(target, windowStart), windowStart + rows.count - 1)
+        selection = max(target, 0)
+        keepSelectionVisible()
+    }
+
+    private func keepSelectionVisible() {
+        let height = max(viewportHeight, 1)
+        if selection < top { top = selection }
+        if selection >= top + height { top = selection - height + 1 }
+        top = max(0, min(top, max(total - height, 0)))
+        if selection < top { top = selection }
+    }
+
+    // MARK: Marks
+
+    public func toggleMark() {
+        guard let id = selected?.id else { return }
+        if marks.contains(id) { marks.remove(id) } else { marks.insert(id) }
+    }
+
+    public func clearMarks() { marks.removeAll() }
+
+    // MARK: Order and refresh
+
+    /// Changes the order, keeping the selected conversation selected.
+    public func setOrder(_ order: ConversationOrder) throws {
+        guard order != self.order else { return }
+        let keep = selected?.id
+        self.order = order
+        try reload(keeping: keep)
+    }
+
+    /// Fetches the window again around `id` (or, if it is gone, around the nearest row that
+    /// is not), keeping it on the same line of the screen.
+    public func reload(keeping id: Int64?, fallbacks: [Int64] = []) throws {
+        let screenLine = selection - top
+        total = try conversations.count()
+        marks = marks.filter { (try? conversations.conversation(id: $0)) != nil }
+        for candidate in ([id].compactMap { $0 } + fallbacks) {
+            guard let conversation = try conversations.conversation(id: candidate) else { continue }
+            let index = try conversations.index(of: conversation, sort: order)
+            let cursor = Cursor.conversation(conversation, order: order)
+            let half = pageSize / 2
+            let earlier = try conversations.page(sort: order, at: .before(cursor), limit: half)
+            let later = try conversations.page(sort: order, at: .after(cursor), limit: half)
+            rows = earlier.items + [conversation] + later.items
+            windowStart = index - earlier.items.count
+            before = earlier.items.isEmpty ? nil : earlier.previous
+            after = later.items.isEmpty ? nil : later.next
+            selection = index
+            top = max(0, selection - screenLine)
+            keepSelectionVisible()
+            return
+        }
+        try loadFirstPage()
+    }
+
+    /// The rows a delete should fall back to when the selected one goes: the next rows,
+    /// then the previous ones, from the window.
+    public func neighbours(of index: Int, excluding excluded: Set<Int64>) -> [Int64] {
+        let offset = index - windowStart
+        guard rows.indices.contains(offset) else { return [] }
+        let following = rows[(offset + 1)...].map(\.id)
+        let preceding = rows[..<offset].reversed().map(\.id)
+        return Array((following + preceding).filter { !excluded.contains($0) }.prefix(50))
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import ScrollbackModel
+
+/// Times as the screens show them, in the local time zone (`TZ`).
+public enum TimeText {
+    /// `2026-10-31 14:02`.
+    public static func absolute(_ timestamp: Timestamp) -> String {
+        let parts = local(timestamp)
+        return String(
+            format: "%04d-%02d-%02d %02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
+            Int(parts.tm_hour), Int(parts.tm_min))
+    }
+
+    /// `now`, `5m ago`, `3h ago`, `4d ago`, `6w ago`, then the date.
+    public static func relative(_ timestamp: Timestamp, now: Timestamp) -> String {
+        let seconds = (now.milliseconds - timestamp.milliseconds) / 1000
+        switch seconds {
+        case ..<60: return "now"
+        case ..<3_600: return "\(seconds / 60)m ago"
+        case ..<86_400: return "\(seconds / 3_600)h ago"
+        case ..<(7 * 86_400): return "\(seconds / 86_400)d ago"
+        case ..<(8 * 7 * 86_400): return "\(seconds / (7 * 86_400))w ago"
+        default:
+            let parts = local(timestamp)
+            return String(format: "%04d-%02d-%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday))
+        }
+    }
+
+    private static func local(_ timestamp: Timestamp) -> tm {
+        var seconds = time_t(timestamp.milliseconds / 1000 - (timestamp.milliseconds % 1000 < 0 ? 1 : 0))
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        return parts
+    }
+}
