@@ -78,6 +78,11 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .testTarget(
+            name: "ScrollbackViewModelsTests",
+            dependencies: ["ScrollbackViewModels", "ScrollbackModel", "ScrollbackStorage", "TerminalText", "TestSupport"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
             name: "TerminalTextTests",
             dependencies: ["TerminalText"],
             swiftSettings: strictSwift

@@ -1,0 +1,101 @@
+import Testing
+
+import ScrollbackModel
+import ScrollbackStorage
+import ScrollbackViewModels
+import TerminalText
+import TestSupport
+
+@Suite("Reader and search view models")
+@MainActor
+struct ReaderAndSearchTests {
+    @Test("a conversation of 100,000 messages pages through the repository, bounded")
+    func longConversation() throws {
+        let store = try Store.open(path: ":memory:")
+        let conversation = try store.insertingInBulk {
+            try store.addConversation(title: "long", createdAt: 0, messages: (0..<100_000).map { "line \($0)" })
+        }
+        let reader = ReaderViewModel(conversation: conversation, messages: store.messages, width: 60, pageSize: 200, maximumLoaded: 1_000)
+        reader.viewportHeight = 20
+        try reader.open()
+        #expect(reader.visibleLines.first?.style == .header(.user))
+        #expect(reader.visibleLines.dropFirst().first?.text == "line 0")
+        var maximumLines = 0
+        for _ in 0..<2_000 {
+            try reader.pageDown()
+            maximumLines = max(maximumLines, reader.lines.count)
+        }
+        // 2,000 pages of 19 lines, 3 lines a message.
+        #expect(reader.topPosition == 2_000 * 19 / 3)
+        #expect(maximumLines <= 3 * 1_000 + 3 * 200)
+        try reader.toEnd()
+        #expect(reader.topPosition == 99_993)
+        #expect(reader.visibleLines.last?.style == .blank)
+        #expect(reader.visibleLines.contains { $0.text == "line 99999" })
+        try reader.pageUp()
+        try reader.scroll(by: -1)
+        #expect(reader.visibleLines.first?.position == 99_986)
+        try reader.toStart()
+        #expect(reader.topPosition == 0)
+    }
+
+    @Test("text wraps to the width by cells; code blocks are kept apart")
+    func layout() throws {
+        let store = try Store.open(path: ":memory:")
+        let conversation = try store.addConversation(
+            title: "layout", createdAt: 0,
+            messages: ["東京の天気はどうですか？明日は雨が降りますか？", "Here:\n```swift\nlet x = 1 // a long comment that goes past the width\n```\ndone \u{1B}[31m"])
+        let reader = ReaderViewModel(conversation: conversation, messages: store.messages, width: 20)
+        reader.viewportHeight = 30
+        try reader.open()
+        let lines = reader.lines
+        #expect(lines.allSatisfy { DisplayWidth.of($0.text) <= 20 })
+        #expect(lines.map(\.text).contains("東京の天気はどうです"))
+        #expect(lines.contains { $0.style == .fence && $0.text == "```swift" })
+        let code = lines.filter { $0.style == .code }.map(\.text)
+        #expect(code == ["let x = 1 // a long ", "comment that goes pa", "st the width"])
+        #expect(lines.contains { $0.text == "done ␛[31m" })
+        reader.resize(width: 40, height: 30)
+        #expect(reader.lines.filter { $0.style == .code }.count == 2)
+    }
+
+    @Test("search: / opens a prompt, Enter lists matches, Enter opens the message, n/N move, Esc returns")
+    func searchNavigation() throws {
+        let store = try Store.open(path: ":memory:")
+        for index in 0..<30 {
+            try store.addConversation(
+                title: "chat \(index)", createdAt: Int64(index) * 1_000,
+                messages: (0..<40).map { $0 == 25 ? "the walrus \(index) said hello" : "filler \($0)" })
+        }
+        let fixture = try BrowserFixture(store: store)
+        let browser = fixture.browser
+        try fixture.press(.character("j"), .character("j"))
+        try fixture.press(.character("/"))
+        try fixture.type("walrus")
+        try fixture.press(.enter)
+        #expect(browser.mode == .searchResults)
+        let search = try #require(browser.search)
+        #expect(search.hits.count == 30)
+        #expect(search.selected?.conversation.title == "chat 29")
+        try fixture.press(.character("n"), .enter)
+        #expect(browser.mode == .reader)
+        #expect(browser.reader?.conversation.title == "chat 28")
+        #expect(browser.reader?.topPosition == 25)
+        #expect(browser.reader?.visibleLines.dropFirst().first?.text == "the walrus 28 said hello")
+        #expect(browser.reader?.highlights == ["walrus"])
+        try fixture.press(.character("n"))
+        #expect(browser.reader?.conversation.title == "chat 27")
+        try fixture.press(.character("N"), .character("N"))
+        #expect(browser.reader?.conversation.title == "chat 29")
+        try fixture.press(.escape)
+        #expect(browser.mode == .searchResults)
+        try fixture.press(.escape)
+        #expect(browser.mode == .list)
+        #expect(fixture.selectedTitle == "chat 27")
+        // A query with FTS syntax is just text.
+        try fixture.press(.character("/"), .control("u"))
+        try fixture.type("\"wal* AND (")
+        try fixture.press(.enter)
+        #expect(browser.status == "Nothing matches “\"wal* AND (”")
+    }
+}
