@@ -83,6 +83,15 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .testTarget(
+            name: "ScrollbackTerminalTests",
+            dependencies: [
+                "ScrollbackTerminal", "ScrollbackViewModels", "ScrollbackModel", "ScrollbackStorage", "TerminalText",
+                "TestSupport",
+            ],
+            exclude: ["Golden"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
             name: "TerminalTextTests",
             dependencies: ["TerminalText"],
             swiftSettings: strictSwift

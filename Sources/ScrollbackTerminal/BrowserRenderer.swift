@@ -146,7 +146,7 @@ public enum BrowserRenderer {
             columns = [DisplayWidth.fitted(model, to: 16), DisplayWidth.rightAligned(count, to: 6), DisplayWidth.rightAligned(time, to: 10)]
         } else if width >= 46 {
             columns = [DisplayWidth.rightAligned(count, to: 6), DisplayWidth.rightAligned(time, to: 10)]
-        } else {
+        } else if width >= 32 {
             columns = [DisplayWidth.rightAligned(time, to: 10)]
         }
         let tail = columns.map { " " + $0 }.joined()

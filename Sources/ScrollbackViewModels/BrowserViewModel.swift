@@ -141,7 +141,7 @@ public final class BrowserViewModel {
             guard let selected = list.selected, allowWrite("delete") else { break }
             prompt = .confirmDelete(
                 ids: [selected.id],
-                question: "Delete “\(UntrustedText.sanitized(selected.title))” and its \(selected.messageCount) messages? (y/n)")
+                question: "Delete “\(UntrustedText.sanitized(selected.title))” and its \(selected.messageCount) message\(selected.messageCount == 1 ? "" : "s")? (y/n)")
         case .toggleMark:
             list.toggleMark()
             try list.move(by: 1)

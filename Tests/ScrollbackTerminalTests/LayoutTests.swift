@@ -1,0 +1,156 @@
+import Foundation
+import Testing
+
+import ScrollbackModel
+import ScrollbackStorage
+@testable import ScrollbackTerminal
+import ScrollbackViewModels
+import TerminalText
+import TestSupport
+
+/// Layout on an in-memory screen against golden text files in `Golden/`. Run with
+/// `SCROLLBACK_RECORD_GOLDEN=1` to write them anew after a deliberate change, then read
+/// the diff.
+@Suite("Layout")
+@MainActor
+struct LayoutTests {
+    static let now = Timestamp(milliseconds: 1_800_000_000_000)
+    static let hour: Int64 = 3_600_000
+
+    /// Awkward text everywhere: CJK, emoji, combining marks, controls, bidi overrides.
+    static func makeStore() throws -> Store {
+        setenv("TZ", "UTC", 1)
+        tzset()
+        let store = try Store.open(path: ":memory:")
+        let rows: [(String, Int64, Bool, [String])] = [
+            ("東京旅行の計画", 1, false, ["東京で美味しいラーメン屋を教えてください。", "新宿と渋谷にあります。🍜"]),
+            ("Emoji 😀😃😄 in commit messages", 3, false, ["Is 👩‍💻 one character?", "Yes: one grapheme cluster."]),
+            ("Cafe\u{301} au lait, cre\u{300}me bru\u{302}le\u{301}e", 30, false, ["Combining marks: e\u{301}"]),
+            ("evil \u{1B}[31mred\u{1B}[0m title\u{7}", 50, false, ["body with \u{1B}]0;owned\u{7} and \u{202E}reversed"]),
+            ("A very long conversation title that goes on and on about everything we considered, in detail", 200, false, ["short"]),
+            ("Pinned plan", 400, true, ["```swift\nlet greeting = \"こんにちは\"\nprint(greeting)\n```\nThat prints a greeting."]),
+        ]
+        for (title, hoursAgo, pinned, messages) in rows {
+            let time = now.milliseconds - hoursAgo * hour
+            let conversation = try store.conversations.create(
+                NewConversation(title: title, model: "gpt-4o", createdAt: Timestamp(milliseconds: time), pinned: pinned))
+            _ = try store.messages.append(
+                messages.enumerated().map { index, text in
+                    NewMessage(role: index % 2 == 0 ? .user : .assistant, content: text, createdAt: Timestamp(milliseconds: time))
+                }, to: conversation.id)
+        }
+        return store
+    }
+
+    static func browser(_ store: Store, width: Int, height: Int, readOnly: Bool = false) throws -> BrowserViewModel {
+        let browser = try BrowserViewModel(
+            repositories: .init(
+                conversations: store.conversations, messages: store.messages, search: store.search, settings: store.settings),
+            databasePath: "/home/user/history.sqlite", isReadOnly: readOnly, now: { now })
+        browser.resize(width: width, height: height)
+        try browser.start()
+        return browser
+    }
+
+    static func render(_ browser: BrowserViewModel, width: Int, height: Int) -> MemoryScreen {
+        let screen = MemoryScreen(width: width, height: height)
+        BrowserRenderer.render(browser, on: screen)
+        return screen
+    }
+
+    func expectGolden(_ screen: MemoryScreen, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for (row, line) in screen.lines.enumerated() {
+            #expect(DisplayWidth.of(line) <= screen.width, "row \(row) spills: \(line)", sourceLocation: sourceLocation)
+        }
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
+        let file = folder.appendingPathComponent(name + ".txt")
+        let actual = screen.text + "\n"
+        if ProcessInfo.processInfo.environment["SCROLLBACK_RECORD_GOLDEN"] == "1" {
+            try actual.write(to: file, atomically: true, encoding: .utf8)
+            return
+        }
+        let expected = try String(contentsOf: file, encoding: .utf8)
+        #expect(actual == expected, "\(name) differs from Golden/\(name).txt:\n\(actual)", sourceLocation: sourceLocation)
+    }
+
+    @Test("the list at 20, 46, 80 and 200 columns", arguments: [20, 46, 80, 200])
+    func list(width: Int) throws {
+        let browser = try Self.browser(Self.makeStore(), width: width, height: 10)
+        _ = try browser.handle(.character("j"))
+        _ = try browser.handle(.character(" "))
+        let screen = Self.render(browser, width: width, height: 10)
+        try expectGolden(screen, "list-\(width)")
+        #expect(screen.isReversed(row: 0))  // header
+        #expect(screen.isReversed(row: 3))  // the selection, below the marked row
+        #expect(!screen.isReversed(row: 2))
+    }
+
+    @Test("the reader at 20, 46, 80 and 200 columns", arguments: [20, 46, 80, 200])
+    func reader(width: Int) throws {
+        let store = try Self.makeStore()
+        let browser = try Self.browser(store, width: width, height: 16)
+        for _ in 0..<4 { _ = try browser.handle(.character("j")) }
+        _ = try browser.handle(.enter)
+        try expectGolden(Self.render(browser, width: width, height: 16), "reader-evil-\(width)")
+        _ = try browser.handle(.escape)
+        _ = try browser.handle(.character("g"))
+        _ = try browser.handle(.enter)
+        try expectGolden(Self.render(browser, width: width, height: 16), "reader-pinned-\(width)")
+    }
+
+    @Test("search results with highlighted matches", arguments: [46, 80])
+    func search(width: Int) throws {
+        let browser = try Self.browser(Self.makeStore(), width: width, height: 12)
+        _ = try browser.handle(.character("/"))
+        for character in "東京" { _ = try browser.handle(.character(character)) }
+        let prompt = Self.render(browser, width: width, height: 12)
+        try expectGolden(prompt, "search-prompt-\(width)")
+        #expect(prompt.cursor?.row == 11 && prompt.cursor?.column == 6)
+        _ = try browser.handle(.enter)
+        let screen = Self.render(browser, width: width, height: 12)
+        try expectGolden(screen, "search-\(width)")
+        #expect(screen.style(row: 2, column: 4).underline)  // the match in the first snippet
+    }
+
+    @Test("help overlay, delete question, rename editor, read-only footer")
+    func overlays() throws {
+        let store = try Self.makeStore()
+        let browser = try Self.browser(store, width: 80, height: 30)
+        _ = try browser.handle(.character("?"))
+        try expectGolden(Self.render(browser, width: 80, height: 30), "help-80")
+        _ = try browser.handle(.character("x"))
+        _ = try browser.handle(.character("d"))
+        try expectGolden(Self.render(browser, width: 80, height: 8), "delete-80")
+        _ = try browser.handle(.escape)
+        _ = try browser.handle(.character("r"))
+        let rename = Self.render(browser, width: 46, height: 8)
+        try expectGolden(rename, "rename-46")
+        #expect(rename.cursor?.row == 7)
+        let readOnly = try Self.browser(store, width: 80, height: 8, readOnly: true)
+        _ = try readOnly.handle(.character("d"))
+        try expectGolden(Self.render(readOnly, width: 80, height: 8), "readonly-80")
+    }
+
+    @Test("an empty database shows what to do")
+    func empty() throws {
+        let browser = try Self.browser(Store.open(path: ":memory:"), width: 60, height: 10)
+        try expectGolden(Self.render(browser, width: 60, height: 10), "empty-60")
+    }
+
+    @Test("every size down to 1×1 draws what fits without crashing")
+    func tinySizes() throws {
+        let store = try Self.makeStore()
+        let browser = try Self.browser(store, width: 80, height: 24)
+        _ = try browser.handle(.enter)
+        for width in [0, 1, 2, 5, 19, 20, 21] {
+            for height in [0, 1, 2, 4, 5, 6] {
+                browser.resize(width: width, height: height)
+                let screen = Self.render(browser, width: width, height: height)
+                for line in screen.lines { #expect(DisplayWidth.of(line) <= width) }
+            }
+        }
+        try expectGolden(Self.render(browser, width: 19, height: 4), "too-small")
+        browser.resize(width: 80, height: 24)
+        #expect(Self.render(browser, width: 80, height: 24).lines[0].contains("Pinned plan"))
+    }
+}
