@@ -39,6 +39,12 @@ public final class TerminalApp {
         for signal in [SIGTERM, SIGHUP, SIGINT, SIGQUIT] { sigaddset(&blocked, signal) }
         sigprocmask(SIG_BLOCK, &blocked, &previous)
         defer { sigprocmask(SIG_SETMASK, &previous, nil) }
+        // Resizes arrive as SIGWINCH, which ncurses turns into KEY_RESIZE: make sure a parent
+        // did not leave it blocked.
+        var resize = sigset_t()
+        sigemptyset(&resize)
+        sigaddset(&resize, SIGWINCH)
+        sigprocmask(SIG_UNBLOCK, &resize, nil)
 
         guard initscr() != nil else {
             throw TerminalError(description: "cannot start the terminal (TERM=\(environment["TERM"] ?? "unset"))")

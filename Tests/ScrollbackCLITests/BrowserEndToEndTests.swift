@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+
+import ScrollbackModel
+import ScrollbackStorage
+import TestSupport
+
+/// The browser as a person uses it: the real binary in tmux.
+@Suite("The browser in a terminal")
+struct BrowserEndToEndTests {
+    static func footer(_ screen: [String]) -> String { screen.last { !$0.isEmpty } ?? "" }
+
+    @Test("open, scroll to the end and back, read, rename, delete and undo, search, resize, quit")
+    func session() throws {
+        let runner = try BinaryRunner()
+        #expect(try runner.run(["demo", "--count", "2000", "--seed", "4"]).status == 0)
+        let tmux = try TmuxSession(width: 100, height: 24, arguments: ["--db", runner.databasePath])
+        var screen = try tmux.waitFor(text: "1 of 2,000")
+        #expect(screen[0].contains("scrollback — \(runner.databasePath) · by updated"))
+        #expect(screen.count == 24)
+
+        // To the end at once, and back up.
+        try tmux.send("G")
+        screen = try tmux.waitFor(text: "2,000 of 2,000")
+        try tmux.send("k", "k", "PageUp")
+        screen = try tmux.waitFor(text: "1,977 of 2,000")
+        try tmux.send("g")
+        screen = try tmux.waitFor(text: "1 of 2,000")
+
+        // Open the second conversation and read it.
+        try tmux.send("j")
+        screen = try tmux.waitFor(text: "2 of 2,000")
+        try tmux.send("Enter")
+        screen = try tmux.waitFor(text: "message 1 of")
+        #expect(screen[1].hasPrefix("user · ") || screen[1].hasPrefix("system · "))
+        try tmux.send("Escape")
+        screen = try tmux.waitFor(text: "2 of 2,000")
+
+        // Rename it.
+        try tmux.send("r")
+        screen = try tmux.waitFor(text: "Rename:")
+        try tmux.send("C-u")
+        try tmux.type("Renamed in tmux 東京")
+        try tmux.send("Enter")
+        screen = try tmux.waitFor(text: "Renamed — u undoes")
+        #expect(screen[2].contains("Renamed in tmux 東京"))
+        let store = try Store.open(path: runner.databasePath, readOnly: true)
+        #expect(try store.search.search("Renamed in tmux", after: nil, limit: 5).items.count == 1)
+
+        // Delete it, then undo.
+        try tmux.send("d")
+        screen = try tmux.waitFor(text: "(y/n)")
+        #expect(Self.footer(screen).contains("Delete “Renamed in tmux 東京”"))
+        try tmux.send("y")
+        screen = try tmux.waitFor(text: "Deleted 1 conversation — u undoes")
+        #expect(!screen.contains { $0.contains("Renamed in tmux") })
+        #expect(try Store.open(path: runner.databasePath, readOnly: true).conversations.count() == 1_999)
+        try tmux.send("u")
+        screen = try tmux.waitFor(text: "Restored 1 conversation")
+        #expect(screen[2].contains("Renamed in tmux 東京"))
+        #expect(try Store.open(path: runner.databasePath, readOnly: true).conversations.count() == 2_000)
+
+        // Search.
+        try tmux.send("/")
+        screen = try tmux.waitFor("the search prompt") { Self.footer($0).hasPrefix(" /") }
+        try tmux.type("sourdough")
+        try tmux.send("Enter")
+        screen = try tmux.waitFor(text: "search “sourdough”")
+        #expect(screen[2].lowercased().contains("sourdough"))
+        try tmux.send("n", "Enter")
+        screen = try tmux.waitFor(text: "message ")
+        #expect(screen.dropFirst().contains { $0.lowercased().contains("sourdough") })
+        try tmux.send("Escape", "Escape")
+        screen = try tmux.waitFor(text: "2 of 2,000")
+
+        // Tiny and back.
+        for (width, height) in [(10, 3), (1, 1), (25, 6), (100, 24)] {
+            try tmux.resize(width: width, height: height)
+            screen = try tmux.waitFor("a frame at \(width)×\(height)") { screen in
+                screen.count == height && screen.allSatisfy { $0.count <= width * 2 }
+                    && (width < 20 || height < 5 ? screen[0].hasPrefix(String("Terminal too small".prefix(width))) : screen[0].hasPrefix(" scrollback"))
+            }
+        }
+        screen = try tmux.waitFor(text: "2 of 2,000")
+
+        try tmux.send("q")
+        #expect(try tmux.waitForExit() == 0)
+        // The terminal is restored: the browser's screen is gone.
+        #expect(!(try tmux.screen()).contains { $0.contains("scrollback —") })
+    }
+
+    @Test("--readonly: editing keys say read-only; the database stays byte-identical with no new files")
+    func readOnly() throws {
+        let runner = try BinaryRunner()
+        #expect(try runner.run(["demo", "--count", "300"]).status == 0)
+        let before = try sha256(ofFile: runner.databasePath)
+        let files = runner.dataFiles()
+        let tmux = try TmuxSession(width: 90, height: 20, arguments: ["--db", runner.databasePath, "--readonly"])
+        var screen = try tmux.waitFor(text: "1 of 300")
+        #expect(screen[0].contains("[read-only snapshot]"))
+        #expect(Self.footer(screen).contains("read-only"))
+        for (key, action) in [("d", "delete"), ("r", "rename"), ("u", "undo")] {
+            try tmux.send(key)
+            screen = try tmux.waitFor(text: "read-only: cannot \(action)")
+        }
+        try tmux.send("Space", "D")
+        screen = try tmux.waitFor(text: "read-only: cannot delete")
+        try tmux.send("s")
+        screen = try tmux.waitFor(text: "by created")
+        try tmux.send("Enter", "j", "Escape", "/")
+        try tmux.type("the")
+        try tmux.send("Enter")
+        screen = try tmux.waitFor(text: "search “the”")
+        try tmux.send("Escape", "q")
+        #expect(try tmux.waitForExit() == 0)
+        #expect(try sha256(ofFile: runner.databasePath) == before)
+        #expect(runner.dataFiles() == files)
+    }
+
+    @Test("Ctrl-C quits cleanly; changes from another process show up while the browser is idle")
+    func outsideChangesAndCtrlC() throws {
+        let runner = try BinaryRunner()
+        #expect(try runner.run(["demo", "--count", "50"]).status == 0)
+        let tmux = try TmuxSession(width: 90, height: 20, arguments: ["--db", runner.databasePath])
+        var screen = try tmux.waitFor(text: "1 of 50")
+        try tmux.send("j", "j")
+        screen = try tmux.waitFor(text: "3 of 50")
+        let selectedTitle = screen[3]
+        // Another process adds a conversation that sorts first and deletes the last one.
+        do {
+            let store = try Store.open(path: runner.databasePath)
+            _ = try store.conversations.create(NewConversation(title: "Arrived from outside", pinned: true))
+            let last = try #require(try store.conversations.page(sort: .updated, at: .last, limit: 1).items.first)
+            _ = try store.conversations.delete(id: last.id)
+        }
+        // The list reloads by itself, keeping the selected conversation on its line.
+        screen = try tmux.waitFor(text: "4 of 50")
+        #expect(screen[3] == selectedTitle)
+        try tmux.send("g")
+        screen = try tmux.waitFor(text: "Arrived from outside")
+        try tmux.send("C-c")
+        #expect(try tmux.waitForExit() == 0)
+        #expect(!(try tmux.screen()).contains { $0.contains("scrollback —") })
+    }
+
+    @Test("an empty database shows what to do; the README's --demo opens the browser")
+    func emptyAndDemo() throws {
+        let runner = try BinaryRunner()
+        let empty = try TmuxSession(width: 80, height: 12, arguments: ["--db", runner.databasePath])
+        let screen = try empty.waitFor(text: "No conversations yet.")
+        #expect(screen.contains { $0.contains("scrollback demo") })
+        #expect(screen.contains { $0.contains("scrollback import") })
+        try empty.send("q")
+        #expect(try empty.waitForExit() == 0)
+
+        let demo = try TmuxSession(width: 80, height: 12, arguments: ["--demo"], environment: ["HOME": runner.folder.path])
+        try demo.waitFor(text: "1 of 10,000")
+        try demo.send("q")
+        #expect(try demo.waitForExit() == 0)
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+
+/// The real binary in a real terminal: a tmux server of its own, a fixed size, TZ=UTC and
+/// LANG=C.UTF-8; keys go in with send-keys and the screen comes back with capture-pane.
+final class TmuxSession {
+    let socket = "scrollback-test-\(UUID().uuidString.prefix(8))"
+    /// The program's exit status is written here when it ends.
+    private let statusPath = (NSTemporaryDirectory() as NSString).appendingPathComponent("scrollback-tmux-\(UUID().uuidString).status")
+    private(set) var width: Int
+    private(set) var height: Int
+
+    init(width: Int, height: Int, arguments: [String], environment: [String: String] = [:]) throws {
+        self.width = width
+        self.height = height
+        var variables = ["TZ": "UTC", "LANG": "C.UTF-8", "TERM": "xterm-256color"]
+        variables.merge(environment) { $1 }
+        let command = (["env"] + variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            + [BinaryRunner.binary.path] + arguments).map(Self.shellQuoted).joined(separator: " ")
+        // The shell records the exit status in a file: tmux's own pane_dead_status is not
+        // reliably set for a program that closes its terminal before it exits.
+        let wrapped = "\(command); echo $? > \(Self.shellQuoted(statusPath))"
+        try tmux(["-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "\(width)", "-y", "\(height)", wrapped])
+        try tmux(["set-option", "-t", "main", "remain-on-exit", "on"])
+    }
+
+    deinit {
+        _ = try? tmux(["kill-server"])
+        try? FileManager.default.removeItem(atPath: statusPath)
+    }
+
+    /// Sends keys as tmux names them: "j", "Enter", "Escape", "C-c", "PageDown", or literal text.
+    func send(_ keys: String..., literal: Bool = false) throws {
+        try tmux(["send-keys", "-t", "main"] + (literal ? ["-l"] : []) + keys)
+    }
+
+    func type(_ text: String) throws { try send(text, literal: true) }
+
+    /// The screen, one string per row, trailing spaces removed.
+    func screen() throws -> [String] {
+        let text = try tmux(["capture-pane", "-p", "-t", "main"])
+        return text.components(separatedBy: "\n").dropLast().map { line in
+            var line = line
+            while line.last == " " { line.removeLast() }
+            return line
+        }
+    }
+
+    /// Waits until the screen satisfies `condition`; the screen it ended with is returned
+    /// and, if the condition never held, a failure describing it is thrown. (A liveness
+    /// guard, not a speed assertion: the limit is generous.)
+    @discardableResult
+    func waitFor(_ what: String, timeout: TimeInterval = 20, _ condition: ([String]) -> Bool) throws -> [String] {
+        let deadline = Date().addingTimeInterval(timeout)
+        var last: [String] = []
+        while Date() < deadline {
+            last = try screen()
+            if condition(last) { return last }
+            usleep(50_000)
+        }
+        throw TmuxError(description: "waited for \(what); the screen was:\n" + last.joined(separator: "\n"))
+    }
+
+    @discardableResult
+    func waitFor(text: String, timeout: TimeInterval = 20) throws -> [String] {
+        try waitFor("'\(text)'", timeout: timeout) { $0.contains { $0.contains(text) } }
+    }
+
+    func resize(width: Int, height: Int) throws {
+        self.width = width
+        self.height = height
+        try tmux(["resize-window", "-t", "main", "-x", "\(width)", "-y", "\(height)"])
+    }
+
+    /// The exit status once the program has ended, or nil while it runs.
+    func exitStatus() -> Int32? {
+        guard let text = try? String(contentsOfFile: statusPath, encoding: .utf8) else { return nil }
+        return Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    func waitForExit(timeout: TimeInterval = 20) throws -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let status = exitStatus() { return status }
+            usleep(50_000)
+        }
+        throw TmuxError(description: "the program did not exit; the screen was:\n" + (try screen()).joined(separator: "\n"))
+    }
+
+    @discardableResult
+    private func tmux(_ arguments: [String]) throws -> String {
+        // posix_spawn and waitpid rather than Process: the tmux server that the first
+        // command forks outlives its client, which Foundation's Process does not always
+        // notice. Output goes through a file, since the server keeps inherited descriptors.
+        let outputPath = (NSTemporaryDirectory() as NSString).appendingPathComponent("\(socket)-\(UUID().uuidString).out")
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = ["tmux", "-L", socket] + arguments
+        var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        defer { cArguments.forEach { free($0) } }
+        // A clean signal mask and default handlers: test threads may block signals, and the
+        // tmux server (and the program under test) would inherit that.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/usr/bin/tmux", &actions, &attributes, &cArguments, environ)
+        guard spawned == 0 else { throw TmuxError(description: "cannot run tmux (\(spawned))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let exited = (status & 0x7F) == 0
+        let code = (status >> 8) & 0xFF
+        guard exited && code == 0 else {
+            throw TmuxError(description: "tmux \(arguments.joined(separator: " ")) failed (\(status))")
+        }
+        return String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: outputPath))) ?? Data(), as: UTF8.self)
+    }
+
+    private static func shellQuoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
+
+struct TmuxError: Error, CustomStringConvertible {
+    let description: String
+}
