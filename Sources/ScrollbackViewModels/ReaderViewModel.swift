@@ -214,20 +214,24 @@ public final class ReaderViewModel {
                 continue
             }
             if inCode {
-                // Code keeps its spaces and is cut into lines of the width, never re-flowed.
+                // Code keeps its spaces, is cut into lines of the width (never re-flowed) and
+                // is set apart by a gutter, which shows without colour too.
+                let gutter = width > 4 ? "│ " : ""
+                let codeWidth = width - DisplayWidth.of(gutter)
                 var piece = ""
                 var used = 0
                 for character in line {
                     let cells = DisplayWidth.of(character)
-                    if used + cells > width && !piece.isEmpty {
-                        result.append(ReaderLine(text: piece, style: .code, position: message.position))
+                    if used + cells > codeWidth && !piece.isEmpty {
+                        result.append(ReaderLine(text: gutter + piece, style: .code, position: message.position))
                         piece = ""
                         used = 0
                     }
                     piece.append(character)
                     used += cells
                 }
-                result.append(ReaderLine(text: DisplayWidth.truncated(piece, to: width, ellipsis: false), style: .code, position: message.position))
+                let last = gutter + DisplayWidth.truncated(piece, to: codeWidth, ellipsis: false)
+                result.append(ReaderLine(text: last, style: .code, position: message.position))
             } else {
                 for wrapped in DisplayWidth.wrapped(line, width: width) {
                     result.append(

@@ -53,7 +53,7 @@ struct ReaderAndSearchTests {
         #expect(lines.map(\.text).contains("東京の天気はどうです"))
         #expect(lines.contains { $0.style == .fence && $0.text == "```swift" })
         let code = lines.filter { $0.style == .code }.map(\.text)
-        #expect(code == ["let x = 1 // a long ", "comment that goes pa", "st the width"])
+        #expect(code == ["│ let x = 1 // a lon", "│ g comment that goe", "│ s past the width"])
         #expect(lines.contains { $0.text == "done ␛[31m" })
         reader.resize(width: 40, height: 30)
         #expect(reader.lines.filter { $0.style == .code }.count == 2)
