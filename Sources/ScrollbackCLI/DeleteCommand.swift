@@ -1,5 +1,6 @@
 import ScrollbackModel
 import ScrollbackStorage
+import TerminalText
 
 /// `scrollback delete ID...`: resolves every id first (nothing is deleted if one is wrong),
 /// asks once on a terminal, then deletes all of them in one transaction.
@@ -25,7 +26,7 @@ struct DeleteCommand {
             let more = targets.count > 3 ? " and \(targets.count - 3) more" : ""
             let messages = targets.reduce(0) { $0 + $1.messageCount }
             console.writeError(
-                "Delete \(targets.count) \(noun) (\(names)\(more)) with \(OutputFormat.grouped(messages)) messages? [y/N] ")
+                "Delete \(targets.count) \(noun) (\(names)\(more)) with \(NumberText.grouped(messages)) messages? [y/N] ")
             let answer = console.readLine()?.trimmingCharacters(in: .whitespaces).lowercased()
             guard answer == "y" || answer == "yes" else {
                 console.errorLine("Nothing deleted.")

@@ -2,6 +2,7 @@ import Foundation
 import ScrollbackDemo
 import ScrollbackModel
 import ScrollbackStorage
+import TerminalText
 
 /// `scrollback demo`: generated conversations, the same for the same seed.
 struct DemoCommand {
@@ -16,9 +17,9 @@ struct DemoCommand {
         let store = try context.openStore()
         try context.requireWritable(store)
         let outcome = try Self.fill(store, count: count, seed: seed, console: context.console)
-        var summary = "added \(OutputFormat.grouped(outcome.added)) conversations (\(OutputFormat.grouped(outcome.messages)) messages) to \(store.path)"
+        var summary = "added \(NumberText.grouped(outcome.added)) conversations (\(NumberText.grouped(outcome.messages)) messages) to \(store.path)"
         if outcome.alreadyPresent > 0 {
-            summary += "; \(OutputFormat.grouped(outcome.alreadyPresent)) of seed \(seed) were there already"
+            summary += "; \(NumberText.grouped(outcome.alreadyPresent)) of seed \(seed) were there already"
         }
         context.console.line(summary)
     }
@@ -29,7 +30,7 @@ struct DemoCommand {
         let outcome = try DemoGenerator(seed: seed).fill(store, count: count) { done in
             guard showProgress else { return }
             let rate = Double(done) / max(Date().timeIntervalSince(started), 0.001)
-            console.writeError("\r\u{1B}[Kmaking demo conversations: \(OutputFormat.grouped(done)) of \(OutputFormat.grouped(count)) (\(OutputFormat.grouped(Int(rate)))/s)")
+            console.writeError("\r\u{1B}[Kmaking demo conversations: \(NumberText.grouped(done)) of \(NumberText.grouped(count)) (\(NumberText.grouped(Int(rate)))/s)")
         }
         if showProgress { console.writeError("\r\u{1B}[K") }
         return outcome

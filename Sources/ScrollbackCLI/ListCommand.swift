@@ -1,5 +1,6 @@
 import ScrollbackModel
 import ScrollbackStorage
+import ScrollbackViewModels
 
 /// `scrollback list`: one page of conversations, with the token for the next.
 struct ListCommand {
@@ -58,7 +59,7 @@ struct ListCommand {
         let timeHeading = order == .created ? "CREATED" : "UPDATED"
         console.line("ID        \(timeHeading)            MSGS  MODEL               TITLE")
         for conversation in page.items {
-            let time = OutputFormat.localTime(order == .created ? conversation.createdAt : conversation.updatedAt)
+            let time = TimeText.absolute(order == .created ? conversation.createdAt : conversation.updatedAt)
             let count = String(conversation.messageCount)
             let model = OutputFormat.line(conversation.model ?? conversation.source)
             let modelColumn = model.count > 18 ? String(model.prefix(17)) + "…" : model

@@ -54,16 +54,6 @@ enum OutputFormat {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// `2026-10-31 14:02` in the local time zone (`TZ`).
-    static func localTime(_ timestamp: Timestamp) -> String {
-        var seconds = time_t(timestamp.milliseconds / 1000 - (timestamp.milliseconds % 1000 < 0 ? 1 : 0))
-        var parts = tm()
-        localtime_r(&seconds, &parts)
-        return String(
-            format: "%04d-%02d-%02d %02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
-            Int(parts.tm_hour), Int(parts.tm_min))
-    }
-
     /// The first eight characters of a public id: enough to type, like git's short ids.
     static func shortID(_ publicID: String) -> String { String(publicID.prefix(8)) }
 
@@ -82,15 +72,5 @@ enum OutputFormat {
             unit += 1
         }
         return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
-    }
-
-    static func grouped(_ number: Int) -> String {
-        let digits = String(number.magnitude)
-        var result = ""
-        for (offset, digit) in digits.enumerated() {
-            if offset > 0 && (digits.count - offset) % 3 == 0 { result.append(",") }
-            result.append(digit)
-        }
-        return number < 0 ? "-" + result : result
     }
 }

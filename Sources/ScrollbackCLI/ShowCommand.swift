@@ -1,5 +1,7 @@
 import ScrollbackModel
 import ScrollbackStorage
+import ScrollbackViewModels
+import TerminalText
 
 /// `scrollback show ID`: a conversation and all its messages, in order, read page by page.
 struct ShowCommand {
@@ -21,9 +23,9 @@ struct ShowCommand {
             var facts = ["id \(conversation.publicID)"]
             if let model = conversation.model { facts.append("model \(OutputFormat.line(model))") }
             facts.append("source \(OutputFormat.line(conversation.source))")
-            facts.append("created \(OutputFormat.localTime(conversation.createdAt))")
-            facts.append("updated \(OutputFormat.localTime(conversation.updatedAt))")
-            facts.append("\(OutputFormat.grouped(conversation.messageCount)) messages")
+            facts.append("created \(TimeText.absolute(conversation.createdAt))")
+            facts.append("updated \(TimeText.absolute(conversation.updatedAt))")
+            facts.append("\(NumberText.grouped(conversation.messageCount)) messages")
             console.line(facts.joined(separator: " · "))
         }
         while true {
@@ -34,7 +36,7 @@ struct ShowCommand {
                 } else {
                     let model = message.model.map { " · \(OutputFormat.line($0))" } ?? ""
                     console.line()
-                    console.line("── \(message.role.rawValue) · \(OutputFormat.localTime(message.createdAt))\(model)")
+                    console.line("── \(message.role.rawValue) · \(TimeText.absolute(message.createdAt))\(model)")
                     console.line(OutputFormat.block(message.content))
                 }
             }

@@ -1,3 +1,5 @@
+import ScrollbackViewModels
+import TerminalText
 /// `scrollback stats`: counts, size, schema version, oldest and newest.
 struct StatsCommand {
     let context: CommandContext
@@ -27,11 +29,11 @@ struct StatsCommand {
         let rows: [(String, String)] = [
             ("database", OutputFormat.line(store.path) + (store.database.isSnapshot ? " (read-only snapshot)" : "")),
             ("schema", "\(stats.schemaVersion)"),
-            ("conversations", OutputFormat.grouped(stats.conversations)),
-            ("messages", OutputFormat.grouped(stats.messages)),
+            ("conversations", NumberText.grouped(stats.conversations)),
+            ("messages", NumberText.grouped(stats.messages)),
             ("size", OutputFormat.bytes(stats.fileBytes)),
-            ("oldest", stats.oldest.map(OutputFormat.localTime) ?? "-"),
-            ("newest", stats.newest.map(OutputFormat.localTime) ?? "-"),
+            ("oldest", stats.oldest.map(TimeText.absolute) ?? "-"),
+            ("newest", stats.newest.map(TimeText.absolute) ?? "-"),
         ]
         for (name, value) in rows {
             context.console.line(name.padding(toLength: 15, withPad: " ", startingAt: 0) + value)

@@ -1,3 +1,4 @@
+import TerminalText
 /// `scrollback` with no command: what is in the database. (The browser replaces this.)
 struct SummaryCommand {
     let context: CommandContext
@@ -6,7 +7,7 @@ struct SummaryCommand {
         let store = try context.openStore()
         let stats = try store.stats()
         let console = context.console
-        var line = "\(OutputFormat.line(store.path)): \(OutputFormat.grouped(stats.conversations)) conversations, \(OutputFormat.grouped(stats.messages)) messages"
+        var line = "\(OutputFormat.line(store.path)): \(NumberText.grouped(stats.conversations)) conversations, \(NumberText.grouped(stats.messages)) messages"
         if store.isReadOnly { line += " [read-only]" }
         console.line(line)
         if stats.conversations == 0 {

@@ -38,29 +38,60 @@ public final class SQLiteSearchRepository: SearchRepository {
             items: items.map(\.hit), previous: nil, next: hits.count > limit ? items.last?.cursor : nil)
     }
 
-    private func titleHits(_ terms: SearchTerms, before id: Int64?, limit: Int) throws -> [(hit: SearchHit, cursor: Cursor)] {
+    /// Where one kind of hit comes from.
+    private struct Source {
+        /// The FTS5 table, whose rowid is `table`'s id.
+        let index: String
+        /// The table holding the text, and the column searched.
+        let table: String
+        let column: String
+        /// Columns selected after the conversation's, and any join to reach the conversation.
+        let extraColumns: String
+        let join: String
+
+        static let titles = Source(index: "conversation_fts", table: "conversation", column: "title", extraColumns: "", join: "")
+        static let messages = Source(
+            index: "message_fts", table: "message", column: "content",
+            extraColumns: ", message.id, message.position, message.role, message.created_at, message.content, message.public_id",
+            join: " JOIN conversation ON conversation.id = message.conversation_id")
+    }
+
+    /// Up to `limit` rows of `source` matching every term, newest first, before `id`.
+    ///
+    /// With a term of three or more characters the FTS index drives the query, ordered by its
+    /// own rowid (FTS5 then walks its index backwards instead of sorting every match);
+    /// shorter terms filter with LIKE.
+    private func rows<T>(
+        _ source: Source, _ terms: SearchTerms, before id: Int64?, limit: Int, map: (Row) throws -> T
+    ) throws -> [T] {
+        guard limit > 0 else { return [] }
         var arguments: [SQLValue] = []
-        var sql = "SELECT \(SQLiteConversationRepository.columns) FROM "
+        var sql = "SELECT \(SQLiteConversationRepository.columns)\(source.extraColumns) FROM "
+        let order: String
         if let match = terms.matchExpression {
-            sql += "conversation_fts JOIN conversation ON conversation.id = conversation_fts.rowid WHERE conversation_fts MATCH ?"
+            sql += "\(source.index) JOIN \(source.table) ON \(source.table).id = \(source.index).rowid\(source.join)"
+            sql += " WHERE \(source.index) MATCH ?"
             arguments.append(.text(match))
+            order = "\(source.index).rowid"
         } else {
-            sql += "conversation WHERE 1"
+            sql += "\(source.table)\(source.join) WHERE 1"
+            order = "\(source.table).id"
         }
         for pattern in terms.likePatterns {
-            sql += " AND conversation.title LIKE ? ESCAPE '\\'"
+            sql += " AND \(source.table).\(source.column) LIKE ? ESCAPE '\\'"
             arguments.append(.text(pattern))
         }
-        // Order by the FTS table's own rowid where there is one: FTS5 then walks its index
-        // backwards instead of sorting every match.
-        let order = terms.matchExpression == nil ? "conversation.id" : "conversation_fts.rowid"
         if let id {
             sql += " AND \(order) < ?"
             arguments.append(.integer(id))
         }
         sql += " ORDER BY \(order) DESC LIMIT ?"
         arguments.append(.integer(Int64(limit)))
-        return try database.query(sql, arguments) { row in
+        return try database.query(sql, arguments, map)
+    }
+
+    private func titleHits(_ terms: SearchTerms, before id: Int64?, limit: Int) throws -> [(hit: SearchHit, cursor: Cursor)] {
+        try rows(.titles, terms, before: id, limit: limit) { row in
             let conversation = SQLiteConversationRepository.conversation(row)
             let (snippet, matches) = Snippet.make(from: conversation.title, terms: terms.all)
             return (
@@ -71,33 +102,10 @@ public final class SQLiteSearchRepository: SearchRepository {
     }
 
     private func messageHits(_ terms: SearchTerms, before id: Int64?, limit: Int) throws -> [(hit: SearchHit, cursor: Cursor)] {
-        guard limit > 0 else { return [] }
-        var arguments: [SQLValue] = []
-        let columns = "\(SQLiteConversationRepository.columns), message.id, message.position, message.role, message.created_at, message.content, message.public_id"
-        var sql = "SELECT \(columns) FROM "
-        if let match = terms.matchExpression {
-            sql += "message_fts JOIN message ON message.id = message_fts.rowid"
-            sql += " JOIN conversation ON conversation.id = message.conversation_id WHERE message_fts MATCH ?"
-            arguments.append(.text(match))
-        } else {
-            sql += "message JOIN conversation ON conversation.id = message.conversation_id WHERE 1"
-        }
-        for pattern in terms.likePatterns {
-            sql += " AND message.content LIKE ? ESCAPE '\\'"
-            arguments.append(.text(pattern))
-        }
-        let order = terms.matchExpression == nil ? "message.id" : "message_fts.rowid"
-        if let id {
-            sql += " AND \(order) < ?"
-            arguments.append(.integer(id))
-        }
-        sql += " ORDER BY \(order) DESC LIMIT ?"
-        arguments.append(.integer(Int64(limit)))
-        return try database.query(sql, arguments) { row in
+        try rows(.messages, terms, before: id, limit: limit) { row in
             let conversation = SQLiteConversationRepository.conversation(row)
-            let roleText = row.text(12)
             let reference = SearchHit.MessageReference(
-                id: row.int64(10), publicID: row.text(15), position: row.int(11), role: Role(rawValue: roleText) ?? .user,
+                id: row.int64(10), publicID: row.text(15), position: row.int(11), role: Role(rawValue: row.text(12)) ?? .user,
                 createdAt: Timestamp(milliseconds: row.int64(13)))
             let (snippet, matches) = Snippet.make(from: row.text(14), terms: terms.all)
             return (
@@ -147,7 +155,7 @@ enum Snippet {
         var snippet = folded(text[start..<end])
         if start > text.startIndex { snippet = "…" + snippet }
         if end < text.endIndex { snippet += "…" }
-        return (snippet, matches(of: terms, in: snippet))
+        return (snippet, TextMatches.ranges(of: terms, in: snippet))
     }
 
     /// Whitespace runs (newlines included) become one space; the ends are trimmed.
@@ -164,29 +172,5 @@ enum Snippet {
             }
         }
         return result
-    }
-
-    static func matches(of terms: [String], in snippet: String) -> [Range<Int>] {
-        var ranges: [Range<Int>] = []
-        for term in terms where !term.isEmpty {
-            var searchStart = snippet.startIndex
-            while searchStart < snippet.endIndex,
-                  let found = snippet.range(of: term, options: [.caseInsensitive], range: searchStart..<snippet.endIndex) {
-                let lower = snippet[..<found.lowerBound].count
-                let upper = lower + snippet[found].count
-                if upper > lower { ranges.append(lower..<upper) }
-                searchStart = found.upperBound > found.lowerBound ? found.upperBound : snippet.index(after: found.lowerBound)
-            }
-        }
-        ranges.sort { $0.lowerBound < $1.lowerBound }
-        var merged: [Range<Int>] = []
-        for range in ranges {
-            if let last = merged.last, range.lowerBound <= last.upperBound {
-                merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
-            } else {
-                merged.append(range)
-            }
-        }
-        return merged
     }
 }

@@ -68,18 +68,18 @@ public enum BrowserRenderer {
         switch browser.mode {
         case .list:
             let list = browser.list
-            left = list.total == 0 ? "0 conversations" : "\(grouped(list.selection + 1)) of \(grouped(list.total))"
-            if !list.marks.isEmpty { left += " · \(grouped(list.marks.count)) marked" }
+            left = list.total == 0 ? "0 conversations" : "\(NumberText.grouped(list.selection + 1)) of \(NumberText.grouped(list.total))"
+            if !list.marks.isEmpty { left += " · \(NumberText.grouped(list.marks.count)) marked" }
             hints = "? help  / search  q quit"
         case .reader:
             let reader = browser.reader
             let position = (reader?.topPosition ?? 0) + 1
-            left = "message \(grouped(position)) of \(grouped(reader?.conversation.messageCount ?? 0))"
+            left = "message \(NumberText.grouped(position)) of \(NumberText.grouped(reader?.conversation.messageCount ?? 0))"
             hints = "j/k scroll  Esc back"
         case .searchResults:
             let search = browser.search
             let count = search?.hits.count ?? 0
-            left = count == 0 ? "no matches" : "\(grouped((search?.selection ?? 0) + 1)) of \(grouped(count))\(search?.isComplete == false ? "+" : "")"
+            left = count == 0 ? "no matches" : "\(NumberText.grouped((search?.selection ?? 0) + 1)) of \(NumberText.grouped(count))\(search?.isComplete == false ? "+" : "")"
             hints = "Enter open  n/N next  Esc back"
         }
         if browser.isReadOnly { left += " · read-only" }
@@ -136,7 +136,7 @@ public enum BrowserRenderer {
     /// message count and time as fit.
     static func listRow(_ conversation: ConversationDTO, order: ConversationOrder, width: Int, now: Timestamp, marked: Bool) -> String {
         let time = TimeText.relative(order == .created ? conversation.createdAt : conversation.updatedAt, now: now)
-        let count = grouped(conversation.messageCount)
+        let count = NumberText.grouped(conversation.messageCount)
         var title = UntrustedText.sanitized(conversation.title)
         if conversation.pinned { title = "⚑ " + title }
         let mark = marked ? "*" : " "
@@ -203,7 +203,7 @@ public enum BrowserRenderer {
         guard let search = browser.search else { return }
         let more = search.isComplete ? "" : "+"
         drawHeader(
-            "search “\(UntrustedText.sanitized(search.query))” · \(grouped(search.hits.count))\(more) matches",
+            "search “\(UntrustedText.sanitized(search.query))” · \(NumberText.grouped(search.hits.count))\(more) matches",
             right: readOnlyLabel(browser), on: screen)
         let width = screen.width
         for (offset, item) in search.visibleHits.enumerated() {
@@ -247,7 +247,7 @@ public enum BrowserRenderer {
     static func drawHighlighted(
         _ text: String, terms: [String], row: Int, column: Int, width: Int, style: TextStyle, on screen: any Screen
     ) {
-        let ranges = matchRanges(of: terms, in: text)
+        let ranges = TextMatches.ranges(of: terms, in: text)
         guard !ranges.isEmpty else {
             screen.draw(text, row: row, column: column, style: style)
             return
@@ -267,38 +267,5 @@ public enum BrowserRenderer {
             offset = range.upperBound
         }
         screen.draw(String(characters[offset...]), row: row, column: cell, style: style)
-    }
-
-    static func matchRanges(of terms: [String], in text: String) -> [Range<Int>] {
-        var ranges: [Range<Int>] = []
-        for term in terms where !term.isEmpty {
-            var start = text.startIndex
-            while start < text.endIndex, let found = text.range(of: term, options: [.caseInsensitive], range: start..<text.endIndex) {
-                let lower = text.distance(from: text.startIndex, to: found.lowerBound)
-                let upper = text.distance(from: text.startIndex, to: found.upperBound)
-                if upper > lower { ranges.append(lower..<upper) }
-                start = found.upperBound > found.lowerBound ? found.upperBound : text.index(after: found.lowerBound)
-            }
-        }
-        ranges.sort { $0.lowerBound < $1.lowerBound }
-        var merged: [Range<Int>] = []
-        for range in ranges {
-            if let last = merged.last, range.lowerBound <= last.upperBound {
-                merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
-            } else {
-                merged.append(range)
-            }
-        }
-        return merged
-    }
-
-    static func grouped(_ number: Int) -> String {
-        let digits = String(number.magnitude)
-        var result = ""
-        for (offset, digit) in digits.enumerated() {
-            if offset > 0 && (digits.count - offset) % 3 == 0 { result.append(",") }
-            result.append(digit)
-        }
-        return number < 0 ? "-" + result : result
     }
 }
