@@ -34,13 +34,13 @@ static inline mmask_t scrollback_wheel_mask(void) { return BUTTON4_PRESSED | BUT
 static inline int scrollback_is_wheel_up(mmask_t state) { return (state & BUTTON4_PRESSED) != 0; }
 static inline int scrollback_is_wheel_down(mmask_t state) { return (state & BUTTON5_PRESSED) != 0; }
 
-/* Draws a wide string with attributes at a position; waddnwstr clips at the right edge
-   only when scrolling is off, so the caller passes text that fits. */
-static inline int scrollback_draw(int row, int column, const wchar_t *text, int length, attr_t attributes, short pair) {
+/* Draws a wide string at a position, then sets the attributes and colour pair of the
+   cells it took (mvwchgat applies both reliably to wide characters). The caller passes
+   text that fits, so nothing wraps. */
+static inline int scrollback_draw(int row, int column, const wchar_t *text, int length, int cells, attr_t attributes, short pair) {
     WINDOW *window = stdscr;
-    wattr_set(window, attributes, pair, NULL);
     int result = mvwaddnwstr(window, row, column, text, length);
-    wattr_set(window, A_NORMAL, 0, NULL);
+    if (cells > 0) mvwchgat(window, row, column, cells, attributes, pair, NULL);
     return result;
 }
 

@@ -40,7 +40,8 @@ final class CursesScreen: Screen {
         if style.dim { attributes |= scrollback_a_dim() }
         if style.underline { attributes |= scrollback_a_underline() }
         let pair: Int16 = useColor ? Int16(style.color?.rawValue ?? 0) : 0
-        _ = scrollback_draw(Int32(row), Int32(column), characters, Int32(characters.count - 1), attributes, pair)
+        _ = scrollback_draw(
+            Int32(row), Int32(column), characters, Int32(characters.count - 1), Int32(DisplayWidth.of(fitted)), attributes, pair)
     }
 
     func placeCursor(row: Int, column: Int) { cursor = (row, column) }

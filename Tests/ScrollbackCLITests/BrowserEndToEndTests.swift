@@ -158,4 +158,23 @@ struct BrowserEndToEndTests {
         try demo.send("q")
         #expect(try demo.waitForExit() == 0)
     }
+
+    @Test("colours by default; NO_COLOR and a monochrome terminal get attributes only", arguments: [
+        ([String: String](), true), (["NO_COLOR": "1"], false), (["TERM": "vt100"], false),
+    ])
+    func colours(environment: [String: String], coloured: Bool) throws {
+        let runner = try BinaryRunner()
+        #expect(try runner.run(["demo", "--count", "20"]).status == 0)
+        let tmux = try TmuxSession(width: 80, height: 16, arguments: ["--db", runner.databasePath], environment: environment)
+        try tmux.waitFor(text: "1 of 20")
+        try tmux.send("Enter")
+        try tmux.waitFor(text: "message 1 of")
+        let styled = try tmux.styledScreen()
+        // SGR foreground colours are 30–37 (or 38;…); bold (1) and reverse (7) are not colours.
+        let hasColour = styled.range(of: #"\x{1B}\[[0-9;]*(3[0-8])[;m]"#, options: .regularExpression) != nil
+        #expect(hasColour == coloured, "\(styled)")
+        #expect(styled.contains("\u{1B}[1m") || styled.contains(";1m") || styled.contains("[1;"), "bold headers")
+        try tmux.send("q", "q")
+        #expect(try tmux.waitForExit() == 0)
+    }
 }

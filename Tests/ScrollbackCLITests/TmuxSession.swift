@@ -12,9 +12,14 @@ final class TmuxSession {
     init(width: Int, height: Int, arguments: [String], environment: [String: String] = [:]) throws {
         self.width = width
         self.height = height
-        var variables = ["TZ": "UTC", "LANG": "C.UTF-8", "TERM": "xterm-256color"]
+        // A clean environment (env -i): nothing from the test process, such as a NO_COLOR
+        // set by the test runner, leaks into the program.
+        var variables = [
+            "TZ": "UTC", "LANG": "C.UTF-8", "TERM": "xterm-256color", "PATH": "/usr/bin:/bin",
+            "HOME": NSTemporaryDirectory(),
+        ]
         variables.merge(environment) { $1 }
-        let command = (["env"] + variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        let command = (["env", "-i"] + variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
             + [BinaryRunner.binary.path] + arguments).map(Self.shellQuoted).joined(separator: " ")
         // The shell records the exit status in a file: tmux's own pane_dead_status is not
         // reliably set for a program that closes its terminal before it exits.
@@ -43,6 +48,11 @@ final class TmuxSession {
             while line.last == " " { line.removeLast() }
             return line
         }
+    }
+
+    /// The screen with its colours and attributes as escape sequences (`capture-pane -e`).
+    func styledScreen() throws -> String {
+        try tmux(["capture-pane", "-p", "-e", "-t", "main"])
     }
 
     /// Waits until the screen satisfies `condition`; the screen it ended with is returned
