@@ -35,6 +35,11 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .target(
+            name: "ScrollbackImport",
+            dependencies: ["ScrollbackModel", "ScrollbackStorage"],
+            swiftSettings: strictSwift
+        ),
+        .target(
             name: "TerminalText",
             swiftSettings: strictSwift
         ),
@@ -52,7 +57,7 @@ let package = Package(
             name: "ScrollbackCLI",
             dependencies: [
                 "ScrollbackModel", "ScrollbackStorage", "ScrollbackDemo", "TerminalText", "ScrollbackViewModels",
-                "ScrollbackTerminal",
+                "ScrollbackTerminal", "ScrollbackImport",
             ],
             swiftSettings: strictSwift
         ),
@@ -89,6 +94,12 @@ let package = Package(
                 "TestSupport",
             ],
             exclude: ["Golden"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "ScrollbackImportTests",
+            dependencies: ["ScrollbackImport", "ScrollbackModel", "ScrollbackStorage", "TestSupport"],
+            exclude: ["Fixtures"],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -74,6 +74,20 @@ enum CommandTable {
             options: [OptionSpec(name: "--yes", value: nil, help: "do not ask (required when input is not a terminal)")],
             example: "scrollback delete 3f2a9c1e 77b0d2aa --yes"),
         CommandSpec(
+            name: "import", summary: "Import ChatGPT or Claude exports, or scrollback JSON Lines", arguments: "PATH...",
+            minimumArguments: 1, maximumArguments: nil,
+            options: [
+                OptionSpec(name: "--format", value: "chatgpt|claude|llm|jsonl", help: "the format (default: found from the content)"),
+                OptionSpec(name: "--quiet", value: nil, help: "no progress on standard error"),
+            ], example: "scrollback import ~/Downloads/chatgpt-export/"),
+        CommandSpec(
+            name: "export", summary: "Write conversations as Markdown, JSON or JSON Lines", arguments: "[ID...]",
+            minimumArguments: 0, maximumArguments: nil,
+            options: [
+                OptionSpec(name: "--format", value: "md|json|jsonl", help: "the format (default md)"),
+                OptionSpec(name: "--out", value: "PATH", help: "a file, or a folder (one file each); default standard output"),
+            ], example: "scrollback export --format jsonl --out backup.jsonl"),
+        CommandSpec(
             name: "stats", summary: "Counts, size, schema version, oldest and newest", arguments: "", minimumArguments: 0,
             maximumArguments: 0, options: [json], example: "scrollback stats --json"),
         CommandSpec(

@@ -87,6 +87,8 @@ struct CommandContext {
         case "stats": try StatsCommand(context: self).run()
         case "check": return try CheckCommand(context: self).run()
         case "demo": try DemoCommand(context: self).run()
+        case "import": return try ImportCommand(context: self).run()
+        case "export": try ExportCommand(context: self).run()
         default: try BrowseCommand(context: self).run()
         }
         return 0

@@ -1,0 +1,65 @@
+import Foundation
+import ScrollbackImport
+import ScrollbackStorage
+import TerminalText
+
+/// `scrollback import PATH...`: every file in its own transaction; a summary at the end.
+struct ImportCommand {
+    let context: CommandContext
+
+    func run() throws -> Int32 {
+        var format: ImportFormat?
+        if let text = context.parsed.value("--format") {
+            guard let chosen = ImportFormat(rawValue: text) else {
+                throw UsageError(message: "--format must be chatgpt, claude, llm or jsonl, not '\(text)'", command: "import")
+            }
+            format = chosen
+        }
+        let store = try context.openStore()
+        try context.requireWritable(store)
+        let console = context.console
+        let showProgress = console.errorIsTerminal && !context.parsed.has("--quiet")
+        // Ctrl-C is held back and looked for between records, so that the file being read
+        // is rolled back cleanly rather than cut off.
+        var interrupt = sigset_t()
+        sigemptyset(&interrupt)
+        sigaddset(&interrupt, SIGINT)
+        sigaddset(&interrupt, SIGTERM)
+        var previous = sigset_t()
+        sigprocmask(SIG_BLOCK, &interrupt, &previous)
+        defer { sigprocmask(SIG_SETMASK, &previous, nil) }
+        let started = Date()
+        var lastShown = Date.distantPast
+        let summary = Importer(store: store).run(
+            paths: context.parsed.positional, format: format,
+            progress: { progress in
+                guard showProgress, Date().timeIntervalSince(lastShown) > 0.2 else { return }
+                lastShown = Date()
+                let percent = progress.bytesTotal > 0 ? progress.bytesDone * 100 / progress.bytesTotal : 100
+                let rate = Double(progress.records) / max(Date().timeIntervalSince(started), 0.001)
+                console.writeError(
+                    "\r\u{1B}[K\(UntrustedText.sanitized((progress.path as NSString).lastPathComponent)): \(NumberText.grouped(progress.records)) conversations, \(percent)% (\(NumberText.grouped(Int(rate)))/s)")
+            },
+            shouldStop: {
+                var pending = sigset_t()
+                sigpending(&pending)
+                return sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1
+            })
+        if showProgress { console.writeError("\r\u{1B}[K") }
+        var line = "imported \(summary.inserted) new, \(summary.updated) updated, \(summary.unchanged) unchanged"
+        if !summary.skipped.isEmpty { line += "; skipped \(summary.skipped.count)" }
+        if !summary.failed.isEmpty { line += "; \(summary.failed.count) file\(summary.failed.count == 1 ? "" : "s") failed" }
+        console.line(line)
+        for skipped in summary.skipped {
+            console.line("skipped: \(UntrustedText.sanitized(skipped.path)) \(skipped.record): \(skipped.reason)")
+        }
+        for failure in summary.failed {
+            console.errorLine("scrollback: \(UntrustedText.sanitized(failure.description))")
+        }
+        if summary.interrupted {
+            console.errorLine("scrollback: interrupted; the file being read was not imported (files before it were)")
+            return 130
+        }
+        return summary.failed.isEmpty ? 0 : 1
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import ScrollbackModel
+
+/// One conversation of a Claude.ai data export (`conversations.json`).
+///
+/// The transcript follows `parent_message_uuid` from the newest leaf to the root (old
+/// exports without parents: file order). Text blocks are joined, `thinking` is left out,
+/// `tool_use` and `tool_result` become tool messages, attachments' extracted text stays with
+/// its message under the file's name, and whitespace-only messages are skipped.
+enum ClaudeExport {
+    enum Problem: Error {
+        case skip(String)
+    }
+
+    static let rootParent = "00000000-0000-4000-8000-000000000000"
+
+    static func conversation(from value: Any) throws(Problem) -> ImportedConversation {
+        guard let record = value as? [String: Any] else { throw .skip("not an object") }
+        guard let id = record.string("uuid"), !id.isEmpty else { throw .skip("no id") }
+        let all = (record.array("chat_messages") ?? []).compactMap { $0 as? [String: Any] }
+        guard !all.isEmpty else { throw .skip("no messages") }
+
+        var chain = all
+        if all.contains(where: { $0.string("parent_message_uuid") != nil }) {
+            var byID: [String: (index: Int, message: [String: Any])] = [:]
+            var hasChildren: Set<String> = []
+            for (index, message) in all.enumerated() {
+                if let uuid = message.string("uuid") { byID[uuid] = (index, message) }
+                if let parent = message.string("parent_message_uuid") { hasChildren.insert(parent) }
+            }
+            let leaves = byID.values.filter { !hasChildren.contains($0.message.string("uuid") ?? "") }
+            let newest = leaves.max { lhs, rhs in
+                let l = ImportTime.iso8601(lhs.message.string("created_at"))?.milliseconds ?? 0
+                let r = ImportTime.iso8601(rhs.message.string("created_at"))?.milliseconds ?? 0
+                return l == r ? lhs.index < rhs.index : l < r
+            }
+            chain = []
+            var seen: Set<String> = []
+            var current = newest?.message
+            while let message = current, let uuid = message.string("uuid"), !seen.contains(uuid) {
+                seen.insert(uuid)
+                chain.append(message)
+                guard let parent = message.string("parent_message_uuid"), parent != rootParent else { break }
+                current = byID[parent]?.message
+            }
+            chain.reverse()
+        }
+
+        var messages: [ImportedMessage] = []
+        let conversationTime = ImportTime.iso8601(record.string("created_at"))
+        for message in chain {
+            messages += self.messages(from: message, fallbackTime: conversationTime)
+        }
+        guard !messages.isEmpty else { throw .skip("no messages") }
+        let title = record.string("name").flatMap { ImportText.isBlank($0) ? nil : $0 } ?? ImportText.title(from: messages)
+        let start = conversationTime ?? messages.first?.createdAt ?? Timestamp(milliseconds: 0)
+        let updated = ImportTime.iso8601(record.string("updated_at")) ?? messages.last?.createdAt ?? start
+        return ImportedConversation(
+            source: "claude", sourceID: id, title: title, model: record.string("model"), createdAt: start,
+            updatedAt: max(updated, start), messages: messages)
+    }
+
+    private static func messages(from message: [String: Any], fallbackTime: Timestamp?) -> [ImportedMessage] {
+        let role: Role = message.string("sender") == "human" ? .user : .assistant
+        let time = ImportTime.iso8601(message.string("created_at")) ?? fallbackTime ?? Timestamp(milliseconds: 0)
+        var result: [ImportedMessage] = []
+        var text = ""
+        func flush() {
+            if !ImportText.isBlank(text) {
+                result.append(ImportedMessage(role: role, content: text.trimmingCharacters(in: .newlines), createdAt: time))
+            }
+            text = ""
+        }
+        if let blocks = message.array("content"), !blocks.isEmpty {
+            for case let block as [String: Any] in blocks {
+                switch block.string("type") {
+                case "text":
+                    if let part = block.string("text"), !part.isEmpty { text += (text.isEmpty ? "" : "\n\n") + part }
+                case "tool_use":
+                    flush()
+                    let input = block["input"].flatMap { try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys]) }
+                        .map { String(decoding: $0, as: UTF8.self) } ?? ""
+                    let name = block.string("name") ?? "tool"
+                    result.append(ImportedMessage(role: .tool, content: "\(name): \(input)", createdAt: time))
+                case "tool_result":
+                    flush()
+                    let output: String
+                    if let parts = block.array("content") {
+                        output = parts.compactMap { ($0 as? [String: Any])?.string("text") ?? ($0 as? String) }.joined(separator: "\n")
+                    } else {
+                        output = block.string("content") ?? ""
+                    }
+                    if !ImportText.isBlank(output) {
+                        result.append(ImportedMessage(role: .tool, content: output, createdAt: time))
+                    }
+                default:
+                    break  // thinking, token_budget and anything newer
+                }
+            }
+        } else {
+            text = message.string("text") ?? ""
+        }
+        // Attachments stay with the message they came with.
+        for case let attachment as [String: Any] in message.array("attachments") ?? [] {
+            let name = attachment.string("file_name") ?? "attachment"
+            if let extracted = attachment.string("extracted_content"), !ImportText.isBlank(extracted) {
+                text += "\n\n[attachment: \(name)]\n```\n\(extracted)\n```"
+            } else {
+                text += "\n\n[attachment: \(name)]"
+            }
+        }
+        for case let file as [String: Any] in message.array("files") ?? [] {
+            text += "\n\n[file: \(file.string("file_name") ?? "file")]"
+        }
+        flush()
+        return result
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import ScrollbackModel
+import ScrollbackStorage
+
+/// The formats `scrollback export` writes.
+public enum ExportFormat: String, CaseIterable, Sendable {
+    case md, json, jsonl
+
+    var fileExtension: String { self == .md ? "md" : self == .json ? "json" : "jsonl" }
+}
+
+/// Writes conversations as Markdown, JSON or JSON Lines, one conversation in memory at a
+/// time, oldest first.
+public struct Exporter {
+    let store: Store
+
+    public init(store: Store) {
+        self.store = store
+    }
+
+    /// Every conversation, oldest first (created, then id), a page at a time.
+    public func forEachConversation(_ body: (ConversationDTO) throws -> Void) throws {
+        var position = PagePosition.last
+        while true {
+            let page = try store.conversations.page(sort: .created, at: position, limit: 200)
+            for conversation in page.items.reversed() { try body(conversation) }
+            guard let previous = page.previous else { break }
+            position = .before(previous)
+        }
+    }
+
+    public func messages(of conversation: ConversationDTO) throws -> [MessageDTO] {
+        var messages: [MessageDTO] = []
+        var position = PagePosition.first
+        while true {
+            let page = try store.messages.page(conversationID: conversation.id, at: position, limit: 1_000)
+            messages += page.items
+            guard let next = page.next else { break }
+            position = .after(next)
+        }
+        return messages
+    }
+
+    public func render(_ conversation: ConversationDTO, as format: ExportFormat) throws -> String {
+        let messages = try messages(of: conversation)
+        switch format {
+        case .md: return Self.markdown(conversation, messages)
+        case .jsonl: return try Self.jsonLine(conversation, messages)
+        case .json:
+            let encoder = ScrollbackRecord.encoder()
+            encoder.outputFormatting.insert(.prettyPrinted)
+            return String(decoding: try encoder.encode(ScrollbackRecord(conversation: conversation, messages: messages)), as: UTF8.self)
+        }
+    }
+
+    static func jsonLine(_ conversation: ConversationDTO, _ messages: [MessageDTO]) throws -> String {
+        String(decoding: try ScrollbackRecord.encoder().encode(ScrollbackRecord(conversation: conversation, messages: messages)), as: UTF8.self)
+    }
+
+    /// Title, facts, then each message under a role heading; message text as it is, so code
+    /// fences survive.
+    static func markdown(_ conversation: ConversationDTO, _ messages: [MessageDTO]) -> String {
+        var text = "# \(conversation.title)\n\n"
+        text += "- id: \(conversation.publicID)\n"
+        text += "- created: \(conversation.createdAt.iso8601)\n"
+        text += "- updated: \(conversation.updatedAt.iso8601)\n"
+        if let model = conversation.model { text += "- model: \(model)\n" }
+        text += "- source: \(conversation.source)\(conversation.sourceID.map { " (\($0))" } ?? "")\n"
+        for message in messages {
+            let role = message.role.rawValue.prefix(1).uppercased() + message.role.rawValue.dropFirst()
+            text += "\n## \(role) · \(message.createdAt.iso8601)\(message.model.map { " · \($0)" } ?? "")\n\n"
+            text += message.content + "\n"
+        }
+        return text
+    }
+
+    /// A file name for one conversation: date, short id and a slug of the title.
+    public static func fileName(for conversation: ConversationDTO, format: ExportFormat) -> String {
+        let date = String(conversation.createdAt.iso8601.prefix(10))
+        var slug = ""
+        for character in conversation.title.lowercased() {
+            if character.isLetter || character.isNumber {
+                slug.append(character)
+            } else if !slug.isEmpty && slug.last != "-" {
+                slug.append("-")
+            }
+            if slug.count >= 40 { break }
+        }
+        while slug.last == "-" { slug.removeLast() }
+        return "\(date)-\(conversation.publicID.prefix(8))\(slug.isEmpty ? "" : "-" + slug).\(format.fileExtension)"
+    }
+}

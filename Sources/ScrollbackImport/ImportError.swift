@@ -1,0 +1,24 @@
+/// Why a file could not be imported: shown as `PATH: what is wrong (where)`.
+public struct ImportError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let path: String
+    public let problem: String
+    /// Where in the file, when known: "byte 1234", "line 7".
+    public let location: String?
+
+    public init(path: String, problem: String, location: String? = nil) {
+        self.path = path
+        self.problem = problem
+        self.location = location
+    }
+
+    public var description: String {
+        "\(path): \(problem)" + (location.map { " (\($0))" } ?? "")
+    }
+}
+
+/// A record inside a good file that was left out, and why.
+public struct SkippedRecord: Equatable, Sendable {
+    public let path: String
+    public let record: String
+    public let reason: String
+}

@@ -1,0 +1,187 @@
+import Foundation
+import ScrollbackModel
+import ScrollbackStorage
+
+/// The export formats `scrollback import` reads.
+public enum ImportFormat: String, CaseIterable, Sendable {
+    case chatgpt, claude, llm, jsonl
+}
+
+/// What a run of `import` did.
+public struct ImportSummary: Sendable, Equatable {
+    public var inserted = 0
+    public var updated = 0
+    public var unchanged = 0
+    public var skipped: [SkippedRecord] = []
+    public var failed: [ImportError] = []
+    public var interrupted = false
+
+    public init() {}
+}
+
+/// Progress through one file, for the terminal.
+public struct ImportProgress: Sendable {
+    public var path: String
+    public var records: Int
+    public var bytesDone: Int
+    public var bytesTotal: Int
+}
+
+/// Reads exports and stores their conversations: each file in one transaction (a file that
+/// fails imports nothing), malformed records skipped with a reason, re-imports updating
+/// instead of duplicating.
+public struct Importer {
+    let store: Store
+
+    public init(store: Store) {
+        self.store = store
+    }
+
+    struct Interrupted: Error {}
+
+    /// Imports every file (a folder stands for the export files in it).
+    ///
+    /// - Parameter shouldStop: asked between records; true rolls the current file back and
+    ///   ends the run.
+    public func run(
+        paths: [String], format: ImportFormat?, progress: ((ImportProgress) -> Void)? = nil,
+        shouldStop: () -> Bool = { false }
+    ) -> ImportSummary {
+        var summary = ImportSummary()
+        for path in paths {
+            let files: [String]
+            do {
+                files = try Self.files(at: path)
+            } catch {
+                summary.failed.append(error)
+                continue
+            }
+            for file in files {
+                do {
+                    let result = try importFile(file, format: format, progress: progress, shouldStop: shouldStop)
+                    summary.inserted += result.inserted
+                    summary.updated += result.updated
+                    summary.unchanged += result.unchanged
+                    summary.skipped += result.skipped
+                } catch is Interrupted {
+                    summary.interrupted = true
+                    return summary
+                } catch let error as ImportError {
+                    summary.failed.append(error)
+                } catch {
+                    summary.failed.append(ImportError(path: file, problem: "\(error)"))
+                }
+            }
+        }
+        return summary
+    }
+
+    /// The export files a path stands for: a file is itself; a folder holds
+    /// `conversations.json` or the split `conversations-000.json`, `-001.json`, ….
+    static func files(at path: String) throws(ImportError) -> [String] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw ImportError(path: path, problem: "no such file or folder")
+        }
+        guard isDirectory.boolValue else { return [path] }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        let split = names.filter { $0.hasPrefix("conversations-") && $0.hasSuffix(".json") }.sorted()
+        if !split.isEmpty { return split.map { (path as NSString).appendingPathComponent($0) } }
+        if names.contains("conversations.json") { return [(path as NSString).appendingPathComponent("conversations.json")] }
+        throw ImportError(
+            path: path, problem: "no export in this folder (looked for conversations.json and conversations-000.json)")
+    }
+
+    private func importFile(
+        _ path: String, format forced: ImportFormat?, progress: ((ImportProgress) -> Void)?, shouldStop: () -> Bool
+    ) throws -> ImportSummary {
+        let format = try forced ?? Self.detect(path)
+        if format == .llm {
+            // Not built yet: said plainly rather than guessed at.
+            throw ImportError(path: path, problem: "importing llm log databases is not supported yet")
+        }
+        var result = ImportSummary()
+        try store.database.write {
+            func store(_ conversation: ImportedConversation) throws {
+                switch try self.store.upsert(conversation) {
+                case .inserted: result.inserted += 1
+                case .updated: result.updated += 1
+                case .unchanged: result.unchanged += 1
+                }
+            }
+            switch format {
+            case .chatgpt, .claude:
+                var reader = try JSONArrayReader(path: path)
+                while let value = try reader.next() {
+                    if shouldStop() { throw Interrupted() }
+                    do {
+                        let conversation =
+                            format == .chatgpt
+                            ? try Self.chatgpt(value) : try Self.claude(value)
+                        try store(conversation)
+                    } catch let skip as SkipReason {
+                        result.skipped.append(SkippedRecord(path: path, record: "record \(reader.count)", reason: skip.text))
+                    }
+                    progress?(ImportProgress(path: path, records: reader.count, bytesDone: reader.position, bytesTotal: reader.size))
+                }
+            case .jsonl:
+                try JSONLines.forEachLine(path: path) { line, number, done, total in
+                    if shouldStop() { throw Interrupted() }
+                    do {
+                        let record = try JSONDecoder().decode(ScrollbackRecord.self, from: line)
+                        switch record.imported() {
+                        case .success(let conversation): try store(conversation)
+                        case .failure(let skip):
+                            result.skipped.append(SkippedRecord(path: path, record: "line \(number)", reason: skip.text))
+                        }
+                    } catch is DecodingError {
+                        result.skipped.append(SkippedRecord(path: path, record: "line \(number)", reason: "not a scrollback record"))
+                    }
+                    progress?(ImportProgress(path: path, records: number, bytesDone: done, bytesTotal: total))
+                }
+            case .llm:
+                break
+            }
+        }
+        return result
+    }
+
+    private static func chatgpt(_ value: Any) throws -> ImportedConversation {
+        do { return try ChatGPTExport.conversation(from: value) } catch { if case .skip(let reason) = error { throw SkipReason(reason) } }
+        throw SkipReason("unreadable")
+    }
+
+    private static func claude(_ value: Any) throws -> ImportedConversation {
+        do { return try ClaudeExport.conversation(from: value) } catch { if case .skip(let reason) = error { throw SkipReason(reason) } }
+        throw SkipReason("unreadable")
+    }
+
+    /// The format, from the content: a SQLite file is an llm log; a JSON array is ChatGPT's
+    /// or Claude's by the keys of its first record; lines of scrollback records are JSON Lines.
+    static func detect(_ path: String) throws -> ImportFormat {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw ImportError(path: path, problem: "cannot read the file") }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 64 * 1024)) ?? Data()
+        if head.isEmpty { throw ImportError(path: path, problem: "the file is empty") }
+        if head.starts(with: Array("SQLite format 3\u{0}".utf8)) { return .llm }
+        if JSONArrayReader.startsWithArray(head) {
+            var reader = try JSONArrayReader(path: path)
+            guard let first = try reader.next() as? [String: Any] else {
+                throw ImportError(path: path, problem: "no conversations in the file")
+            }
+            if first["mapping"] != nil || first["current_node"] != nil || first["conversation_id"] != nil { return .chatgpt }
+            if first["chat_messages"] != nil || first["uuid"] != nil { return .claude }
+            throw ImportError(path: path, problem: "a JSON array, but not of ChatGPT or Claude conversations")
+        }
+        let firstLine = head.prefix { $0 != 0x0A }
+        if let object = try? JSONSerialization.jsonObject(with: firstLine) as? [String: Any], object["format"] as? String == "scrollback" {
+            return .jsonl
+        }
+        guard String(data: head.prefix(4_000), encoding: .utf8) != nil || head.count > 4_000 else {
+            throw ImportError(path: path, problem: "not UTF-8 text, nor a SQLite file")
+        }
+        throw ImportError(
+            path: path,
+            problem: "not a chat export (expected ChatGPT or Claude conversations.json, an llm logs.db or scrollback JSON Lines)")
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+/// Reads a JSON array one element at a time from a memory-mapped file, so that a large
+/// export never has to be parsed (or held as objects) whole: each element is found by
+/// scanning bytes (strings and escapes respected) and parsed on its own.
+struct JSONArrayReader {
+    let path: String
+    private let data: Data
+    private var offset: Int
+    private(set) var count = 0
+
+    /// - Throws: `ImportError` when the file cannot be read, is empty, or is not a JSON array.
+    init(path: String) throws {
+        self.path = path
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
+        } catch {
+            throw ImportError(path: path, problem: "cannot read the file")
+        }
+        // A UTF-8 byte order mark is allowed at the start.
+        offset = data.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        skipWhitespace()
+        guard offset < data.count else { throw ImportError(path: path, problem: "the file is empty") }
+        guard data[data.startIndex + offset] == UInt8(ascii: "[") else {
+            throw ImportError(path: path, problem: "not a JSON array of conversations", location: "byte \(offset + 1)")
+        }
+        offset += 1
+    }
+
+    var size: Int { data.count }
+    var position: Int { offset }
+
+    /// Whether the file starts with a JSON array (after whitespace).
+    static func startsWithArray(_ data: Data) -> Bool {
+        data.drop { isWhitespace($0) || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }.first == UInt8(ascii: "[")
+    }
+
+    /// The next element as a JSON object, or nil at the end of the array.
+    mutating func next() throws -> Any? {
+        skipWhitespace()
+        guard offset < data.count else { throw truncated() }
+        if byte(offset) == UInt8(ascii: "]") {
+            offset += 1
+            skipWhitespace()
+            if offset < data.count {
+                throw ImportError(path: path, problem: "unexpected text after the array", location: "byte \(offset + 1)")
+            }
+            return nil
+        }
+        if count > 0 {
+            guard byte(offset) == UInt8(ascii: ",") else {
+                throw ImportError(path: path, problem: "malformed JSON: expected , or ]", location: "byte \(offset + 1)")
+            }
+            offset += 1
+            skipWhitespace()
+        }
+        let start = offset
+        var depth = 0
+        var inString = false
+        var escaped = false
+        scan: while offset < data.count {
+            let value = byte(offset)
+            offset += 1
+            if inString {
+                if escaped { escaped = false } else if value == UInt8(ascii: "\\") { escaped = true } else if value == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch value {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                if depth == 0 {
+                    // The end of the array after a bare value.
+                    offset -= 1
+                    break scan
+                }
+                depth -= 1
+                if depth == 0 { break scan }
+            case UInt8(ascii: ","):
+                if depth == 0 {
+                    offset -= 1
+                    break scan
+                }
+            default: break
+            }
+        }
+        guard depth == 0, !inString else { throw truncated() }
+        let slice = data.subdata(in: (data.startIndex + start)..<(data.startIndex + offset))
+        guard String(data: slice, encoding: .utf8) != nil else {
+            throw ImportError(path: path, problem: "not UTF-8 text", location: "in the record at byte \(start + 1)")
+        }
+        do {
+            count += 1
+            return try JSONSerialization.jsonObject(with: slice, options: [.fragmentsAllowed])
+        } catch {
+            throw ImportError(path: path, problem: "malformed JSON", location: "in the record at byte \(start + 1)")
+        }
+    }
+
+    private func truncated() -> ImportError {
+        ImportError(path: path, problem: "truncated JSON: the file ends inside the array", location: "byte \(data.count)")
+    }
+
+    private func byte(_ index: Int) -> UInt8 { data[data.startIndex + index] }
+
+    private mutating func skipWhitespace() {
+        while offset < data.count && Self.isWhitespace(byte(offset)) { offset += 1 }
+    }
+
+    private static func isWhitespace(_ value: UInt8) -> Bool {
+        value == 0x20 || value == 0x0A || value == 0x0D || value == 0x09
+    }
+}

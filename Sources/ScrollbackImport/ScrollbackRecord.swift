@@ -1,0 +1,69 @@
+import Foundation
+import ScrollbackModel
+
+/// A conversation as scrollback writes it in JSON and JSON Lines exports (and reads back).
+/// Times are UTC ISO 8601 with milliseconds; `model` and `sourceID` are left out when absent.
+public struct ScrollbackRecord: Codable, Equatable, Sendable {
+    public struct Message: Codable, Equatable, Sendable {
+        public var id: String
+        public var role: String
+        public var content: String
+        public var createdAt: String
+        public var model: String?
+    }
+
+    public var format = "scrollback"
+    public var version = 1
+    public var id: String
+    public var title: String
+    public var model: String?
+    public var source: String
+    public var sourceID: String?
+    public var createdAt: String
+    public var updatedAt: String
+    public var pinned: Bool
+    public var messages: [Message]
+
+    public init(conversation: ConversationDTO, messages: [MessageDTO]) {
+        id = conversation.publicID
+        title = conversation.title
+        model = conversation.model
+        source = conversation.source
+        sourceID = conversation.sourceID
+        createdAt = conversation.createdAt.iso8601
+        updatedAt = conversation.updatedAt.iso8601
+        pinned = conversation.pinned
+        self.messages = messages.map {
+            Message(id: $0.publicID, role: $0.role.rawValue, content: $0.content, createdAt: $0.createdAt.iso8601, model: $0.model)
+        }
+    }
+
+    /// The record as a conversation to store; nil with the reason when it cannot be one.
+    func imported() -> Result<ImportedConversation, SkipReason> {
+        guard format == "scrollback", version == 1 else { return .failure(SkipReason("not a scrollback version 1 record")) }
+        guard let created = ImportTime.iso8601(createdAt), let updated = ImportTime.iso8601(updatedAt) else {
+            return .failure(SkipReason("bad times"))
+        }
+        var converted: [ImportedMessage] = []
+        for message in messages {
+            guard let role = Role(rawValue: message.role) else { return .failure(SkipReason("unknown role '\(message.role)'")) }
+            guard let time = ImportTime.iso8601(message.createdAt) else { return .failure(SkipReason("bad message time")) }
+            converted.append(ImportedMessage(role: role, content: message.content, createdAt: time, model: message.model, publicID: message.id))
+        }
+        return .success(
+            ImportedConversation(
+                source: source, sourceID: sourceID, title: title, model: model, createdAt: created, updatedAt: updated,
+                messages: converted, publicID: id, pinned: pinned))
+    }
+
+    static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}
+
+struct SkipReason: Error {
+    let text: String
+    init(_ text: String) { self.text = text }
+}

@@ -1,0 +1,249 @@
+import Foundation
+import Testing
+
+@testable import ScrollbackImport
+import ScrollbackModel
+@testable import ScrollbackStorage
+import TestSupport
+
+@Suite("Import")
+struct ImportTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures").path
+    static let chatgpt = fixtures + "/chatgpt/conversations.json"
+    static let claude = fixtures + "/claude/conversations.json"
+
+    /// (role, text) of every message of the conversation with this source id, in order.
+    static func transcript(_ store: Store, source: String, id: String) throws -> [String] {
+        try store.database.query(
+            """
+            SELECT m.role, m.content FROM message m JOIN conversation c ON c.id = m.conversation_id
+            WHERE c.source = ? AND c.source_id = ? ORDER BY m.position
+            """, [.text(source), .text(id)]
+        ) { "\($0.text(0)): \($0.text(1))" }
+    }
+
+    static func conversation(_ store: Store, source: String, id: String) throws -> ConversationDTO? {
+        try store.database.queryFirst(
+            "SELECT \(SQLiteConversationRepository.columns) FROM conversation WHERE source = ? AND source_id = ?",
+            [.text(source), .text(id)], SQLiteConversationRepository.conversation)
+    }
+
+    @Test("ChatGPT: the current branch, hidden nodes left out, images, code and tool output, skips with reasons")
+    func chatgptExport() throws {
+        let store = try Store.open(path: ":memory:")
+        let summary = Importer(store: store).run(paths: [Self.chatgpt], format: nil)
+        #expect(summary.inserted == 2)
+        #expect(summary.failed.isEmpty)
+        #expect(summary.skipped.map(\.reason) == ["no messages (no mapping)", "no id"])
+        #expect(try Self.transcript(store, source: "chatgpt", id: "11111111-aaaa-4bbb-8ccc-000000000001") == [
+            "user: Why is my query on orders slow?",
+            "assistant: You are missing an index on customer_id. Add a composite index.",
+            "user: [image]\nHere is the plan output. Can you write the statement?",
+            "assistant: ```sql\nCREATE INDEX idx_orders_customer ON orders (customer_id, created_at);\n```",
+            "tool: ```\nCREATE INDEX\n```",
+            "assistant: Done. The query should now use the index.",
+        ])
+        let postgres = try #require(try Self.conversation(store, source: "chatgpt", id: "11111111-aaaa-4bbb-8ccc-000000000001"))
+        #expect(postgres.title == "Postgres indexing")
+        #expect(postgres.model == "gpt-5")
+        #expect(postgres.createdAt == Timestamp(milliseconds: 1_767_261_600_000))
+        #expect(postgres.updatedAt == Timestamp(milliseconds: 1_767_265_200_500))  // milliseconds kept
+        #expect(try Self.transcript(store, source: "chatgpt", id: "22222222-aaaa-4bbb-8ccc-000000000002") == [
+            "user: Suggest a weekend trip near Lisbon.", "assistant: Sintra is forty minutes away by train.",
+        ])
+        let trip = try #require(try Self.conversation(store, source: "chatgpt", id: "22222222-aaaa-4bbb-8ccc-000000000002"))
+        #expect(trip.model == "gpt-5-mini")
+        let models = try store.database.query("SELECT model FROM message WHERE role = 'assistant' ORDER BY id") { $0.optionalText(0) }
+        #expect(models.allSatisfy { $0 != nil })
+    }
+
+    @Test("ChatGPT: no current_node takes the newest leaf; a missing title comes from the first user message")
+    func chatgptBranches() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("conversations.json")
+        let record: [String: Any] = [
+            "id": "x1", "title": NSNull(), "create_time": 100.25,
+            "mapping": [
+                "r": ["id": "r", "parent": NSNull(), "children": ["u"], "message": NSNull()],
+                "u": ["id": "u", "parent": "r", "children": ["a", "b"], "message": [
+                    "author": ["role": "user"], "create_time": 101, "content": ["content_type": "text", "parts": ["Name a colour\nplease"]]]],
+                "a": ["id": "a", "parent": "u", "children": [], "message": [
+                    "author": ["role": "assistant"], "create_time": 105, "content": ["content_type": "text", "parts": ["Newer: blue"]]]],
+                "b": ["id": "b", "parent": "u", "children": [], "message": [
+                    "author": ["role": "assistant"], "create_time": 103, "content": ["content_type": "text", "parts": ["Older: red"]]]],
+                "t": ["id": "t", "parent": "u", "children": [], "message": [
+                    "author": ["role": "assistant"], "recipient": "browser", "create_time": 104,
+                    "content": ["content_type": "text", "parts": ["search(colours)"]]]],
+            ],
+        ]
+        try JSONSerialization.data(withJSONObject: [record]).write(to: URL(fileURLWithPath: path))
+        let store = try Store.open(path: ":memory:")
+        let summary = Importer(store: store).run(paths: [path], format: nil)
+        #expect(summary.inserted == 1)
+        #expect(try Self.transcript(store, source: "chatgpt", id: "x1") == ["user: Name a colour\nplease", "assistant: Newer: blue"])
+        #expect(try Self.conversation(store, source: "chatgpt", id: "x1")?.title == "Name a colour")
+        #expect(try Self.conversation(store, source: "chatgpt", id: "x1")?.createdAt == Timestamp(milliseconds: 100_250))
+    }
+
+    @Test("Claude: the newest branch, thinking left out, tool use and results, attachments, old exports")
+    func claudeExport() throws {
+        let store = try Store.open(path: ":memory:")
+        let summary = Importer(store: store).run(paths: [Self.claude], format: nil)
+        #expect(summary.inserted == 2)
+        #expect(summary.skipped.map(\.reason) == ["no messages"])
+        #expect(try Self.transcript(store, source: "claude", id: "aaaaaaaa-1111-4222-8333-000000000001") == [
+            "user: Why does this not compile?\n\n[attachment: main.rs]\n```\nfn main() { let r; { let x = 5; r = &x; } }\n```\n\n[file: screenshot.png]",
+            "assistant: Retried answer: move x out of the inner scope.",
+            #"tool: repl: {"code":"cargo check"}"#,
+            "tool: Finished dev profile",
+            "user: That worked, thanks.",
+        ])
+        let all = try store.database.query("SELECT content FROM message") { $0.text(0) }
+        #expect(!all.contains { $0.contains("internal reasoning") })
+        #expect(try Self.transcript(store, source: "claude", id: "aaaaaaaa-1111-4222-8333-000000000002") == [
+            "user: Give me a name for a cat.", "assistant: Biscuit.",
+        ])
+        let rust = try #require(try Self.conversation(store, source: "claude", id: "aaaaaaaa-1111-4222-8333-000000000001"))
+        #expect(rust.title == "Rust lifetimes")
+        #expect(rust.createdAt.iso8601 == "2026-02-01T09:00:00.000Z")
+        #expect(rust.updatedAt.iso8601 == "2026-02-01T09:10:00.000Z")
+    }
+
+    @Test("importing the same file twice changes nothing; a newer export updates in place")
+    func idempotent() throws {
+        let folder = try TemporaryDirectory()
+        let store = try Store.open(path: folder.file("h.sqlite"))
+        _ = Importer(store: store).run(paths: [Self.chatgpt, Self.claude], format: nil)
+        let before = try store.database.query("SELECT public_id, title, updated_at, message_count FROM conversation ORDER BY id") {
+            "\($0.text(0)) \($0.text(1)) \($0.int64(2)) \($0.int(3))"
+        }
+        let messageIDs = try store.database.query("SELECT public_id FROM message ORDER BY id") { $0.text(0) }
+        let again = Importer(store: store).run(paths: [Self.chatgpt, Self.claude], format: nil)
+        #expect(again.inserted == 0 && again.updated == 0 && again.unchanged == 4)
+        #expect(try store.database.query("SELECT public_id, title, updated_at, message_count FROM conversation ORDER BY id") {
+            "\($0.text(0)) \($0.text(1)) \($0.int64(2)) \($0.int(3))"
+        } == before)
+        #expect(try store.database.query("SELECT public_id FROM message ORDER BY id") { $0.text(0) } == messageIDs)
+
+        // A newer export: renamed, one more message.
+        var records = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Self.chatgpt))) as? [[String: Any]] ?? []
+        records[1]["title"] = "Trip ideas (Sintra)"
+        var mapping = records[1]["mapping"] as? [String: Any] ?? [:]
+        var leaf = mapping["b2"] as? [String: Any] ?? [:]
+        leaf["children"] = ["b3"]
+        mapping["b2"] = leaf
+        mapping["b3"] = ["id": "b3", "parent": "b2", "children": [], "message": [
+            "author": ["role": "user"], "create_time": 1_767_349_000.0, "content": ["content_type": "text", "parts": ["And in winter?"]]]]
+        records[1]["mapping"] = mapping
+        records[1]["current_node"] = "b3"
+        let newer = folder.file("newer.json")
+        try JSONSerialization.data(withJSONObject: records).write(to: URL(fileURLWithPath: newer))
+        let update = Importer(store: store).run(paths: [newer], format: nil)
+        #expect(update.updated == 1 && update.unchanged == 1 && update.inserted == 0)
+        #expect(try store.conversations.count() == 4)
+        let trip = try #require(try Self.conversation(store, source: "chatgpt", id: "22222222-aaaa-4bbb-8ccc-000000000002"))
+        #expect(trip.title == "Trip ideas (Sintra)")
+        #expect(trip.messageCount == 3)
+        #expect(try store.search.search("winter", after: nil, limit: 5).items.count == 1)
+        #expect(try store.check().isHealthy)
+    }
+
+    @Test("bad files: a clear error each, the database unchanged, the other files still imported", arguments: [
+        ("truncated.json", Data(#"[{"id": "a", "mapping": {"#.utf8), "truncated JSON: the file ends inside the array"),
+        ("types.json", Data(#"{"not": "an export"}"#.utf8), "not a chat export"),
+        ("empty.json", Data(), "the file is empty"),
+        ("latin1.json", Data([0x5B, 0x7B, 0x22, 0x69, 0x64, 0x22, 0x3A, 0x22, 0xE9, 0x22, 0x7D, 0x5D]), "not UTF-8 text"),
+        ("broken.json", Data(#"[{"id": "a", "mapping": {}} {"id": "b"}]"#.utf8), "malformed JSON: expected , or ]"),
+        ("notllm.sqlite", Data("SQLite format 3\u{0}".utf8) + Data(repeating: 0, count: 100), "llm"),
+    ])
+    func badFiles(name: String, content: Data, problem: String) throws {
+        let folder = try TemporaryDirectory()
+        let bad = folder.file(name)
+        try content.write(to: URL(fileURLWithPath: bad))
+        let store = try Store.open(path: folder.file("h.sqlite"))
+        _ = Importer(store: store).run(paths: [Self.claude], format: nil)
+        let before = try store.database.query("SELECT public_id, title FROM conversation ORDER BY id") { $0.text(0) + $0.text(1) }
+        let summary = Importer(store: store).run(paths: [bad, Self.chatgpt], format: nil)
+        #expect(summary.failed.count == 1)
+        let failure = try #require(summary.failed.first)
+        #expect(failure.path == bad)
+        #expect(failure.description.hasPrefix("\(bad): "))
+        #expect(failure.description.contains(problem), "\(failure)")
+        #expect(summary.inserted == 2)  // the good file after it
+        let after = try store.database.query("SELECT public_id, title FROM conversation WHERE source = 'claude' ORDER BY id") { $0.text(0) + $0.text(1) }
+        #expect(after == before)
+    }
+
+    @Test("a folder: the split export files in order; a folder without an export is an error")
+    func folders() throws {
+        let folder = try TemporaryDirectory()
+        let records = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Self.chatgpt))) as? [Any] ?? []
+        try JSONSerialization.data(withJSONObject: [records[0]]).write(to: URL(fileURLWithPath: folder.file("conversations-000.json")))
+        try JSONSerialization.data(withJSONObject: [records[1]]).write(to: URL(fileURLWithPath: folder.file("conversations-001.json")))
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: folder.file("export_manifest.json")))
+        let store = try Store.open(path: ":memory:")
+        let summary = Importer(store: store).run(paths: [folder.path], format: nil)
+        #expect(summary.inserted == 2 && summary.failed.isEmpty)
+        let empty = try TemporaryDirectory()
+        let none = Importer(store: store).run(paths: [empty.path], format: nil)
+        #expect(none.failed.map(\.description) == [
+            "\(empty.path): no export in this folder (looked for conversations.json and conversations-000.json)"
+        ])
+    }
+
+    @Test("a run stopped midway keeps nothing of the file it was reading")
+    func interrupted() throws {
+        let store = try Store.open(path: ":memory:")
+        var asked = 0
+        let summary = Importer(store: store).run(paths: [Self.chatgpt], format: nil, shouldStop: {
+            asked += 1
+            return asked > 1
+        })
+        #expect(summary.interrupted)
+        #expect(try store.conversations.count() == 0)
+    }
+}
+
+@Suite("Export")
+struct ExportTests {
+    @Test("JSON Lines: export, import into an empty database, export again gives the same lines")
+    func roundTrip() throws {
+        let first = try Store.open(path: ":memory:")
+        _ = Importer(store: first).run(paths: [ImportTests.chatgpt, ImportTests.claude], format: nil)
+        try first.addConversation(title: "Local one 東京 👩‍💻", createdAt: 1_767_000_000_123, pinned: true, messages: ["hi\nthere", "```swift\nlet x = 1\n```"])
+        try first.addConversation(title: "Same time", createdAt: 1_767_000_000_123, messages: ["a"])
+        let exporter = Exporter(store: first)
+        var lines: [String] = []
+        try exporter.forEachConversation { lines.append(try exporter.render($0, as: .jsonl)) }
+        #expect(lines.count == 6)
+        let folder = try TemporaryDirectory()
+        let file = folder.file("backup.jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+
+        let second = try Store.open(path: ":memory:")
+        let summary = Importer(store: second).run(paths: [file], format: nil)
+        #expect(summary.inserted == 6 && summary.failed.isEmpty && summary.skipped.isEmpty)
+        let secondExporter = Exporter(store: second)
+        var again: [String] = []
+        try secondExporter.forEachConversation { again.append(try secondExporter.render($0, as: .jsonl)) }
+        #expect(again == lines)
+        // And importing it again changes nothing.
+        let repeated = Importer(store: second).run(paths: [file], format: .jsonl)
+        #expect(repeated.unchanged == 6)
+    }
+
+    @Test("Markdown keeps title, dates, role headings and code fences")
+    func markdown() throws {
+        let store = try Store.open(path: ":memory:")
+        _ = Importer(store: store).run(paths: [ImportTests.chatgpt], format: nil)
+        let exporter = Exporter(store: store)
+        var documents: [String] = []
+        try exporter.forEachConversation { documents.append(try exporter.render($0, as: .md)) }
+        let postgres = try #require(documents.first)
+        #expect(postgres.hasPrefix("# Postgres indexing\n\n- id: "))
+        #expect(postgres.contains("- created: 2026-01-01T10:00:00.000Z\n- updated: 2026-01-01T11:00:00.500Z\n- model: gpt-5\n"))
+        #expect(postgres.contains("\n## User · 2026-01-01T10:00:00.000Z\n\nWhy is my query on orders slow?\n"))
+        #expect(postgres.contains("\n## Assistant · 2026-01-01T10:01:50.000Z · gpt-5\n\n```sql\nCREATE INDEX"))
+        #expect(postgres.contains("\n## Tool · "))
+    }
+}
