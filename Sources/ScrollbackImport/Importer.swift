@@ -96,11 +96,10 @@ public struct Importer {
         _ path: String, format forced: ImportFormat?, progress: ((ImportProgress) -> Void)?, shouldStop: () -> Bool
     ) throws -> ImportSummary {
         let format = try forced ?? Self.detect(path)
-        if format == .llm {
-            // Not built yet: said plainly rather than guessed at.
-            throw ImportError(path: path, problem: "importing llm log databases is not supported yet")
-        }
         var result = ImportSummary()
+        // The foreign database is read whole before our transaction starts; it is small next
+        // to a JSON export, and is never written.
+        let llm = format == .llm ? try LLMLogImport(path: path).conversations() : nil
         try store.database.write {
             func store(_ conversation: ImportedConversation) throws {
                 switch try self.store.upsert(conversation) {
@@ -140,7 +139,11 @@ public struct Importer {
                     progress?(ImportProgress(path: path, records: number, bytesDone: done, bytesTotal: total))
                 }
             case .llm:
-                break
+                for conversation in llm?.conversations ?? [] {
+                    if shouldStop() { throw Interrupted() }
+                    try store(conversation)
+                }
+                result.skipped += llm?.skipped ?? []
             }
         }
         return result

@@ -154,7 +154,7 @@ struct ImportTests {
         ("empty.json", Data(), "the file is empty"),
         ("latin1.json", Data([0x5B, 0x7B, 0x22, 0x69, 0x64, 0x22, 0x3A, 0x22, 0xE9, 0x22, 0x7D, 0x5D]), "not UTF-8 text"),
         ("broken.json", Data(#"[{"id": "a", "mapping": {}} {"id": "b"}]"#.utf8), "malformed JSON: expected , or ]"),
-        ("notllm.sqlite", Data("SQLite format 3\u{0}".utf8) + Data(repeating: 0, count: 100), "llm"),
+        ("damaged.sqlite", Data("SQLite format 3\u{0}".utf8) + Data(repeating: 0, count: 100), "not a"),
     ])
     func badFiles(name: String, content: Data, problem: String) throws {
         let folder = try TemporaryDirectory()
@@ -245,5 +245,80 @@ struct ExportTests {
         #expect(postgres.contains("\n## User · 2026-01-01T10:00:00.000Z\n\nWhy is my query on orders slow?\n"))
         #expect(postgres.contains("\n## Assistant · 2026-01-01T10:01:50.000Z · gpt-5\n\n```sql\nCREATE INDEX"))
         #expect(postgres.contains("\n## Tool · "))
+    }
+}
+
+@Suite("Import of llm logs")
+struct LLMImportTests {
+    static let folder = ImportTests.fixtures + "/llm"
+
+    static func transcripts(_ store: Store) throws -> [String: [String]] {
+        let rows = try store.database.query(
+            """
+            SELECT c.title, m.role, m.content, ifnull(m.model, '') FROM message m JOIN conversation c ON c.id = m.conversation_id
+            WHERE c.source = 'llm' ORDER BY c.id, m.position
+            """
+        ) { ($0.text(0), "\($0.text(1)): \($0.text(2).split(separator: "\n").first.map(String.init) ?? "")\($0.text(3).isEmpty ? "" : " [\($0.text(3))]")") }
+        return Dictionary(grouping: rows, by: \.0).mapValues { $0.map(\.1) }
+    }
+
+    @Test("llm before 0.32: conversations and responses; system prompts; models")
+    func legacy() throws {
+        let store = try Store.open(path: ":memory:")
+        let path = Self.folder + "/llm-0.31.1.db"
+        let before = try sha256(ofFile: path)
+        let summary = Importer(store: store).run(paths: [path], format: nil)
+        #expect(summary.inserted == 2 && summary.failed.isEmpty)
+        let transcripts = try Self.transcripts(store)
+        #expect(transcripts["What is the capital of France?"] == [
+            "user: What is the capital of France?", "assistant: { [echo]", "user: And of Japan? 東京?", "assistant: { [echo]",
+        ])
+        #expect(transcripts["Say hi"] == ["system: You are terse.", "user: Say hi", "assistant: { [echo]"])
+        #expect(try sha256(ofFile: path) == before)
+    }
+
+    @Test("llm 0.32 on: threads, turns, messages and parts")
+    func threads() throws {
+        let store = try Store.open(path: ":memory:")
+        let path = Self.folder + "/llm-0.36.db"
+        let before = try sha256(ofFile: path)
+        let summary = Importer(store: store).run(paths: [path], format: .llm)
+        #expect(summary.inserted == 2 && summary.failed.isEmpty)
+        let transcripts = try Self.transcripts(store)
+        #expect(transcripts["Name three rivers."] == [
+            "user: Name three rivers.", "assistant: { [echo]", "user: Which is longest? 長江?", "assistant: { [echo]",
+        ])
+        #expect(transcripts["Write a line about rain"] == ["system: You are a poet.", "user: Write a line about rain", "assistant: { [echo]"])
+        #expect(try sha256(ofFile: path) == before)
+        #expect(try store.search.search("長江", after: nil, limit: 5).items.count == 1)
+    }
+
+    @Test("an old log upgraded by a newer llm: both kinds, once each; re-import changes nothing")
+    func upgraded() throws {
+        let store = try Store.open(path: ":memory:")
+        let path = Self.folder + "/llm-0.31.1-upgraded-by-0.36.db"
+        let before = try sha256(ofFile: path)
+        let summary = Importer(store: store).run(paths: [path], format: nil)
+        #expect(summary.inserted == 3 && summary.failed.isEmpty)
+        #expect(Set(try Self.transcripts(store).keys) == ["What is the capital of France?", "Say hi", "A new question after upgrading"])
+        let again = Importer(store: store).run(paths: [path], format: nil)
+        #expect(again.unchanged == 3 && again.inserted == 0)
+        #expect(try sha256(ofFile: path) == before)
+        let folder = try FileManager.default.contentsOfDirectory(atPath: Self.folder).sorted()
+        #expect(folder == ["llm-0.31.1-upgraded-by-0.36.db", "llm-0.31.1.db", "llm-0.36.db", "make.sh"])
+    }
+
+    @Test("a SQLite file that is not an llm log is a clear error")
+    func notAnLLMLog() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("other.db")
+        do {
+            let other = try Database.open(path: path, access: .readWrite)
+            try other.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes VALUES (1, 'x');")
+        }
+        let store = try Store.open(path: ":memory:")
+        let summary = Importer(store: store).run(paths: [path], format: nil)
+        #expect(summary.failed.map(\.description) == ["\(path): a SQLite file, but not an llm log (no responses or threads table)"])
+        #expect(try store.conversations.count() == 0)
     }
 }

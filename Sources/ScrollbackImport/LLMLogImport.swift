@@ -1,0 +1,217 @@
+import Foundation
+import ScrollbackModel
+import ScrollbackStorage
+
+/// Reads an `llm` log database (Simon Willison's `llm` command-line tool), never writing it:
+/// the legacy `conversations`/`responses` tables (before 0.32), the `threads`/`turns`/
+/// `messages`/`parts` store (0.32 on), or both in one file (an old log upgraded by a newer
+/// llm). One conversation per conversation or thread; prompts and responses become user and
+/// assistant messages, system prompts system messages, with their models and times.
+struct LLMLogImport {
+    let path: String
+
+    /// Opens the file read-only with `trusted_schema=OFF` and checks it before trusting it.
+    func open() throws -> Database {
+        let database: Database
+        do {
+            database = try Database.open(path: path, access: .readOnly)
+        } catch let error as StorageError {
+            if case .notAScrollbackDatabase(_, let reason) = error {
+                throw ImportError(path: path, problem: "not a SQLite file (\(reason))")
+            }
+            throw ImportError(path: path, problem: "cannot open: \(error)")
+        }
+        do {
+            let check = try database.query("PRAGMA quick_check") { $0.text(0) }
+            guard check == ["ok"] else {
+                throw ImportError(path: path, problem: "the database is damaged (quick_check: \(check.first ?? "?"))")
+            }
+        } catch let error as ImportError {
+            throw error
+        } catch {
+            throw ImportError(path: path, problem: "not a readable SQLite database (\(error))")
+        }
+        return database
+    }
+
+    /// Every conversation in the log.
+    func conversations() throws -> (conversations: [ImportedConversation], skipped: [SkippedRecord]) {
+        let database = try open()
+        let tables = Set(try database.query("SELECT name FROM sqlite_schema WHERE type = 'table'") { $0.text(0) })
+        let hasThreads = ["threads", "turns", "messages", "parts"].allSatisfy(tables.contains)
+        let hasLegacy = tables.contains("responses")
+        guard hasThreads || hasLegacy else {
+            throw ImportError(path: path, problem: "a SQLite file, but not an llm log (no responses or threads table)")
+        }
+        var result: [ImportedConversation] = []
+        var skipped: [SkippedRecord] = []
+        var threadIDs: Set<String> = []
+        do {
+            if hasThreads {
+                let threads = try threadConversations(database)
+                threadIDs = Set(threads.compactMap(\.sourceID))
+                result += threads
+            }
+            if hasLegacy {
+                let (legacy, legacySkips) = try legacyConversations(database)
+                // A legacy conversation continued by a newer llm is read from its thread.
+                result += legacy.filter { !threadIDs.contains($0.sourceID ?? "") }
+                skipped += legacySkips
+            }
+        } catch let error as ImportError {
+            throw error
+        } catch {
+            throw ImportError(path: path, problem: "an llm log this scrollback cannot read (\(error))")
+        }
+        return (result, skipped)
+    }
+
+    private func legacyConversations(_ database: Database) throws -> ([ImportedConversation], [SkippedRecord]) {
+        let columns = Set(try database.query("SELECT name FROM pragma_table_info('responses')") { $0.text(0) })
+        guard ["id", "prompt", "response"].allSatisfy(columns.contains) else {
+            throw ImportError(path: path, problem: "the responses table lacks id, prompt or response")
+        }
+        func column(_ name: String) -> String { columns.contains(name) ? name : "NULL" }
+        var names: [String: String] = [:]
+        if (try database.scalarInt("SELECT count(*) FROM sqlite_schema WHERE name = 'conversations'")) == 1 {
+            let rows = try database.query("SELECT id, name FROM conversations") { ($0.text(0), $0.optionalText(1)) }
+            for (id, name) in rows {
+                if let name { names[id] = name }
+            }
+        }
+        struct Response {
+            var conversation: String
+            var model: String?
+            var prompt: String
+            var system: String?
+            var response: String
+            var time: Timestamp?
+        }
+        let responses = try database.query(
+            """
+            SELECT id, \(column("conversation_id")), \(column("model")), prompt, \(column("system")), response, \(column("datetime_utc"))
+            FROM responses ORDER BY \(column("datetime_utc")), rowid
+            """
+        ) { row in
+            Response(
+                conversation: row.optionalText(1) ?? "response:" + row.text(0), model: row.optionalText(2),
+                prompt: row.text(3), system: row.optionalText(4), response: row.text(5), time: ImportTime.llm(row.optionalText(6)))
+        }
+        var order: [String] = []
+        var grouped: [String: [Response]] = [:]
+        for response in responses {
+            if grouped[response.conversation] == nil { order.append(response.conversation) }
+            grouped[response.conversation, default: []].append(response)
+        }
+        var conversations: [ImportedConversation] = []
+        var skipped: [SkippedRecord] = []
+        for id in order {
+            let turns = grouped[id] ?? []
+            var messages: [ImportedMessage] = []
+            var lastSystem: String?
+            for turn in turns {
+                let time = turn.time ?? Timestamp(milliseconds: 0)
+                if let system = turn.system, !ImportText.isBlank(system), system != lastSystem {
+                    messages.append(ImportedMessage(role: .system, content: system, createdAt: time))
+                    lastSystem = system
+                }
+                if !ImportText.isBlank(turn.prompt) { messages.append(ImportedMessage(role: .user, content: turn.prompt, createdAt: time)) }
+                if !ImportText.isBlank(turn.response) {
+                    messages.append(ImportedMessage(role: .assistant, content: turn.response, createdAt: time, model: turn.model))
+                }
+            }
+            guard let first = messages.first, let last = messages.last else {
+                skipped.append(SkippedRecord(path: path, record: "conversation \(id)", reason: "no messages"))
+                continue
+            }
+            conversations.append(
+                ImportedConversation(
+                    source: "llm", sourceID: id, title: names[id].flatMap { ImportText.isBlank($0) ? nil : $0 } ?? ImportText.title(from: messages),
+                    model: turns.last?.model, createdAt: first.createdAt, updatedAt: last.createdAt, messages: messages))
+        }
+        return (conversations, skipped)
+    }
+
+    private func threadConversations(_ database: Database) throws -> [ImportedConversation] {
+        struct Message {
+            var parent: String?
+            var role: String
+        }
+        var messages: [String: Message] = [:]
+        let rows = try database.query("SELECT hash, parent_hash, role FROM messages") { ($0.text(0), $0.optionalText(1), $0.text(2)) }
+        for (hash, parent, role) in rows {
+            messages[hash] = Message(parent: parent, role: role)
+        }
+        var texts: [String: [String]] = [:]
+        let parts = try database.query(
+            "SELECT message_hash, type, tool_name, text, payload FROM parts ORDER BY message_hash, position"
+        ) { ($0.text(0), $0.optionalText(1), $0.optionalText(2), $0.optionalText(3), $0.optionalText(4)) }
+        for (hash, type, tool, text, payload) in parts {
+            let piece: String
+            switch type {
+            case "text", nil: piece = text ?? ""
+            default:
+                // Tool calls, results and anything newer: kept, labelled, as text.
+                piece = "[\(type ?? "part")\(tool.map { " \($0)" } ?? "")] " + (text ?? payload ?? "")
+            }
+            if !ImportText.isBlank(piece) { texts[hash, default: []].append(piece) }
+        }
+        // Times and models come from the turns: a turn's prompt and answer take its time.
+        var times: [String: Timestamp] = [:]
+        var models: [String: String] = [:]
+        var threadModel: [String: String] = [:]
+        let turns = try database.query(
+            "SELECT thread_id, parent_message_hash, tip_message_hash, model, datetime_utc FROM turns ORDER BY datetime_utc"
+        ) { ($0.optionalText(0), $0.optionalText(1), $0.optionalText(2), $0.optionalText(3), ImportTime.llm($0.optionalText(4))) }
+        for (thread, parent, tip, model, time) in turns {
+            for hash in [parent, tip].compactMap({ $0 }) {
+                if let time, times[hash] == nil { times[hash] = time }
+            }
+            if let tip, let model { models[tip] = model }
+            if let thread, let model { threadModel[thread] = model }
+        }
+        var conversations: [ImportedConversation] = []
+        let threads = try database.query("SELECT id, name, tip_message_hash, datetime_utc FROM threads ORDER BY datetime_utc, id") {
+            ($0.text(0), $0.optionalText(1), $0.optionalText(2), ImportTime.llm($0.optionalText(3)))
+        }
+        for (id, name, tip, started) in threads {
+            var chain: [String] = []
+            var seen: Set<String> = []
+            var current = tip
+            while let hash = current, let message = messages[hash], !seen.contains(hash) {
+                seen.insert(hash)
+                chain.append(hash)
+                current = message.parent
+            }
+            chain.reverse()
+            var imported: [ImportedMessage] = []
+            var lastTime = started ?? Timestamp(milliseconds: 0)
+            for hash in chain {
+                guard let message = messages[hash], let role = Role(rawValue: message.role) else { continue }
+                let content = (texts[hash] ?? []).joined(separator: "\n\n")
+                guard !ImportText.isBlank(content) else { continue }
+                let time = times[hash] ?? lastTime
+                lastTime = time
+                imported.append(ImportedMessage(role: role, content: content, createdAt: time, model: role == .assistant ? models[hash] : nil))
+            }
+            guard let first = imported.first, let last = imported.last else { continue }
+            conversations.append(
+                ImportedConversation(
+                    source: "llm", sourceID: id, title: name.flatMap { ImportText.isBlank($0) ? nil : $0 } ?? ImportText.title(from: imported),
+                    model: threadModel[id], createdAt: min(started ?? first.createdAt, first.createdAt), updatedAt: last.createdAt,
+                    messages: imported))
+        }
+        return conversations
+    }
+}
+
+extension ImportTime {
+    /// llm's times: `2026-11-30T09:37:00.633463+00:00` or `2026-11-30 09:37:05.632958+00:00`.
+    static func llm(_ text: String?) -> Timestamp? {
+        guard var text else { return nil }
+        if text.count > 10, text[text.index(text.startIndex, offsetBy: 10)] == " " {
+            text.replaceSubrange(text.index(text.startIndex, offsetBy: 10)...text.index(text.startIndex, offsetBy: 10), with: "T")
+        }
+        return iso8601(text)
+    }
+}
