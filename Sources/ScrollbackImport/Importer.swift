@@ -97,10 +97,14 @@ public struct Importer {
     ) throws -> ImportSummary {
         let format = try forced ?? Self.detect(path)
         var result = ImportSummary()
+        // A file large next to what the database holds is stored with the search index built
+        // once at the end (several times faster); a small one keeps the index row by row.
+        let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+        let inBulk = try size >= 8_000_000 && size / 300 >= store.messages.count()
         // The foreign database is read whole before our transaction starts; it is small next
         // to a JSON export, and is never written.
         let llm = format == .llm ? try LLMLogImport(path: path).conversations() : nil
-        try store.database.write {
+        func body() throws {
             func store(_ conversation: ImportedConversation) throws {
                 switch try self.store.upsert(conversation) {
                 case .inserted: result.inserted += 1
@@ -145,6 +149,11 @@ public struct Importer {
                 }
                 result.skipped += llm?.skipped ?? []
             }
+        }
+        if inBulk {
+            try store.insertingInBulk { try store.database.write(body) }
+        } else {
+            try store.database.write(body)
         }
         return result
     }
