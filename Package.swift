@@ -20,6 +20,10 @@ let package = Package(
             name: "CNcursesw",
             providers: [.apt(["libncursesw5-dev"])]
         ),
+        .systemLibrary(
+            name: "CZlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(
             name: "ScrollbackModel",
             swiftSettings: strictSwift
@@ -36,7 +40,7 @@ let package = Package(
         ),
         .target(
             name: "ScrollbackImport",
-            dependencies: ["ScrollbackModel", "ScrollbackStorage"],
+            dependencies: ["ScrollbackModel", "ScrollbackStorage", "CZlib"],
             swiftSettings: strictSwift
         ),
         .target(

@@ -49,47 +49,91 @@ public struct Importer {
     ) -> ImportSummary {
         var summary = ImportSummary()
         for path in paths {
-            let files: [String]
+            let files: [(file: String, label: String)]
+            var scratch: String?
             do {
-                files = try Self.files(at: path)
-            } catch {
+                (files, scratch) = try Self.files(at: path)
+            } catch let error as ImportError {
                 summary.failed.append(error)
                 continue
+            } catch {
+                summary.failed.append(ImportError(path: path, problem: "\(error)"))
+                continue
             }
-            for file in files {
+            defer { if let scratch { try? FileManager.default.removeItem(atPath: scratch) } }
+            for (file, label) in files {
+                // Messages name what the user gave (archive!entry), not a temporary file.
+                func relabel(_ error: ImportError) -> ImportError {
+                    ImportError(path: label, problem: error.problem, location: error.location)
+                }
                 do {
                     let result = try importFile(file, format: format, progress: progress, shouldStop: shouldStop)
                     summary.inserted += result.inserted
                     summary.updated += result.updated
                     summary.unchanged += result.unchanged
-                    summary.skipped += result.skipped
+                    summary.skipped += result.skipped.map { SkippedRecord(path: label, record: $0.record, reason: $0.reason) }
                 } catch is Interrupted {
                     summary.interrupted = true
                     return summary
                 } catch let error as ImportError {
-                    summary.failed.append(error)
+                    summary.failed.append(relabel(error))
                 } catch {
-                    summary.failed.append(ImportError(path: file, problem: "\(error)"))
+                    summary.failed.append(ImportError(path: label, problem: "\(error)"))
                 }
             }
         }
         return summary
     }
 
-    /// The export files a path stands for: a file is itself; a folder holds
-    /// `conversations.json` or the split `conversations-000.json`, `-001.json`, ….
-    static func files(at path: String) throws(ImportError) -> [String] {
+    /// The export files a path stands for, each with the name to show: a file is itself; a
+    /// folder holds `conversations.json` or the split `conversations-000.json`, `-001.json`,
+    /// …; a ZIP archive holds them too, and they are inflated into a scratch folder (returned,
+    /// for removal).
+    static func files(at path: String) throws -> (files: [(file: String, label: String)], scratch: String?) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw ImportError(path: path, problem: "no such file or folder")
         }
-        guard isDirectory.boolValue else { return [path] }
+        if !isDirectory.boolValue {
+            let head = FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 4) } ?? Data()
+            guard ZipArchive.looksLikeZip(head) else { return ([(path, path)], nil) }
+            let archive = try ZipArchive(path: path)
+            let wanted = archive.entries.filter { isExportName(($0.name as NSString).lastPathComponent) }
+                .sorted { $0.name < $1.name }
+            guard !wanted.isEmpty else {
+                throw ImportError(path: path, problem: "no conversations.json in this archive")
+            }
+            let scratch = (NSTemporaryDirectory() as NSString).appendingPathComponent("scrollback-import-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+            var files: [(String, String)] = []
+            do {
+                for (index, entry) in wanted.enumerated() {
+                    let destination = (scratch as NSString).appendingPathComponent("\(index)-\((entry.name as NSString).lastPathComponent)")
+                    try archive.extract(entry, to: destination)
+                    files.append((destination, "\(path)!\(entry.name)"))
+                }
+            } catch {
+                try? FileManager.default.removeItem(atPath: scratch)
+                throw error
+            }
+            return (files, scratch)
+        }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         let split = names.filter { $0.hasPrefix("conversations-") && $0.hasSuffix(".json") }.sorted()
-        if !split.isEmpty { return split.map { (path as NSString).appendingPathComponent($0) } }
-        if names.contains("conversations.json") { return [(path as NSString).appendingPathComponent("conversations.json")] }
-        throw ImportError(
-            path: path, problem: "no export in this folder (looked for conversations.json and conversations-000.json)")
+        let chosen = !split.isEmpty ? split : names.contains("conversations.json") ? ["conversations.json"] : []
+        guard !chosen.isEmpty else {
+            throw ImportError(
+                path: path, problem: "no export in this folder (looked for conversations.json and conversations-000.json)")
+        }
+        let files = chosen.map { name -> (String, String) in
+            let file = (path as NSString).appendingPathComponent(name)
+            return (file, file)
+        }
+        return (files, nil)
+    }
+
+    static func isExportName(_ name: String) -> Bool {
+        name == "conversations.json" || (name.hasPrefix("conversations-") && name.hasSuffix(".json"))
     }
 
     private func importFile(

@@ -191,6 +191,51 @@ struct ImportTests {
         ])
     }
 
+    @Test("export ZIP archives: conversations.json, or the split files in order; a damaged one is a clear error")
+    func zipArchives() throws {
+        let store = try Store.open(path: ":memory:")
+        let claude = Self.fixtures + "/zip/claude-export.zip"
+        let split = Self.fixtures + "/zip/chatgpt-split-export.zip"
+        let summary = Importer(store: store).run(paths: [claude, split], format: nil)
+        #expect(summary.failed.isEmpty)
+        #expect(summary.inserted == 4)
+        #expect(summary.skipped.map { "\($0.path) \($0.record)" } == [
+            "\(claude)!conversations.json record 3", "\(split)!conversations-001.json record 2", "\(split)!conversations-001.json record 3",
+        ])
+        #expect(try Self.transcript(store, source: "claude", id: "aaaaaaaa-1111-4222-8333-000000000002") == [
+            "user: Give me a name for a cat.", "assistant: Biscuit.",
+        ])
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix("scrollback-import-") }
+        #expect(leftovers.isEmpty)
+
+        let folder = try TemporaryDirectory()
+        let damaged = folder.file("damaged.zip")
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: claude))
+        bytes[bytes.startIndex + 60] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: damaged))
+        let cut = folder.file("cut.zip")
+        try bytes.prefix(200).write(to: URL(fileURLWithPath: cut))
+        let other = try Store.open(path: ":memory:")
+        let bad = Importer(store: other).run(paths: [damaged, cut], format: nil)
+        #expect(bad.failed.count == 2)
+        #expect(bad.failed[0].description.hasPrefix("\(damaged): the ZIP entry conversations.json is damaged"), "\(bad.failed)")
+        #expect(bad.failed[1].description == "\(cut): not a ZIP archive, or a damaged one (no directory at the end)")
+        #expect(try other.conversations.count() == 0)
+    }
+
+    @Test("records of the wrong shape are skipped with their reason; the rest of the file imports")
+    func wrongTypes() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("conversations.json")
+        let good = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Self.chatgpt))) as? [Any] ?? []
+        let records: [Any] = [5, "text", ["id": "x", "mapping": "not an object"], ["id": ["nested"], "mapping": [:]], good[1]]
+        try JSONSerialization.data(withJSONObject: records).write(to: URL(fileURLWithPath: path))
+        let store = try Store.open(path: ":memory:")
+        let summary = Importer(store: store).run(paths: [path], format: .chatgpt)
+        #expect(summary.inserted == 1)
+        #expect(summary.skipped.map(\.reason) == ["not an object", "not an object", "no messages (no mapping)", "no id"])
+    }
+
     @Test("a run stopped midway keeps nothing of the file it was reading")
     func interrupted() throws {
         let store = try Store.open(path: ":memory:")
