@@ -8,7 +8,8 @@ let strictSwift: [SwiftSetting] = [
 let package = Package(
     name: "scrollback",
     products: [
-        .executable(name: "scrollback", targets: ["scrollback"])
+        .executable(name: "scrollback", targets: ["scrollback"]),
+        .executable(name: "scrollback-bench", targets: ["scrollback-bench"]),
     ],
     targets: [
         .systemLibrary(
@@ -68,6 +69,14 @@ let package = Package(
         .executableTarget(
             name: "scrollback",
             dependencies: ["ScrollbackCLI"],
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
+            name: "scrollback-bench",
+            dependencies: [
+                "ScrollbackModel", "ScrollbackStorage", "ScrollbackDemo", "ScrollbackViewModels", "ScrollbackTerminal",
+                "ScrollbackImport", "CSQLite",
+            ],
             swiftSettings: strictSwift
         ),
         .target(

@@ -31,6 +31,8 @@ public final class ConversationListViewModel {
     private var before: Cursor?
     /// Where to fetch the rows after the window; nil when the window ends at the bottom.
     private var after: Cursor?
+    /// The row a move is heading for while pages load: rows near it are never dropped.
+    private var focus: Int?
 
     public init(
         conversations: any ConversationRepository, order: ConversationOrder, pageSize: Int = 100, maximumLoaded: Int = 600
@@ -110,11 +112,13 @@ public final class ConversationListViewModel {
         dropFarRows()
     }
 
-    /// Keeps at most `maximumLoaded` rows, dropping those farthest from the screen.
+    /// Keeps at most `maximumLoaded` rows, dropping those farthest from the screen (or from
+    /// where a move is heading: the rows just fetched for it must stay).
     private func dropFarRows() {
         guard rows.count > maximumLoaded else { return }
-        let keepFrom = min(selection, top) - pageSize
-        let keepTo = max(selection, top + viewportHeight) + pageSize
+        let center = focus ?? selection
+        let keepFrom = min(center, focus == nil ? top : center) - pageSize - viewportHeight
+        let keepTo = max(center, focus == nil ? top + viewportHeight : center) + pageSize + viewportHeight
         let dropFront = min(max(0, keepFrom - windowStart), rows.count)
         if dropFront > 0 {
             rows.removeFirst(dropFront)
@@ -130,6 +134,8 @@ public final class ConversationListViewModel {
 
     /// Makes sure rows around `index` (and the screen) are loaded.
     private func ensureLoaded(around index: Int) throws {
+        focus = index
+        defer { focus = nil }
         let margin = max(pageSize / 2, viewportHeight)
         while index + margin >= windowStart + rows.count, after != nil {
             let count = rows.count

@@ -34,6 +34,34 @@ struct ConversationListTests {
         #expect(list.visibleRows.map(\.conversation.title) == (0..<22).map { "conversation \($0)" })
     }
 
+    @Test("paging down and up with a tall screen and a small window reaches both ends, bounded",
+          arguments: [(60, 100, 300), (22, 100, 300), (100, 50, 150), (7, 10, 30)])
+    func tallPages(viewport: Int, pageSize: Int, maximumLoaded: Int) throws {
+        let store = try BrowserFixture.store(count: 3_000, messages: 0)
+        let list = ConversationListViewModel(conversations: store.conversations, order: .updated, pageSize: pageSize, maximumLoaded: maximumLoaded)
+        list.viewportHeight = viewport
+        try list.load()
+        var steps = 0
+        var most = 0
+        while list.selection < list.total - 1 && steps < 10_000 {
+            try list.pageDown()
+            steps += 1
+            most = max(most, list.rows.count)
+            #expect(list.visibleRows.count == min(viewport, list.total - list.top))
+        }
+        #expect(list.selection == 2_999)
+        #expect(list.selected?.title == "conversation 2999")
+        while list.selection > 0 && steps < 20_000 {
+            try list.pageUp()
+            steps += 1
+            most = max(most, list.rows.count)
+        }
+        #expect(list.selection == 0)
+        #expect(list.selected?.title == "conversation 0")
+        #expect(steps < 20_000, "paging never reached the end")
+        #expect(most <= max(maximumLoaded, 3 * pageSize) + pageSize + 2 * viewport)
+    }
+
     @Test("G shows the last conversation at once, then k and paging up work from there")
     func endThenUp() throws {
         let fixture = try BrowserFixture(store: BrowserFixture.store(count: 5_000, messages: 0))

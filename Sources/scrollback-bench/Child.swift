@@ -1,0 +1,25 @@
+import Foundation
+import ScrollbackModel
+import ScrollbackStorage
+import ScrollbackViewModels
+
+/// The parts measured in a process of their own, for their peak memory.
+@MainActor
+enum Child {
+    static func run(_ mode: String, database: String) throws {
+        let store = try Store.open(path: database, readOnly: true)
+        let list = ConversationListViewModel(conversations: store.conversations, order: .updated)
+        list.viewportHeight = 60
+        try list.load()
+        switch mode {
+        case "open":
+            _ = list.visibleRows
+        case "walk":
+            // From the first row to the last, a page at a time, and back.
+            while list.selection < list.total - 1 { try list.pageDown() }
+            while list.selection > 0 { try list.pageUp() }
+        default:
+            throw BenchError("unknown child mode \(mode)")
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import CSQLite
+
+/// The baseline: the same queries through the SQLite C API, one prepared statement, no DTOs.
+final class RawSQLite {
+    let handle: OpaquePointer
+
+    init(path: String) throws {
+        var handle: OpaquePointer?
+        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let handle else {
+            throw BenchError("cannot open \(path)")
+        }
+        self.handle = handle
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    final class Statement {
+        let handle: OpaquePointer
+        init(_ database: RawSQLite, _ sql: String) throws {
+            var statement: OpaquePointer?
+            guard sqlite3_prepare_v2(database.handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+                throw BenchError("cannot prepare: \(String(cString: sqlite3_errmsg(database.handle)))")
+            }
+            handle = statement
+        }
+        deinit { sqlite3_finalize(handle) }
+
+        /// Binds integers and runs to the end, touching every column; returns the row count.
+        @discardableResult
+        func run(_ integers: [Int64] = [], text: [String] = []) -> Int {
+            sqlite3_reset(handle)
+            for (index, value) in integers.enumerated() { sqlite3_bind_int64(handle, Int32(index + 1), value) }
+            for (offset, value) in text.enumerated() {
+                sqlite3_bind_text(handle, Int32(integers.count + offset + 1), value, -1, unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self))
+            }
+            var rows = 0
+            var checksum: Int64 = 0
+            while sqlite3_step(handle) == SQLITE_ROW {
+                rows += 1
+                // Every value is read as what it is, without making Swift values of it.
+                for column in 0..<sqlite3_column_count(handle) {
+                    switch sqlite3_column_type(handle, column) {
+                    case SQLITE_INTEGER: checksum &+= sqlite3_column_int64(handle, column)
+                    case SQLITE_TEXT:
+                        if let text = sqlite3_column_text(handle, column) { checksum &+= Int64(text.pointee) }
+                        checksum &+= Int64(sqlite3_column_bytes(handle, column))
+                    default: break
+                    }
+                }
+            }
+            if checksum == 42 { rows += 0 }
+            return rows
+        }
+    }
+
+    func execute(_ sql: String) throws {
+        guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else {
+            throw BenchError("\(String(cString: sqlite3_errmsg(handle))) in \(sql.prefix(80))")
+        }
+    }
+}

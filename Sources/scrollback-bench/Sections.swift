@@ -1,0 +1,260 @@
+import CSQLite
+import Foundation
+import ScrollbackImport
+import ScrollbackModel
+import ScrollbackStorage
+import ScrollbackTerminal
+import ScrollbackViewModels
+
+@MainActor
+enum Sections {
+    static let columns = "id, public_id, title, model, source, source_id, created_at, updated_at, message_count, pinned"
+    static let order = "ORDER BY pinned DESC, updated_at DESC, id DESC"
+
+    // MARK: 1. Page cost at depth
+
+    static func pageCost(big: String, total: Int, report: inout Report) throws {
+        let store = try Store.open(path: big, readOnly: true)
+        let raw = try RawSQLite(path: big)
+        let rawFirst = try RawSQLite.Statement(raw, "SELECT \(columns) FROM conversation \(order) LIMIT 50")
+        let rawAfter = try RawSQLite.Statement(
+            raw, "SELECT \(columns) FROM conversation WHERE (pinned, updated_at, id) < (?, ?, ?) \(order) LIMIT 50")
+        let rawLast = try RawSQLite.Statement(
+            raw, "SELECT \(columns) FROM conversation ORDER BY pinned ASC, updated_at ASC, id ASC LIMIT 50")
+        let offset = try RawSQLite.Statement(raw, "SELECT \(columns) FROM conversation \(order) LIMIT 50 OFFSET ?")
+        let count = try store.conversations.count()
+        var oursFirst = 0.0
+        for (label, depth) in [("row 0", 0), ("row \(count / 2)", count / 2), ("last page", count - 50)] {
+            let ours: [Double]
+            let baseline: [Double]
+            let offsetTimes: [Double]
+            if depth == 0 {
+                ours = try Measure.samples(300) { _ = try store.conversations.page(sort: .updated, at: .first, limit: 50) }
+                baseline = Measure.samples(300) { rawFirst.run() }
+                offsetTimes = Measure.samples(50) { offset.run([0]) }
+            } else if depth == count - 50 {
+                ours = try Measure.samples(300) { _ = try store.conversations.page(sort: .updated, at: .last, limit: 50) }
+                baseline = Measure.samples(300) { rawLast.run() }
+                offsetTimes = Measure.samples(5) { offset.run([Int64(depth)]) }
+            } else {
+                // The row just before the depth, found once (not measured).
+                let anchor = try require_(store.conversations.page(sort: .updated, at: .first, limit: 1).items.first)
+                let before = try anchorRow(raw, depth: depth - 1) ?? anchor
+                let cursor = Cursor.conversation(before, order: .updated)
+                ours = try Measure.samples(300) { _ = try store.conversations.page(sort: .updated, at: .after(cursor), limit: 50) }
+                baseline = Measure.samples(300) { rawAfter.run([before.pinned ? 1 : 0, before.updatedAt.milliseconds, before.id]) }
+                offsetTimes = Measure.samples(5) { offset.run([Int64(depth)]) }
+            }
+            let oursMedian = Measure.median(ours)
+            if depth == 0 { oursFirst = oursMedian }
+            report.add(
+                "page", "50 rows at \(label): ours vs raw C API", ours: oursMedian, baseline: Measure.median(baseline), unit: "ms",
+                figure: oursMedian / max(Measure.median(baseline), 0.000_1), figureName: "ours/raw", atMost: 1.5)
+            if depth == count - 50 {
+                report.add(
+                    "page", "last page: ours vs first page", ours: oursMedian, baseline: oursFirst, unit: "ms",
+                    figure: oursMedian / max(oursFirst, 0.000_1), figureName: "deepest/first", atMost: 1.5)
+                report.add(
+                    "page", "last page: OFFSET vs ours", ours: oursMedian, baseline: Measure.median(offsetTimes), unit: "ms",
+                    figure: Measure.median(offsetTimes) / max(oursMedian, 0.000_1), figureName: "offset/ours", atLeast: 100)
+            }
+        }
+    }
+
+    private static func require_<T>(_ value: T?) throws -> T {
+        guard let value else { throw BenchError("the database is empty") }
+        return value
+    }
+
+    private static func anchorRow(_ raw: RawSQLite, depth: Int) throws -> ConversationDTO? {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(raw.handle, "SELECT id, pinned, updated_at FROM conversation \(order) LIMIT 1 OFFSET ?", -1, &statement, nil) == SQLITE_OK else { return nil }
+        defer { sqlite3_finalize(statement) }
+        sqlite3_bind_int64(statement, 1, Int64(depth))
+        guard sqlite3_step(statement) == SQLITE_ROW else { return nil }
+        return ConversationDTO(
+            id: sqlite3_column_int64(statement, 0), publicID: "", title: "", model: nil, source: "", sourceID: nil,
+            createdAt: Timestamp(milliseconds: 0), updatedAt: Timestamp(milliseconds: sqlite3_column_int64(statement, 2)),
+            messageCount: 0, pinned: sqlite3_column_int64(statement, 1) != 0)
+    }
+
+    // MARK: 2. First frame
+
+    static func firstFrame(big: String, binary: String, report: inout Report) throws {
+        let environment = ["TERM": "xterm-256color", "LANG": "C.UTF-8", "TZ": "UTC"]
+        func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        // Both run under script(1), which gives each a terminal: the same harness for both.
+        let browser = ["-qec", "\(quoted(binary)) --db \(quoted(big)) --readonly --exit-after-first-frame", "/dev/null"]
+        let query = "SELECT \(columns) FROM conversation \(order) LIMIT 50"
+        let sqlite = ["-qec", "sqlite3 -readonly \(quoted(big)) \(quoted(query))", "/dev/null"]
+        _ = try Measure.run("/usr/bin/script", browser, environment: environment)
+        _ = try Measure.run("/usr/bin/script", sqlite, environment: environment)
+        var ours: [Double] = []
+        var baseline: [Double] = []
+        for _ in 0..<7 {
+            let frame = try Measure.run("/usr/bin/script", browser, environment: environment)
+            guard frame.status == 0 else { throw BenchError("the browser exited with \(frame.status)") }
+            ours.append(frame.milliseconds)
+            baseline.append(try Measure.run("/usr/bin/script", sqlite, environment: environment).milliseconds)
+        }
+        report.add(
+            "frame", "start to first frame vs sqlite3 query", ours: Measure.median(ours), baseline: Measure.median(baseline),
+            unit: "ms", figure: Measure.median(ours) / max(Measure.median(baseline), 0.001), figureName: "ours/sqlite3", atMost: 3)
+    }
+
+    // MARK: 3. Memory
+
+    static func memory(big: String, small: String, tiny: String, sizes: Sizes, report: inout Report) throws {
+        let me = CommandLine.arguments[0]
+        func peak(_ mode: String, _ database: String) throws -> Double {
+            let result = try Measure.run(me, ["--child", mode, "--db", database])
+            guard result.status == 0 else { throw BenchError("child \(mode) failed (\(result.status))") }
+            return Double(result.peakKilobytes) / 1024
+        }
+        let walkBig = try peak("walk", big)
+        let walkSmall = try peak("walk", small)
+        report.add(
+            "memory", "walk \(sizes.big) and back vs \(sizes.small)", ours: walkBig, baseline: walkSmall, unit: "MiB",
+            figure: walkBig / max(walkSmall, 0.001), figureName: "big/small", atMost: 1.2)
+        report.add(
+            "memory", "walk \(sizes.big) and back: peak RSS", ours: walkBig, baseline: 50, unit: "MiB", figure: walkBig,
+            figureName: "MiB", atMost: 50)
+        let openBig = try peak("open", big)
+        let openTiny = try peak("open", tiny)
+        report.add(
+            "memory", "open \(sizes.big) vs \(sizes.tiny)", ours: openBig, baseline: openTiny, unit: "MiB",
+            figure: openBig / max(openTiny, 0.001), figureName: "big/tiny")
+    }
+
+    // MARK: 4. Per key
+
+    static func perKey(big: String, report: inout Report) throws {
+        let store = try Store.open(path: big, readOnly: true)
+        let browser = try BrowserViewModel(
+            repositories: .init(conversations: store.conversations, messages: store.messages, search: store.search, settings: store.settings),
+            databasePath: big, isReadOnly: true)
+        let screen = MemoryScreen(width: 200, height: 60)
+        browser.resize(width: 200, height: 60)
+        try browser.start()
+        BrowserRenderer.render(browser, on: screen)
+        let frameOnly = Measure.samples(500) { BrowserRenderer.render(browser, on: screen) }
+        for (label, key, count) in [("j", Key.character("j"), 3_000), ("PgDn", Key.pageDown, 1_500)] {
+            let times = try Measure.samples(count) {
+                _ = try browser.handle(key)
+                BrowserRenderer.render(browser, on: screen)
+            }
+            report.add(
+                "key", "\(label) + 200×60 frame: p99 (median in ours)", ours: Measure.median(times), baseline: Measure.median(frameOnly),
+                unit: "ms", figure: Measure.percentile(times, 99), figureName: "p99 ms", atMost: 2)
+        }
+        var jumps: [Double] = []
+        for _ in 0..<100 {
+            _ = try browser.handle(.character("g"))
+            jumps.append(try Measure.time {
+                _ = try browser.handle(.character("G"))
+                BrowserRenderer.render(browser, on: screen)
+            })
+        }
+        report.add(
+            "key", "G + 200×60 frame: p99 (median in ours)", ours: Measure.median(jumps), baseline: Measure.median(frameOnly),
+            unit: "ms", figure: Measure.percentile(jumps, 99), figureName: "p99 ms", atMost: 2)
+    }
+
+    // MARK: 5. Import
+
+    static func importSpeed(data: DataSet, binary: String, sizes: Sizes, report: inout Report) throws {
+        let export = try data.chatGPTExport()
+        let fileBytes = ((try FileManager.default.attributesOfItem(atPath: export))[.size] as? NSNumber)?.doubleValue ?? 1
+        let messages = Double(sizes.exportConversations * sizes.exportMessages)
+        let target = data.path("import.sqlite")
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: target + suffix) }
+        let ours = try Measure.run(binary, ["--db", target, "import", export, "--quiet"])
+        guard ours.status == 0 else { throw BenchError("import failed (\(ours.status))") }
+        // The baseline: the same messages straight into the same schema through the C API,
+        // search index built at the end like ours: what SQLite itself costs.
+        let rawTarget = data.path("import-raw.sqlite")
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: rawTarget + suffix) }
+        _ = try Store.open(path: rawTarget)
+        let raw = try RawSQLite(path: rawTarget)
+        let texts = try MessageTexts.read(path: target)
+        let rawTime = try Measure.time {
+            try raw.execute("BEGIN; DROP TRIGGER message_fts_insert; DROP TRIGGER conversation_fts_insert;")
+            let conversation = try RawSQLite.Statement(
+                raw, "INSERT INTO conversation (public_id, source_id, title, source, created_at, updated_at) VALUES (?, ?, 'c', 'raw', 0, 0)")
+            let message = try RawSQLite.Statement(
+                raw, "INSERT INTO message (conversation_id, position, public_id, content, role, created_at) VALUES (?, ?, ?, ?, 'user', 0)")
+            var conversationID: Int64 = 0
+            for (index, text) in texts.enumerated() {
+                if index % sizes.exportMessages == 0 {
+                    conversationID += 1
+                    conversation.run([], text: [String(format: "00000000-0000-4000-8000-%012lld", conversationID), "\(conversationID)"])
+                }
+                message.run(
+                    [conversationID, Int64(index % sizes.exportMessages)],
+                    text: [String(format: "00000000-0000-4000-9000-%012d", index), text])
+            }
+            try raw.execute("INSERT INTO message_fts (message_fts) VALUES ('rebuild'); COMMIT;")
+        }
+        report.add(
+            "import", "\(Int(messages)) messages: ours vs raw inserts", ours: ours.milliseconds, baseline: rawTime, unit: "ms",
+            figure: messages / (ours.milliseconds / 1000), figureName: "messages/s", atLeast: 100_000)
+        report.add(
+            "import", "peak RSS vs file size", ours: Double(ours.peakKilobytes) / 1024, baseline: fileBytes / 1_048_576, unit: "MiB",
+            figure: Double(ours.peakKilobytes) * 1024 / fileBytes, figureName: "× file", atMost: 3)
+    }
+
+    // MARK: 6. Batch delete
+
+    static func batchDelete(data: DataSet, sizes: Sizes, report: inout Report) throws {
+        let medium = try data.demo(sizes.medium, name: "medium")
+        let ours = data.path("delete-ours.sqlite")
+        let rawPath = data.path("delete-raw.sqlite")
+        for copy in [ours, rawPath] {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: copy + suffix) }
+            try FileManager.default.copyItem(atPath: medium, toPath: copy)
+        }
+        let store = try Store.open(path: ours)
+        let ids = try store.database.query("SELECT id FROM conversation ORDER BY id LIMIT ?", [.integer(Int64(sizes.deleted))]) { $0.int64(0) }
+        let oursTime = try Measure.time { _ = try store.conversations.delete(ids: ids) }
+        let healthy = try store.check().isHealthy
+        let raw = try RawSQLite(path: rawPath)
+        try raw.execute("PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL;")
+        let delete = try RawSQLite.Statement(raw, "DELETE FROM conversation WHERE id = ?")
+        let rawTime = try Measure.time {
+            try raw.execute("BEGIN IMMEDIATE")
+            for id in ids { delete.run([id]) }
+            try raw.execute("COMMIT")
+        }
+        report.add(
+            "delete", "\(ids.count) conversations in one call vs raw", ours: oursTime, baseline: rawTime, unit: "ms",
+            figure: Double(ids.count) / (oursTime / 1000), figureName: "conversations/s", atLeast: 20_000)
+        report.add(
+            "delete", "scrollback check afterwards", ours: healthy ? 1 : 0, baseline: 1, unit: "ok", figure: healthy ? 1 : 0,
+            figureName: "clean", atLeast: 1)
+    }
+
+    // MARK: 7. Search
+
+    static func search(big: String, report: inout Report) throws {
+        let store = try Store.open(path: big, readOnly: true)
+        let raw = try RawSQLite(path: big)
+        let match = try RawSQLite.Statement(raw, "SELECT rowid FROM message_fts WHERE message_fts MATCH ? ORDER BY rowid DESC LIMIT 50")
+        let messages = try store.messages.count()
+        for (label, query) in [("common word 'the'", "the"), ("rare word", DataSet.rareWord), ("CJK substring '本語の敬'", "本語の敬")] {
+            _ = try store.search.search(query, after: nil, limit: 50)
+            let ours = try Measure.samples(20) { _ = try store.search.search(query, after: nil, limit: 50) }
+            let baseline = Measure.samples(20) { match.run([], text: ["\"" + query + "\""]) }
+            report.add(
+                "search", "first 50 for \(label) in \(messages) messages", ours: Measure.median(ours),
+                baseline: Measure.median(baseline), unit: "ms", figure: Measure.median(ours), figureName: "median ms", atMost: 50)
+        }
+    }
+}
+
+/// The message texts of a store, for the import baseline.
+enum MessageTexts {
+    static func read(path: String) throws -> [String] {
+        let store = try Store.open(path: path, readOnly: true)
+        return try store.database.query("SELECT content FROM message ORDER BY id") { $0.text(0) }
+    }
+}

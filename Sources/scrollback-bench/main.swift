@@ -1,0 +1,96 @@
+import Foundation
+import ScrollbackDemo
+import ScrollbackImport
+import ScrollbackModel
+import ScrollbackStorage
+import ScrollbackTerminal
+import ScrollbackViewModels
+
+// scrollback-bench: makes its own data, measures, prints a table and writes JSON. Every
+// figure stands beside a baseline measured in the same run (these machines are shared and
+// noisy: ratios, not absolute times). Build and run in release mode:
+//
+//     swift build -c release && .build/release/scrollback-bench [--quick] [--work DIR]
+//
+// --child MODE --db PATH runs one measured part in a process of its own (peak memory).
+
+struct Options {
+    var quick = false
+    var work = (NSTemporaryDirectory() as NSString).appendingPathComponent("scrollback-bench")
+    var json: String?
+    var binary = (CommandLine.arguments[0] as NSString).deletingLastPathComponent + "/scrollback"
+    var child: String?
+    var database: String?
+
+    init(_ arguments: [String]) throws {
+        var index = 0
+        func value() throws -> String {
+            index += 1
+            guard index < arguments.count else { throw BenchError("\(arguments[index - 1]) needs a value") }
+            return arguments[index]
+        }
+        while index < arguments.count {
+            switch arguments[index] {
+            case "--quick": quick = true
+            case "--work": work = try value()
+            case "--json": json = try value()
+            case "--binary": binary = try value()
+            case "--child": child = try value()
+            case "--db": database = try value()
+            case "--help":
+                print("usage: scrollback-bench [--quick] [--work DIR] [--json PATH] [--binary PATH]")
+                exit(0)
+            default: throw BenchError("unknown argument \(arguments[index]); see --help")
+            }
+            index += 1
+        }
+    }
+}
+
+struct Sizes {
+    let big: Int, small: Int, tiny: Int, medium: Int, deleted: Int, exportConversations: Int, exportMessages: Int
+    static let full = Sizes(big: 1_000_000, small: 10_000, tiny: 1_000, medium: 150_000, deleted: 100_000, exportConversations: 10_000, exportMessages: 50)
+    static let quick = Sizes(big: 3_000, small: 300, tiny: 100, medium: 1_500, deleted: 1_000, exportConversations: 100, exportMessages: 10)
+}
+
+@MainActor
+func main() throws {
+    let options = try Options(Array(CommandLine.arguments.dropFirst()))
+    if let child = options.child {
+        guard let database = options.database else { throw BenchError("--child needs --db") }
+        try Child.run(child, database: database)
+        return
+    }
+    try FileManager.default.createDirectory(atPath: options.work, withIntermediateDirectories: true)
+    let sizes = options.quick ? Sizes.quick : Sizes.full
+    var report = Report(
+        machine: Machine.describe(), quick: options.quick,
+        sizes: ["big": sizes.big, "small": sizes.small, "tiny": sizes.tiny, "medium": sizes.medium, "deleted": sizes.deleted,
+                "exportConversations": sizes.exportConversations, "exportMessages": sizes.exportConversations * sizes.exportMessages])
+    let data = DataSet(work: options.work, sizes: sizes)
+    let big = try data.demo(sizes.big, name: "big", rare: true)
+    let small = try data.demo(sizes.small, name: "small")
+    let tiny = try data.demo(sizes.tiny, name: "tiny")
+    print(Report.header)
+    try Sections.pageCost(big: big, total: sizes.big, report: &report)
+    try Sections.firstFrame(big: big, binary: options.binary, report: &report)
+    try Sections.memory(big: big, small: small, tiny: tiny, sizes: sizes, report: &report)
+    try Sections.perKey(big: big, report: &report)
+    try Sections.importSpeed(data: data, binary: options.binary, sizes: sizes, report: &report)
+    try Sections.batchDelete(data: data, sizes: sizes, report: &report)
+    try Sections.search(big: big, report: &report)
+    let failed = report.results.filter { !$0.passed }.count
+    print("\n\(report.results.count - failed) passed, \(failed) failed")
+    let jsonPath = options.json ?? (options.work as NSString).appendingPathComponent("results.json")
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    try encoder.encode(report).write(to: URL(fileURLWithPath: jsonPath))
+    print("results written to \(jsonPath)")
+}
+
+do {
+    try MainActor.assumeIsolated { try main() }
+} catch {
+    FileHandle.standardError.write(Data("scrollback-bench: \(error)\n".utf8))
+    exit(1)
+}

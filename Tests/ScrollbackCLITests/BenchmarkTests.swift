@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+import TestSupport
+
+/// The benchmark program keeps working: its quick mode runs here on tiny data. No test
+/// asserts a time; the figures are for `scrollback-bench` run by hand in release mode.
+@Suite("scrollback-bench")
+struct BenchmarkTests {
+    @Test("--quick measures every section and writes its JSON")
+    func quick() throws {
+        let folder = try TemporaryDirectory()
+        let bench = Bundle.main.bundleURL.appendingPathComponent("scrollback-bench").path
+        let result = try BenchRun.run(bench, ["--quick", "--work", folder.path, "--binary", BinaryRunner.binary.path])
+        #expect(result == 0)
+        let data = try Data(contentsOf: URL(fileURLWithPath: folder.file("results.json")))
+        let report = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        #expect(report?["quick"] as? Bool == true)
+        let rows = report?["results"] as? [[String: Any]] ?? []
+        let sections = Set(rows.compactMap { $0["section"] as? String })
+        #expect(sections == ["page", "frame", "memory", "key", "import", "delete", "search"])
+        for row in rows {
+            #expect((row["ours"] as? Double ?? -1) >= 0, "\(row)")
+            #expect((row["baseline"] as? Double ?? -1) >= 0, "\(row)")
+        }
+        // The batch delete leaves a healthy database behind.
+        #expect(rows.first { $0["figureName"] as? String == "clean" }?["passed"] as? Bool == true)
+    }
+}
+
+enum BenchRun {
+    /// Runs a program with output discarded; its exit status.
+    static func run(_ path: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
