@@ -85,14 +85,21 @@ public final class SQLiteConversationRepository: ConversationRepository {
     }
 
     public func delete(ids: [Int64]) throws -> Int {
-        try database.write {
+        let unique = Set(ids)
+        let deleteAll = {
             var deleted = 0
-            for id in Set(ids) {
-                try database.run("DELETE FROM conversation WHERE id = ?", [.integer(id)])
-                deleted += database.changes
+            for id in unique {
+                try self.database.run("DELETE FROM conversation WHERE id = ?", [.integer(id)])
+                deleted += self.database.changes
             }
             return deleted
         }
+        // Taking a row out of the trigram index costs about as much as tokenizing it again;
+        // past a quarter of the database, rebuilding the index from what stays is cheaper.
+        if unique.count >= 1_000, try unique.count * 4 >= count() {
+            return try SearchIndex.rebuildingAfter(database, suspending: SearchIndex.deleteTriggers, deleteAll)
+        }
+        return try database.write(deleteAll)
     }
 
     public func count() throws -> Int {
@@ -120,18 +127,23 @@ public final class SQLiteConversationRepository: ConversationRepository {
     }
 
     public func deleteKeepingSnapshots(ids: [Int64]) throws -> [ConversationSnapshot] {
-        try database.write {
+        let unique = Set(ids).sorted()
+        let deleteAll = {
             var snapshots: [ConversationSnapshot] = []
-            for id in Set(ids).sorted() {
-                guard let conversation = try conversation(id: id) else { continue }
-                let messages = try database.query(
+            for id in unique {
+                guard let conversation = try self.conversation(id: id) else { continue }
+                let messages = try self.database.query(
                     "SELECT \(SQLiteMessageRepository.columns) FROM message WHERE conversation_id = ? ORDER BY position",
                     [.integer(id)], SQLiteMessageRepository.message)
-                try database.run("DELETE FROM conversation WHERE id = ?", [.integer(id)])
+                try self.database.run("DELETE FROM conversation WHERE id = ?", [.integer(id)])
                 snapshots.append(ConversationSnapshot(conversation: conversation, messages: messages))
             }
             return snapshots
         }
+        if unique.count >= 1_000, try unique.count * 4 >= count() {
+            return try SearchIndex.rebuildingAfter(database, suspending: SearchIndex.deleteTriggers, deleteAll)
+        }
+        return try database.write(deleteAll)
     }
 
     public func restore(_ snapshots: [ConversationSnapshot]) throws {

@@ -1,4 +1,5 @@
 import Foundation
+import ScrollbackImport
 import ScrollbackModel
 import ScrollbackStorage
 import ScrollbackViewModels
@@ -6,7 +7,16 @@ import ScrollbackViewModels
 /// The parts measured in a process of their own, for their peak memory.
 @MainActor
 enum Child {
-    static func run(_ mode: String, database: String) throws {
+    static func run(_ mode: String, database: String, file: String?) throws {
+        defer { print("peak-kb \(Measure.ownPeakKilobytes())") }
+        if mode == "import" {
+            // The same code `scrollback import` runs, in a process of its own.
+            guard let file else { throw BenchError("--child import needs --file") }
+            let store = try Store.open(path: database)
+            let summary = Importer(store: store).run(paths: [file], format: nil)
+            guard summary.failed.isEmpty else { throw BenchError("import failed: \(summary.failed)") }
+            return
+        }
         let store = try Store.open(path: database, readOnly: true)
         let list = ConversationListViewModel(conversations: store.conversations, order: .updated)
         list.viewportHeight = 60

@@ -30,8 +30,23 @@ enum Measure {
 
     struct ChildResult {
         var milliseconds: Double
-        var peakKilobytes: Int
         var status: Int32
+        var output: String
+
+        /// The child's own report of its peak RSS (`peak-kb N`). Not wait4's ru_maxrss:
+        /// on Linux a child started by posix_spawn (vfork) inherits the parent's high-water
+        /// mark, which would make every child look as large as the benchmark itself.
+        var peakKilobytes: Int? {
+            output.split(separator: "\n").first { $0.hasPrefix("peak-kb ") }.flatMap { Int($0.dropFirst(8)) }
+        }
+    }
+
+    /// This process's peak RSS in kB (VmHWM).
+    static func ownPeakKilobytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return 0 }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
     }
 
     /// Runs a program to the end with output discarded; its wall time and peak RSS.
@@ -40,7 +55,9 @@ enum Measure {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        let outputPath = (NSTemporaryDirectory() as NSString).appendingPathComponent("scrollback-bench-\(UUID().uuidString).out")
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         let argv = [executable] + arguments
         var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
@@ -54,10 +71,10 @@ enum Measure {
         let spawned = posix_spawn(&pid, executable, &actions, nil, &cArguments, &cEnvironment)
         guard spawned == 0 else { throw BenchError("cannot run \(executable) (\(spawned))") }
         var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let elapsed = Double(now() - start) / 1_000_000
-        return ChildResult(milliseconds: elapsed, peakKilobytes: usage.ru_maxrss, status: (status >> 8) & 0xFF)
+        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        return ChildResult(milliseconds: elapsed, status: (status >> 8) & 0xFF, output: output)
     }
 }
 

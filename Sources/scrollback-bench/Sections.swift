@@ -108,8 +108,10 @@ enum Sections {
         let me = CommandLine.arguments[0]
         func peak(_ mode: String, _ database: String) throws -> Double {
             let result = try Measure.run(me, ["--child", mode, "--db", database])
-            guard result.status == 0 else { throw BenchError("child \(mode) failed (\(result.status))") }
-            return Double(result.peakKilobytes) / 1024
+            guard result.status == 0, let peak = result.peakKilobytes else {
+                throw BenchError("child \(mode) failed (\(result.status))")
+            }
+            return Double(peak) / 1024
         }
         let walkBig = try peak("walk", big)
         let walkSmall = try peak("walk", small)
@@ -162,14 +164,14 @@ enum Sections {
 
     // MARK: 5. Import
 
-    static func importSpeed(data: DataSet, binary: String, sizes: Sizes, report: inout Report) throws {
+    static func importSpeed(data: DataSet, sizes: Sizes, report: inout Report) throws {
         let export = try data.chatGPTExport()
         let fileBytes = ((try FileManager.default.attributesOfItem(atPath: export))[.size] as? NSNumber)?.doubleValue ?? 1
         let messages = Double(sizes.exportConversations * sizes.exportMessages)
         let target = data.path("import.sqlite")
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: target + suffix) }
-        let ours = try Measure.run(binary, ["--db", target, "import", export, "--quiet"])
-        guard ours.status == 0 else { throw BenchError("import failed (\(ours.status))") }
+        let ours = try Measure.run(CommandLine.arguments[0], ["--child", "import", "--db", target, "--file", export])
+        guard ours.status == 0, let oursPeak = ours.peakKilobytes else { throw BenchError("import failed (\(ours.status))") }
         // The baseline: the same messages straight into the same schema through the C API,
         // search index built at the end like ours: what SQLite itself costs.
         let rawTarget = data.path("import-raw.sqlite")
@@ -199,8 +201,8 @@ enum Sections {
             "import", "\(Int(messages)) messages: ours vs raw inserts", ours: ours.milliseconds, baseline: rawTime, unit: "ms",
             figure: messages / (ours.milliseconds / 1000), figureName: "messages/s", atLeast: 100_000)
         report.add(
-            "import", "peak RSS vs file size", ours: Double(ours.peakKilobytes) / 1024, baseline: fileBytes / 1_048_576, unit: "MiB",
-            figure: Double(ours.peakKilobytes) * 1024 / fileBytes, figureName: "× file", atMost: 3)
+            "import", "peak RSS vs file size", ours: Double(oursPeak) / 1024, baseline: fileBytes / 1_048_576, unit: "MiB",
+            figure: Double(oursPeak) * 1024 / fileBytes, figureName: "× file", atMost: 3)
     }
 
     // MARK: 6. Batch delete

@@ -21,6 +21,7 @@ struct Options {
     var binary = (CommandLine.arguments[0] as NSString).deletingLastPathComponent + "/scrollback"
     var child: String?
     var database: String?
+    var file: String?
 
     init(_ arguments: [String]) throws {
         var index = 0
@@ -37,6 +38,7 @@ struct Options {
             case "--binary": binary = try value()
             case "--child": child = try value()
             case "--db": database = try value()
+            case "--file": file = try value()
             case "--help":
                 print("usage: scrollback-bench [--quick] [--work DIR] [--json PATH] [--binary PATH]")
                 exit(0)
@@ -58,7 +60,7 @@ func main() throws {
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
     if let child = options.child {
         guard let database = options.database else { throw BenchError("--child needs --db") }
-        try Child.run(child, database: database)
+        try Child.run(child, database: database, file: options.file)
         return
     }
     try FileManager.default.createDirectory(atPath: options.work, withIntermediateDirectories: true)
@@ -76,7 +78,7 @@ func main() throws {
     try Sections.firstFrame(big: big, binary: options.binary, report: &report)
     try Sections.memory(big: big, small: small, tiny: tiny, sizes: sizes, report: &report)
     try Sections.perKey(big: big, report: &report)
-    try Sections.importSpeed(data: data, binary: options.binary, sizes: sizes, report: &report)
+    try Sections.importSpeed(data: data, sizes: sizes, report: &report)
     try Sections.batchDelete(data: data, sizes: sizes, report: &report)
     try Sections.search(big: big, report: &report)
     let failed = report.results.filter { !$0.passed }.count

@@ -46,4 +46,33 @@ struct BulkInsertTests {
         try store.addConversation(title: "indexed", createdAt: 1, messages: ["findable text"])
         #expect(try store.search.search("findable", after: nil, limit: 5).items.count == 1)
     }
+
+    @Test("deleting most of the database rebuilds the index once; search and check agree afterwards")
+    func largeDelete() throws {
+        let store = try Store.open(path: ":memory:")
+        let schema = try Self.triggers(store)
+        var ids: [Int64] = []
+        try store.insertingInBulk {
+            for index in 0..<1_600 {
+                ids.append(try store.addConversation(title: "walrus \(index)", createdAt: Int64(index), messages: ["tusk \(index) ラーメン"]).id)
+            }
+        }
+        let deleted = try store.conversations.delete(ids: Array(ids.prefix(1_200)))
+        #expect(deleted == 1_200)
+        #expect(try Self.triggers(store) == schema)
+        #expect(try store.check().isHealthy)
+        #expect(try store.messages.count() == 400)
+        var hits = 0
+        var cursor: Cursor?
+        repeat {
+            let page = try store.search.search("ラーメン", after: cursor, limit: 100)
+            hits += page.items.count
+            cursor = page.next
+        } while cursor != nil
+        #expect(hits == 400)
+        let kept = Set(ids.suffix(400))
+        let titles = try store.search.search("walrus", after: nil, limit: 1_000).items.filter { $0.message == nil }
+        #expect(titles.count == 400)
+        #expect(titles.allSatisfy { kept.contains($0.conversation.id) })
+    }
 }
