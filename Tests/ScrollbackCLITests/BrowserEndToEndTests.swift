@@ -65,8 +65,11 @@ struct BrowserEndToEndTests {
         screen = try tmux.waitFor("the search prompt") { Self.footer($0).hasPrefix(" /") }
         try tmux.type("sourdough")
         try tmux.send("Enter")
-        screen = try tmux.waitFor(text: "search “sourdough”")
-        #expect(screen[2].lowercased().contains("sourdough"))
+        // The whole frame, not only its header: a capture can land in the middle of a redraw.
+        screen = try tmux.waitFor("search results") { screen in
+            screen[0].contains("search “sourdough”") && screen[2].lowercased().contains("sourdough")
+                && Self.footer(screen).contains("Enter open")
+        }
         try tmux.send("n", "Enter")
         screen = try tmux.waitFor(text: "message ")
         #expect(screen.dropFirst().contains { $0.lowercased().contains("sourdough") })
