@@ -30,20 +30,30 @@ public final class MemoryScreen: Screen {
 
     public func draw(_ text: String, row: Int, column: Int, style: TextStyle) {
         guard (0..<height).contains(row), column >= 0 else { return }
+        // The row is taken out, changed and put back: element by element through the class's
+        // nested arrays would pay an exclusivity check and a uniqueness check per cell.
+        var line: [String] = []
+        var lineStyles: [TextStyle] = []
+        swap(&line, &cells[row])
+        swap(&lineStyles, &styles[row])
+        defer {
+            swap(&line, &cells[row])
+            swap(&lineStyles, &styles[row])
+        }
         var column = column
         for character in text {
             let cells = DisplayWidth.of(character)
             if cells == 0 {
                 // A zero-width cluster joins the previous cell, as on a terminal.
-                if column > 0 && column <= width { self.cells[row][column - 1] += String(character) }
+                if column > 0 && column <= width { line[column - 1] += String(character) }
                 continue
             }
             guard column + cells <= width else { break }
-            self.cells[row][column] = String(character)
-            styles[row][column] = style
+            line[column] = String(character)
+            lineStyles[column] = style
             for extra in 1..<max(cells, 1) {
-                self.cells[row][column + extra] = ""
-                styles[row][column + extra] = style
+                line[column + extra] = ""
+                lineStyles[column + extra] = style
             }
             column += cells
         }

@@ -24,6 +24,8 @@ public enum DisplayWidth {
     }
 
     public static func of(_ character: Character) -> Int {
+        // Most text is printable ASCII: one cell, no Unicode property look-ups.
+        if let ascii = character.asciiValue { return ascii >= 0x20 && ascii < 0x7F ? 1 : 0 }
         var width = 0
         for scalar in character.unicodeScalars { width += of(scalar) }
         return width
@@ -31,6 +33,16 @@ public enum DisplayWidth {
 
     public static func of<S: StringProtocol>(_ text: S) -> Int {
         var width = 0
+        var ascii = true
+        for byte in text.utf8 {
+            guard byte >= 0x20 && byte < 0x7F else {
+                ascii = false
+                break
+            }
+            width += 1
+        }
+        if ascii { return width }
+        width = 0
         for scalar in text.unicodeScalars { width += of(scalar) }
         return width
     }

@@ -22,6 +22,8 @@ struct Options {
     var child: String?
     var database: String?
     var file: String?
+    /// Run only these sections (page, frame, memory, key, import, delete, search).
+    var only: Set<String> = []
 
     init(_ arguments: [String]) throws {
         var index = 0
@@ -39,8 +41,9 @@ struct Options {
             case "--child": child = try value()
             case "--db": database = try value()
             case "--file": file = try value()
+            case "--only": only.insert(try value())
             case "--help":
-                print("usage: scrollback-bench [--quick] [--work DIR] [--json PATH] [--binary PATH]")
+                print("usage: scrollback-bench [--quick] [--work DIR] [--json PATH] [--binary PATH] [--only SECTION]...")
                 exit(0)
             default: throw BenchError("unknown argument \(arguments[index]); see --help")
             }
@@ -74,13 +77,14 @@ func main() throws {
     let small = try data.demo(sizes.small, name: "small")
     let tiny = try data.demo(sizes.tiny, name: "tiny")
     print(Report.header)
-    try Sections.pageCost(big: big, total: sizes.big, report: &report)
-    try Sections.firstFrame(big: big, binary: options.binary, report: &report)
-    try Sections.memory(big: big, small: small, tiny: tiny, sizes: sizes, report: &report)
-    try Sections.perKey(big: big, report: &report)
-    try Sections.importSpeed(data: data, sizes: sizes, report: &report)
-    try Sections.batchDelete(data: data, sizes: sizes, report: &report)
-    try Sections.search(big: big, report: &report)
+    func wanted(_ section: String) -> Bool { options.only.isEmpty || options.only.contains(section) }
+    if wanted("page") { try Sections.pageCost(big: big, total: sizes.big, report: &report) }
+    if wanted("frame") { try Sections.firstFrame(big: big, binary: options.binary, report: &report) }
+    if wanted("memory") { try Sections.memory(big: big, small: small, tiny: tiny, sizes: sizes, report: &report) }
+    if wanted("key") { try Sections.perKey(big: big, report: &report) }
+    if wanted("import") { try Sections.importSpeed(data: data, sizes: sizes, report: &report) }
+    if wanted("delete") { try Sections.batchDelete(data: data, sizes: sizes, report: &report) }
+    if wanted("search") { try Sections.search(big: big, report: &report) }
     let failed = report.results.filter { !$0.passed }.count
     print("\n\(report.results.count - failed) passed, \(failed) failed")
     let jsonPath = options.json ?? (options.work as NSString).appendingPathComponent("results.json")
