@@ -97,7 +97,7 @@ public final class SQLiteConversationRepository: ConversationRepository {
         // Taking a row out of the trigram index costs about as much as tokenizing it again;
         // past a quarter of the database, rebuilding the index from what stays is cheaper.
         if unique.count >= 1_000, try unique.count * 4 >= count() {
-            return try SearchIndex.rebuildingAfter(database, suspending: SearchIndex.deleteTriggers, deleteAll)
+            return try SearchIndex.rebuildingAfter(database, suspending: SearchIndex.conversationDeleteTriggers, deleteAll)
         }
         return try database.write(deleteAll)
     }
@@ -141,7 +141,7 @@ public final class SQLiteConversationRepository: ConversationRepository {
             return snapshots
         }
         if unique.count >= 1_000, try unique.count * 4 >= count() {
-            return try SearchIndex.rebuildingAfter(database, suspending: SearchIndex.deleteTriggers, deleteAll)
+            return try SearchIndex.rebuildingAfter(database, suspending: SearchIndex.conversationDeleteTriggers, deleteAll)
         }
         return try database.write(deleteAll)
     }

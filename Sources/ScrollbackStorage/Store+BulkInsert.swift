@@ -3,13 +3,19 @@ import ScrollbackModel
 /// Large changes with the full-text index rebuilt once instead of row by row.
 enum SearchIndex {
     static let insertTriggers = ["conversation_fts_insert", "message_fts_insert"]
-    static let deleteTriggers = ["conversation_fts_delete", "message_fts_delete"]
+    /// For deleting whole conversations: their messages' count no longer matters either.
+    static let conversationDeleteTriggers = ["conversation_fts_delete", "message_fts_delete", "message_uncounted"]
 
     /// Runs `body` in one write transaction with the named index triggers set aside, then
     /// rebuilds both indexes and puts back exactly the triggers the schema had. Everything
     /// commits together or not at all.
     static func rebuildingAfter<T>(_ database: Database, suspending names: [String], _ body: () throws -> T) throws -> T {
-        try database.write {
+        // A large page cache for the duration: random index pages (public ids are UUIDs)
+        // and the rebuild's merges then stay in memory. Put back afterwards.
+        let cacheSize = try database.scalarInt("PRAGMA cache_size")
+        try database.execute("PRAGMA cache_size = -262144")
+        defer { try? database.execute("PRAGMA cache_size = \(cacheSize)") }
+        return try database.write {
             let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
             let triggers = try database.query(
                 "SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND name IN (\(placeholders)) ORDER BY name",
