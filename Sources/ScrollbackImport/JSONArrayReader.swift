@@ -8,6 +8,8 @@ struct JSONArrayReader {
     private let data: Data
     private var offset: Int
     private(set) var count = 0
+    /// True when the array is the `conversations` member of an object around it.
+    private(set) var wrapped = false
 
     /// - Throws: `ImportError` when the file cannot be read, is empty, or is not a JSON array.
     init(path: String) throws {
@@ -21,10 +23,59 @@ struct JSONArrayReader {
         offset = data.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         skipWhitespace()
         guard offset < data.count else { throw ImportError(path: path, problem: "the file is empty") }
+        if data[data.startIndex + offset] == UInt8(ascii: "{"), let start = Self.conversationsArray(in: data, from: offset) {
+            // `{"conversations": [ … ], …}`: read the array inside.
+            offset = start
+            wrapped = true
+        }
         guard data[data.startIndex + offset] == UInt8(ascii: "[") else {
             throw ImportError(path: path, problem: "not a JSON array of conversations", location: "byte \(offset + 1)")
         }
         offset += 1
+    }
+
+    /// Where the `conversations` array of the top-level object at `start` begins, if it has one.
+    static func conversationsArray(in data: Data, from start: Int) -> Int? {
+        let key = Array("\"conversations\"".utf8)
+        return data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Int? in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var index = start + 1
+            var depth = 1
+            var inString = false
+            var escaped = false
+            var stringStart = 0
+            while index < bytes.count {
+                let value = bytes[index]
+                if inString {
+                    if escaped { escaped = false } else if value == 0x5C { escaped = true } else if value == 0x22 {
+                        inString = false
+                        if depth == 1 && index + 1 - stringStart == key.count
+                            && bytes[stringStart...index].elementsEqual(key)
+                        {
+                            var next = index + 1
+                            while next < bytes.count, isWhitespace(bytes[next]) { next += 1 }
+                            guard next < bytes.count, bytes[next] == UInt8(ascii: ":") else { index += 1; continue }
+                            next += 1
+                            while next < bytes.count, isWhitespace(bytes[next]) { next += 1 }
+                            return next < bytes.count && bytes[next] == UInt8(ascii: "[") ? next : nil
+                        }
+                    }
+                } else {
+                    switch value {
+                    case 0x22:
+                        inString = true
+                        stringStart = index
+                    case 0x7B, 0x5B: depth += 1
+                    case 0x7D, 0x5D:
+                        depth -= 1
+                        if depth == 0 { return nil }
+                    default: break
+                    }
+                }
+                index += 1
+            }
+            return nil
+        }
     }
 
     var size: Int { data.count }
@@ -32,7 +83,10 @@ struct JSONArrayReader {
 
     /// Whether the file starts with a JSON array (after whitespace).
     static func startsWithArray(_ data: Data) -> Bool {
-        data.drop { isWhitespace($0) || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }.first == UInt8(ascii: "[")
+        let first = data.drop { isWhitespace($0) || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
+        if first.first == UInt8(ascii: "[") { return true }
+        // Or an object wrapping the array as `conversations`.
+        return first.first == UInt8(ascii: "{") && conversationsArray(in: Data(first), from: 0) != nil
     }
 
     /// The next element as a JSON object, or nil at the end of the array.
@@ -42,7 +96,8 @@ struct JSONArrayReader {
         if byte(offset) == UInt8(ascii: "]") {
             offset += 1
             skipWhitespace()
-            if offset < data.count {
+            // After a wrapped array, the rest of the object (other members) is not read.
+            if offset < data.count && !wrapped {
                 throw ImportError(path: path, problem: "unexpected text after the array", location: "byte \(offset + 1)")
             }
             return nil

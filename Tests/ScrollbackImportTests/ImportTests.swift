@@ -174,6 +174,20 @@ struct ImportTests {
         #expect(after == before)
     }
 
+    @Test("a ChatGPT export wrapped in an object as conversations imports like the bare array")
+    func wrappedExport() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("conversations.json")
+        let records = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Self.chatgpt)))
+        let wrapper: [String: Any] = ["account": ["name": "x", "conversations": "not this"], "conversations": records, "version": 2]
+        try JSONSerialization.data(withJSONObject: wrapper, options: [.sortedKeys]).write(to: URL(fileURLWithPath: path))
+        let store = try Store.open(path: ":memory:")
+        let summary = Importer(store: store).run(paths: [path], format: nil)
+        #expect(summary.failed.isEmpty, "\(summary.failed)")
+        #expect(summary.inserted == 2)
+        #expect(try Self.transcript(store, source: "chatgpt", id: "22222222-aaaa-4bbb-8ccc-000000000002").count == 2)
+    }
+
     @Test("a folder: the split export files in order; a folder without an export is an error")
     func folders() throws {
         let folder = try TemporaryDirectory()
