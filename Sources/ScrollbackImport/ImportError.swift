@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a file could not be imported: shown as `PATH: what is wrong (where)`.
 public struct ImportError: Error, Equatable, Sendable, CustomStringConvertible {
     public let path: String
@@ -21,4 +23,13 @@ public struct SkippedRecord: Equatable, Sendable {
     public let path: String
     public let record: String
     public let reason: String
+}
+
+/// A file's bytes, memory-mapped: a large export is paged in as it is read, not copied.
+func mappedContents(of path: String) throws -> Data {
+    do {
+        return try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
+    } catch {
+        throw ImportError(path: path, problem: "cannot read the file")
+    }
 }

@@ -14,11 +14,7 @@ struct JSONArrayReader {
     /// - Throws: `ImportError` when the file cannot be read, is empty, or is not a JSON array.
     init(path: String) throws {
         self.path = path
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
-        } catch {
-            throw ImportError(path: path, problem: "cannot read the file")
-        }
+        data = try mappedContents(of: path)
         // A UTF-8 byte order mark is allowed at the start.
         offset = data.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         skipWhitespace()

@@ -4,12 +4,7 @@ enum JSONLines {
     /// Calls `body` with each non-empty line of a memory-mapped file, its 1-based number,
     /// the bytes read so far and the file's size.
     static func forEachLine(path: String, _ body: (Data, Int, Int, Int) throws -> Void) throws {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
-        } catch {
-            throw ImportError(path: path, problem: "cannot read the file")
-        }
+        let data = try mappedContents(of: path)
         var start = data.startIndex
         var number = 0
         while start < data.endIndex {

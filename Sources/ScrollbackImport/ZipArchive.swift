@@ -21,11 +21,7 @@ struct ZipArchive {
 
     init(path: String) throws {
         self.path = path
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
-        } catch {
-            throw ImportError(path: path, problem: "cannot read the file")
-        }
+        data = try mappedContents(of: path)
         // The end-of-central-directory record is in the last 64 KiB + 22 bytes.
         let bytes = data
         func u16(_ at: Int) -> Int { Int(bytes[bytes.startIndex + at]) | Int(bytes[bytes.startIndex + at + 1]) << 8 }
