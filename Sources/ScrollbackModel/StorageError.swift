@@ -15,6 +15,8 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     case migrationFailed(path: String, step: String, version: Int, backup: String?, reason: String)
     /// A write was attempted on a read-only database.
     case readOnly
+    /// Another process held the write lock for longer than the busy timeout.
+    case busy
     /// No conversation (or message) has this id.
     case notFound(id: String)
     /// A prefix that matches several conversations.
@@ -43,6 +45,8 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
             return "upgrading \(path) failed at step '\(step)' (\(reason)); the database is unchanged at schema \(version)\(kept)"
         case .readOnly:
             return "the database is open read-only; run without --readonly to change it"
+        case .busy:
+            return "the database is busy: another process (an import?) is writing; try again in a moment"
         case .notFound(let id):
             return "no conversation with id '\(id)'; `scrollback list` shows the ids"
         case .ambiguousID(let prefix, let matches):

@@ -141,6 +141,7 @@ public final class Database {
     func error(code: Int32, sql: String?) -> any Error {
         let error = SQLiteError(code: code, handle: handle, sql: sql)
         if error.code == SQLITE_READONLY { return StorageError.readOnly }
+        if error.code == SQLITE_BUSY { return StorageError.busy }
         return StorageError.sqlite(error)
     }
 
@@ -203,6 +204,11 @@ public final class Database {
     /// The rows of `EXPLAIN QUERY PLAN` for a statement, for tests that guard index use.
     public func queryPlan(_ sql: String, _ arguments: [SQLValue] = []) throws -> [String] {
         try query("EXPLAIN QUERY PLAN " + sql, arguments) { $0.text(3) }
+    }
+
+    /// How long to wait for another connection's write lock before `StorageError.busy`.
+    public func setBusyTimeout(milliseconds: Int) {
+        sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
     }
 
     /// `PRAGMA data_version`: changes when another connection commits.

@@ -76,4 +76,20 @@ struct ReadOnlyTests {
         #expect(try reader.conversations.count() == 2)
         #expect(try reader.database.dataVersion() != version)
     }
+
+    @Test("a write while another process holds the lock is a clear 'busy' error, and reads go on")
+    func busy() throws {
+        let folder = try TemporaryDirectory()
+        let (path, id) = try Self.prepare(folder)
+        let importer = try Store.open(path: path)
+        let browser = try Store.open(path: path)
+        browser.database.setBusyTimeout(milliseconds: 50)
+        try importer.database.execute("BEGIN IMMEDIATE")
+        #expect(throws: StorageError.busy) { try browser.conversations.rename(id: id, to: "meanwhile") }
+        #expect(StorageError.busy.description.contains("try again in a moment"))
+        #expect(!StorageError.busy.description.contains("locked"))
+        #expect(try browser.conversations.count() == 1)
+        try importer.database.execute("COMMIT")
+        #expect(try browser.conversations.rename(id: id, to: "afterwards").title == "afterwards")
+    }
 }
