@@ -50,3 +50,16 @@ public protocol SearchRepository {
     /// The query is plain text: quotes, `*`, `AND`, `NEAR` and parentheses are searched for.
     func search(_ query: String, after cursor: Cursor?, limit: Int) throws -> Page<SearchHit>
 }
+
+/// A search running away from the main actor, on a connection of its own.
+public protocol SearchJob: AnyObject, Sendable {
+    /// The first page once the search has finished (or failed); nil while it runs.
+    var result: Result<Page<SearchHit>, any Error>? { get }
+    /// Stops the search; its result is then never used.
+    func cancel()
+}
+
+/// Starts searches in the background, so that the screen stays responsive meanwhile.
+public protocol SearchRunner: Sendable {
+    func start(_ query: String, limit: Int) -> any SearchJob
+}

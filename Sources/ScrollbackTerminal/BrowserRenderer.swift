@@ -83,6 +83,9 @@ public enum BrowserRenderer {
             hints = "Enter open  n/N next  Esc back"
         }
         if browser.isReadOnly { left += " · read-only" }
+        if let query = browser.searching {
+            left = "Searching “\(UntrustedText.sanitized(query))”… (Esc cancels)"
+        }
         if let status = browser.status { left = status + (browser.isReadOnly && !status.hasPrefix("read-only") ? " · read-only" : "") }
         let leftWidth = DisplayWidth.of(left)
         if leftWidth + 2 + DisplayWidth.of(hints) <= width - 1 {

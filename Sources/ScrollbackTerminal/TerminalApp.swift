@@ -75,6 +75,8 @@ public final class TerminalApp {
             }
             var value: wint_t = 0
             let result = wget_wch(scrollback_stdscr(), &value)
+            // Background work that finished is taken in at every turn of the loop.
+            if browser.poll() { dirty = true }
             if result == ERR {
                 idleTicks += 1
                 if idleTicks % 5 == 0 {

@@ -54,6 +54,10 @@ public final class BrowserViewModel {
     public let now: () -> Timestamp
 
     private let repositories: Repositories
+    /// Runs searches away from the main actor; nil runs them here (in-memory databases).
+    private let searchRunner: (any SearchRunner)?
+    /// A search still running in the background, and its query.
+    private var pendingSearch: (query: String, job: any SearchJob)?
     private var undoAction: UndoAction?
     private var readerOrigin: Mode = .list
     private var lastQuery = ""
@@ -63,9 +67,10 @@ public final class BrowserViewModel {
 
     public init(
         repositories: Repositories, databasePath: String, isReadOnly: Bool, isSnapshot: Bool = false,
-        now: @escaping () -> Timestamp = { .now() }
+        searchRunner: (any SearchRunner)? = nil, now: @escaping () -> Timestamp = { .now() }
     ) throws {
         self.repositories = repositories
+        self.searchRunner = searchRunner
         self.databasePath = databasePath
         self.isReadOnly = isReadOnly
         self.isSnapshot = isSnapshot
@@ -103,6 +108,12 @@ public final class BrowserViewModel {
         status = nil
         if let prompt {
             try handle(key, in: prompt)
+            return true
+        }
+        if let pending = pendingSearch, key == .escape {
+            pending.job.cancel()
+            pendingSearch = nil
+            status = "Search cancelled"
             return true
         }
         guard let command = KeyBindings.command(for: key) else { return true }
@@ -298,13 +309,44 @@ public final class BrowserViewModel {
         let trimmed = query.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return }
         lastQuery = trimmed
+        pendingSearch?.job.cancel()
+        pendingSearch = nil
+        if let searchRunner {
+            // The first page comes from another thread; `poll` shows it when it is ready, and
+            // the screen stays live (and Esc cancels) meanwhile.
+            pendingSearch = (trimmed, searchRunner.start(trimmed, limit: SearchViewModel.pageSize))
+            return
+        }
         let search = SearchViewModel(query: trimmed, repository: repositories.search)
-        search.viewportHits = max(contentHeight / 2, 1)
         try search.run()
+        showResults(search)
+    }
+
+    private func showResults(_ search: SearchViewModel) {
+        search.viewportHits = max(contentHeight / 2, 1)
         self.search = search
         mode = .searchResults
         reader = nil
-        if search.hits.isEmpty { status = "Nothing matches “\(UntrustedText.sanitized(trimmed))”" }
+        if search.hits.isEmpty { status = "Nothing matches “\(UntrustedText.sanitized(search.query))”" }
+    }
+
+    /// The query of a search still running in the background, if any (for the footer).
+    public var searching: String? { pendingSearch?.query }
+
+    /// Takes in what background work has finished; returns true when the screen changed.
+    @discardableResult
+    public func poll() -> Bool {
+        guard let pending = pendingSearch, let result = pending.job.result else { return false }
+        pendingSearch = nil
+        switch result {
+        case .success(let page):
+            let search = SearchViewModel(query: pending.query, repository: repositories.search)
+            search.show(page)
+            showResults(search)
+        case .failure(let error):
+            report(error)
+        }
+        return true
     }
 
     private func delete(ids: [Int64]) throws {

@@ -19,7 +19,8 @@ public final class SearchViewModel {
 
     private let repository: any SearchRepository
     private var next: Cursor?
-    private let pageSize = 100
+    static let pageSize = 100
+    private var pageSize: Int { Self.pageSize }
 
     public init(query: String, repository: any SearchRepository) {
         self.query = query
@@ -36,7 +37,11 @@ public final class SearchViewModel {
     }
 
     public func run() throws {
-        let page = try repository.search(query, after: nil, limit: pageSize)
+        show(try repository.search(query, after: nil, limit: pageSize))
+    }
+
+    /// Shows a first page fetched elsewhere (by a background search).
+    public func show(_ page: Page<SearchHit>) {
         hits = page.items
         next = page.next
         isComplete = next == nil

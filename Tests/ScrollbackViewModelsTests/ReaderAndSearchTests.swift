@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 import ScrollbackModel
@@ -97,5 +98,63 @@ struct ReaderAndSearchTests {
         try fixture.type("\"wal* AND (")
         try fixture.press(.enter)
         #expect(browser.status == "Nothing matches “\"wal* AND (”")
+    }
+}
+
+@Suite("Background search")
+@MainActor
+struct BackgroundSearchTests {
+    static func browser(_ folder: TemporaryDirectory) throws -> (Store, BrowserViewModel) {
+        let path = folder.file("h.sqlite")
+        let store = try Store.open(path: path)
+        for index in 0..<40 {
+            try store.addConversation(title: "chat \(index)", createdAt: Int64(index), messages: ["the walrus \(index)", "filler"])
+        }
+        let browser = try BrowserViewModel(
+            repositories: .init(conversations: store.conversations, messages: store.messages, search: store.search, settings: store.settings),
+            databasePath: path, isReadOnly: false, searchRunner: BackgroundSearchRunner(path: path))
+        browser.resize(width: 80, height: 24)
+        try browser.start()
+        return (store, browser)
+    }
+
+    static func waitForPoll(_ browser: BrowserViewModel) -> Bool {
+        for _ in 0..<2_000 {
+            if browser.poll() { return true }
+            usleep(5_000)
+        }
+        return false
+    }
+
+    @Test("the search runs on its own connection; the screen stays on the list until the results come")
+    func results() throws {
+        let folder = try TemporaryDirectory()
+        let (_, browser) = try Self.browser(folder)
+        _ = try browser.handle(.character("/"))
+        for character in "walrus" { _ = try browser.handle(.character(character)) }
+        _ = try browser.handle(.enter)
+        #expect(browser.searching == "walrus" || browser.mode == .list)
+        _ = try browser.handle(.character("j"))  // keys still work meanwhile
+        #expect(Self.waitForPoll(browser))
+        #expect(browser.mode == .searchResults)
+        #expect(browser.searching == nil)
+        #expect(browser.search?.hits.count == 40)
+        try browser.search?.move(by: 39)
+        #expect(browser.search?.selected?.conversation.title == "chat 0")
+    }
+
+    @Test("Esc cancels a running search: its results never replace the screen")
+    func cancel() throws {
+        let folder = try TemporaryDirectory()
+        let (_, browser) = try Self.browser(folder)
+        _ = try browser.handle(.character("/"))
+        for character in "walrus" { _ = try browser.handle(.character(character)) }
+        _ = try browser.handle(.enter)
+        _ = try browser.handle(.escape)
+        #expect(browser.status == "Search cancelled")
+        #expect(browser.searching == nil)
+        usleep(200_000)
+        #expect(!browser.poll())
+        #expect(browser.mode == .list)
     }
 }
