@@ -355,6 +355,7 @@ public final class BrowserViewModel {
         let keep = list.selected.map(\.id).flatMap { doomed.contains($0) ? nil : $0 }
         let snapshots = try repositories.conversations.deleteKeepingSnapshots(ids: ids)
         undoAction = .deleted(snapshots)
+        list.unmark(doomed)
         try list.reload(keeping: keep, fallbacks: fallbacks)
         let count = snapshots.count
         status = "Deleted \(count) conversation\(count == 1 ? "" : "s") — u undoes"
@@ -395,6 +396,7 @@ public final class BrowserViewModel {
         let token = try repositories.conversations.changeToken()
         guard token != changeToken, prompt == nil else { return false }
         changeToken = token
+        try list.pruneMarks()
         let fallbacks = list.neighbours(of: list.selection, excluding: [])
         try list.reload(keeping: list.selected?.id, fallbacks: fallbacks)
         return true

@@ -206,6 +206,14 @@ public final class ConversationListViewModel {
 
     public func clearMarks() { marks.removeAll() }
 
+    /// Forgets marks on conversations that were deleted here.
+    public func unmark(_ ids: Set<Int64>) { marks.subtract(ids) }
+
+    /// Forgets marks on conversations that no longer exist (deleted by another process).
+    public func pruneMarks() throws {
+        marks = try marks.filter { try conversations.conversation(id: $0) != nil }
+    }
+
     // MARK: Order and refresh
 
     /// Changes the order, keeping the selected conversation selected.
@@ -221,7 +229,6 @@ public final class ConversationListViewModel {
     public func reload(keeping id: Int64?, fallbacks: [Int64] = []) throws {
         let screenLine = selection - top
         total = try conversations.count()
-        marks = marks.filter { (try? conversations.conversation(id: $0)) != nil }
         for candidate in ([id].compactMap { $0 } + fallbacks) {
             guard let conversation = try conversations.conversation(id: candidate) else { continue }
             let index = try conversations.index(of: conversation, sort: order)
