@@ -81,7 +81,7 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["ScrollbackModel", "ScrollbackStorage"],
+            dependencies: ["ScrollbackModel", "ScrollbackStorage", "CSQLite"],
             path: "Tests/TestSupport",
             swiftSettings: strictSwift
         ),

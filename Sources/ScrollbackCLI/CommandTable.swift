@@ -37,6 +37,7 @@ enum CommandTable {
         OptionSpec(name: "--db", value: "PATH", help: "the database (default: $SCROLLBACK_DB, else $XDG_DATA_HOME/scrollback/history.sqlite)"),
         OptionSpec(name: "--readonly", value: nil, help: "never write: commands that change data fail, nothing is created"),
         OptionSpec(name: "--demo", value: nil, help: "use the demo database, made on first use (see `scrollback demo`)"),
+        OptionSpec(name: "--verbose", value: nil, help: "say more when something fails (SQLite's own words and the SQL)"),
         OptionSpec(name: "--help", value: nil, help: "show help"),
     ]
 
@@ -85,7 +86,9 @@ enum CommandTable {
             minimumArguments: 0, maximumArguments: nil,
             options: [
                 OptionSpec(name: "--format", value: "md|json|jsonl", help: "the format (default md)"),
-                OptionSpec(name: "--out", value: "PATH", help: "a file, or a folder (one file each); default standard output"),
+                OptionSpec(name: "--out", value: "FILE", help: "write one file (a regular file; never through a symlink); default standard output"),
+                OptionSpec(name: "--out-dir", value: "DIR", help: "write one file per conversation into DIR (created if missing)"),
+                OptionSpec(name: "--force", value: nil, help: "replace files that exist"),
             ], example: "scrollback export --format jsonl --out backup.jsonl"),
         CommandSpec(
             name: "stats", summary: "Counts, size, schema version, oldest and newest", arguments: "", minimumArguments: 0,

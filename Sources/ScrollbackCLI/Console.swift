@@ -1,4 +1,5 @@
 import Foundation
+import TerminalText
 
 /// Where a command reads and writes; the real one is the process's standard streams.
 public struct Console {
@@ -10,12 +11,16 @@ public struct Console {
     public var errorIsTerminal: Bool
     /// Pushes out anything `write` buffered.
     public var flush: () -> Void
+    /// The first failed write to standard output (what the system said), if any.
+    public var outputFailure: () -> String?
 
     public init(
         write: @escaping (String) -> Void, writeError: @escaping (String) -> Void, readLine: @escaping () -> String?,
-        inputIsTerminal: Bool, outputIsTerminal: Bool, errorIsTerminal: Bool, flush: @escaping () -> Void = {}
+        inputIsTerminal: Bool, outputIsTerminal: Bool, errorIsTerminal: Bool, flush: @escaping () -> Void = {},
+        outputFailure: @escaping () -> String? = { nil }
     ) {
         self.flush = flush
+        self.outputFailure = outputFailure
         self.write = write
         self.writeError = writeError
         self.readLine = readLine
@@ -39,17 +44,32 @@ public struct Console {
                 return Swift.readLine(strippingNewline: true)
             },
             inputIsTerminal: isatty(STDIN_FILENO) == 1, outputIsTerminal: isatty(STDOUT_FILENO) == 1,
-            errorIsTerminal: isatty(STDERR_FILENO) == 1, flush: { output.flush() })
+            errorIsTerminal: isatty(STDERR_FILENO) == 1, flush: { output.flush() },
+            outputFailure: { output.failure.map { String(cString: strerror($0)) } })
     }
 
     func line(_ text: String = "") { write(text + "\n") }
-    func errorLine(_ text: String) { writeError(text + "\n") }
+
+    /// One line on standard error. Errors quote paths, ids and titles, so the whole line is
+    /// sanitized: nothing in it can act on the terminal.
+    func errorLine(_ text: String) { writeError(UntrustedText.sanitized(text) + "\n") }
+
+    /// Throws once a write to standard output has failed (a full disk, a closed pipe), so
+    /// that a long command stops instead of producing a silently cut result.
+    func checkOutput() throws {
+        flush()
+        if let reason = outputFailure() {
+            throw CommandFailure(message: "cannot write to standard output (\(reason.lowercased())); the output is incomplete")
+        }
+    }
 }
 
 /// Buffers text and writes it to a file descriptor in large pieces.
 final class DescriptorWriter {
     private let descriptor: Int32
     private var buffer: [UInt8] = []
+    /// `errno` of the first failed write; later output is dropped.
+    private(set) var failure: Int32?
 
     init(descriptor: Int32) {
         self.descriptor = descriptor
@@ -59,6 +79,7 @@ final class DescriptorWriter {
     deinit { flush() }
 
     func append(_ text: String) {
+        guard failure == nil else { return }
         buffer.append(contentsOf: text.utf8)
         if buffer.count >= 1 << 16 { flush() }
     }
@@ -69,6 +90,7 @@ final class DescriptorWriter {
             let written = buffer[offset...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
             if written < 0 {
                 if errno == EINTR { continue }
+                failure = errno
                 break
             }
             offset += written

@@ -3,7 +3,8 @@ import ScrollbackImport
 import ScrollbackModel
 import ScrollbackStorage
 
-/// `scrollback export [ID...]`: to standard output, a file, or a folder (one file each).
+/// `scrollback export [ID...]`: to standard output, to one file (`--out`), or to a folder
+/// with one file per conversation (`--out-dir`).
 struct ExportCommand {
     let context: CommandContext
 
@@ -12,6 +13,19 @@ struct ExportCommand {
         guard let format = ExportFormat(rawValue: formatText) else {
             throw UsageError(message: "--format must be md, json or jsonl, not '\(formatText)'", command: "export")
         }
+        let out = context.parsed.value("--out")
+        let outDir = context.parsed.value("--out-dir")
+        let force = context.parsed.has("--force")
+        if out != nil && outDir != nil {
+            throw UsageError(message: "--out (one file) and --out-dir (a folder) cannot be used together", command: "export")
+        }
+        if out == "" || outDir == "" {
+            throw UsageError(message: "\(out == "" ? "--out" : "--out-dir") needs a path", command: "export")
+        }
+        // The target is checked before the database is even opened: a refusal costs nothing.
+        if let out { try ExportTarget.checkFile(out, force: force) }
+        if let outDir { try ExportTarget.checkFolder(outDir) }
+
         let store = try context.openStore()
         let exporter = Exporter(store: store)
         // Every id is checked before anything is written.
@@ -19,45 +33,209 @@ struct ExportCommand {
         let each: ((ConversationDTO) throws -> Void) throws -> Void = { body in
             if chosen.isEmpty { try exporter.forEachConversation(body) } else { try chosen.forEach(body) }
         }
-        let out = context.parsed.value("--out")
-        var isDirectory: ObjCBool = false
-        if let out, out.hasSuffix("/") || (FileManager.default.fileExists(atPath: out, isDirectory: &isDirectory) && isDirectory.boolValue) {
-            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-            var count = 0
-            try each { conversation in
-                let path = (out as NSString).appendingPathComponent(Exporter.fileName(for: conversation, format: format))
-                try Self.write(try exporter.render(conversation, as: format) + "\n", to: path)
-                count += 1
-            }
-            context.console.errorLine("wrote \(count) file\(count == 1 ? "" : "s") to \(out)")
+        if let outDir {
+            try exportToFolder(outDir, format: format, force: force, exporter: exporter, each: each)
             return
         }
-        var text = ""
-        var first = true
-        let emit: (String) -> Void = { piece in
-            if out == nil { context.console.write(piece) } else { text += piece }
-        }
-        if format == .json { emit("{\n\"conversations\" : [\n") }
-        try each { conversation in
-            let rendered = try exporter.render(conversation, as: format)
-            switch format {
-            case .md: emit((first ? "" : "\n---\n\n") + rendered)
-            case .json: emit((first ? "" : ",\n") + rendered)
-            case .jsonl: emit(rendered + "\n")
+        let console = context.console
+        let file = try out.map { try ExportFile(replacing: $0) }
+        let emit: (String) throws -> Void = { piece in
+            if let file {
+                try file.write(piece)
+            } else {
+                console.write(OutputFormat.forOutput(piece, json: format != .md, console: console))
+                try console.checkOutput()
             }
-            first = false
         }
-        if format == .json { emit("\n]\n}\n") }
-        if let out { try Self.write(text, to: out) }
+        var first = true
+        do {
+            if format == .json { try emit("{\n\"conversations\" : [\n") }
+            try each { conversation in
+                let rendered = try exporter.render(conversation, as: format)
+                switch format {
+                case .md: try emit((first ? "" : "\n---\n\n") + rendered)
+                case .json: try emit((first ? "" : ",\n") + rendered)
+                case .jsonl: try emit(rendered + "\n")
+                }
+                first = false
+            }
+            if format == .json { try emit("\n]\n}\n") }
+            try file?.commit(force: force)
+        } catch {
+            file?.discard()
+            throw error
+        }
     }
 
-    /// Writes through a temporary file renamed into place, so a failed export leaves no
-    /// half-written file.
-    static func write(_ text: String, to path: String) throws {
-        do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw CommandFailure(message: "cannot write \(path): \((error as NSError).localizedDescription)")
+    /// One file per conversation; names that exist are refused (before anything is written)
+    /// unless `--force`.
+    private func exportToFolder(
+        _ folder: String, format: ExportFormat, force: Bool, exporter: Exporter,
+        each: ((ConversationDTO) throws -> Void) throws -> Void
+    ) throws {
+        try ExportTarget.makeFolder(folder)
+        if !force {
+            var existing: [String] = []
+            try each { conversation in
+                let name = Exporter.fileName(for: conversation, format: format)
+                var status = stat()
+                if lstat((folder as NSString).appendingPathComponent(name), &status) == 0 { existing.append(name) }
+            }
+            if let example = existing.first {
+                throw CommandFailure(
+                    message:
+                        "\(folder) already holds \(existing.count) of these files (\(example)\(existing.count > 1 ? ", …" : "")); add --force to replace them"
+                )
+            }
         }
+        var count = 0
+        try each { conversation in
+            let path = (folder as NSString).appendingPathComponent(Exporter.fileName(for: conversation, format: format))
+            try ExportTarget.checkFile(path, force: true)
+            let file = try ExportFile(replacing: path)
+            do {
+                try file.write(try exporter.render(conversation, as: format) + "\n")
+                try file.commit(force: true)
+            } catch {
+                file.discard()
+                throw error
+            }
+            count += 1
+        }
+        context.console.errorLine("wrote \(count) file\(count == 1 ? "" : "s") to \(folder)")
+    }
+}
+
+/// What `--out` and `--out-dir` may write to: regular files only, never through a symlink.
+enum ExportTarget {
+    /// Refuses a path that exists and is not a regular file, a symlink (not followed), a
+    /// folder, or (without `force`) an existing file.
+    static func checkFile(_ path: String, force: Bool) throws {
+        if path.hasSuffix("/") {
+            throw CommandFailure(message: "\(path) names a folder; use --out-dir for one file per conversation")
+        }
+        var status = stat()
+        guard lstat(path, &status) == 0 else {
+            if errno == ENOENT { return }
+            throw CommandFailure(message: "cannot write \(path): \(String(cString: strerror(errno)).lowercased())")
+        }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG:
+            if !force { throw CommandFailure(message: "\(path) exists; add --force to replace it") }
+        case S_IFLNK:
+            throw CommandFailure(message: "\(path) is a symbolic link, which export does not follow; give the file's real path")
+        case S_IFDIR:
+            throw CommandFailure(message: "\(path) is a folder; use --out-dir for one file per conversation")
+        default:
+            throw CommandFailure(message: "\(path) exists and is not a regular file (a device or a FIFO?); export writes regular files only")
+        }
+    }
+
+    /// Refuses a path that exists and is not a folder (a symlink to one is fine: the user made it).
+    static func checkFolder(_ path: String) throws {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return }
+        if (status.st_mode & S_IFMT) != S_IFDIR {
+            throw CommandFailure(message: "\(path) exists and is not a folder; --out-dir needs a folder (or a new name)")
+        }
+    }
+
+    static func makeFolder(_ path: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw CommandFailure(message: "cannot create the folder \(path): \((error as NSError).localizedDescription)")
+        }
+    }
+}
+
+/// A file written beside its final name and moved into place when complete: a failed or
+/// interrupted export leaves no half-written file, and every write is checked.
+final class ExportFile {
+    let path: String
+    private let temporary: String
+    private let descriptor: Int32
+    private var buffer: [UInt8] = []
+
+    init(replacing path: String) throws {
+        self.path = path
+        let folder = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        var attempt = 0
+        var opened: (String, Int32)?
+        while opened == nil {
+            let candidate = (folder.isEmpty ? "" : folder + "/") + ".\(name).\(getpid()).\(attempt).partial"
+            let descriptor = Foundation.open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            if descriptor >= 0 {
+                opened = (candidate, descriptor)
+            } else if errno != EEXIST || attempt > 100 {
+                throw CommandFailure(message: "cannot write \(path): \(String(cString: strerror(errno)).lowercased())")
+            }
+            attempt += 1
+        }
+        guard let (temporary, descriptor) = opened else {
+            throw CommandFailure(message: "cannot write \(path)")
+        }
+        self.temporary = temporary
+        self.descriptor = descriptor
+    }
+
+    deinit { close(descriptor) }
+
+    func write(_ text: String) throws {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 16 { try flush() }
+    }
+
+    private func flush() throws {
+        var offset = 0
+        while offset < buffer.count {
+            let written = buffer[offset...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw failure(errno)
+            }
+            offset += written
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Syncs the file and moves it into place: replacing what is there only with `force`
+    /// (else `link`, which refuses a name that appeared meanwhile).
+    func commit(force: Bool) throws {
+        try flush()
+        guard fsync(descriptor) == 0 else { throw failure(errno) }
+        if force {
+            guard rename(temporary, path) == 0 else { throw failure(errno) }
+        } else {
+            if link(temporary, path) == 0 {
+                unlink(temporary)
+            } else if errno == EEXIST {
+                discard()
+                throw CommandFailure(message: "\(path) exists; add --force to replace it")
+            } else {
+                // A file system without hard links: rename, after one more look.
+                var status = stat()
+                guard errno == EPERM || errno == EOPNOTSUPP, lstat(path, &status) != 0, rename(temporary, path) == 0 else {
+                    throw failure(errno)
+                }
+            }
+        }
+        let folder = (path as NSString).deletingLastPathComponent
+        let folderDescriptor = Foundation.open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY)
+        if folderDescriptor >= 0 {
+            _ = fsync(folderDescriptor)
+            close(folderDescriptor)
+        }
+    }
+
+    func discard() {
+        unlink(temporary)
+    }
+
+    private func failure(_ code: Int32) -> CommandFailure {
+        let reason = String(cString: strerror(code)).lowercased()
+        discard()
+        return CommandFailure(message: "cannot write \(path) (\(reason)); nothing was written there")
     }
 }

@@ -44,7 +44,7 @@ struct ListCommand {
                 try OutputFormat.json(
                     Output(
                         sort: order.rawValue, conversations: page.items.map(ConversationJSON.init),
-                        next: page.next?.token, previous: page.previous?.token)))
+                        next: page.next?.token, previous: page.previous?.token), for: context.console))
             return
         }
         if page.items.isEmpty {

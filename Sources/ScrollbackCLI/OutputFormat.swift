@@ -47,11 +47,19 @@ struct MessageJSON: Encodable {
 }
 
 enum OutputFormat {
-    static func json<T: Encodable>(_ value: T) throws -> String {
+    /// Pretty JSON; for a terminal, with every control, bidi, zero-width and tag character
+    /// escaped as `\uXXXX` (the same data to a parser, nothing raw to the terminal).
+    static func json<T: Encodable>(_ value: T, for console: Console) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(value)
-        return String(decoding: data, as: UTF8.self)
+        return forOutput(String(decoding: data, as: UTF8.self), json: true, console: console)
+    }
+
+    /// Exact data for a pipe or a file; for a terminal, JSON escaped and text sanitized.
+    static func forOutput(_ text: String, json: Bool, console: Console) -> String {
+        guard console.outputIsTerminal else { return text }
+        return json ? UntrustedText.terminalSafeJSON(text) : UntrustedText.sanitized(text, keepNewlines: true)
     }
 
     /// The first eight characters of a public id: enough to type, like git's short ids.

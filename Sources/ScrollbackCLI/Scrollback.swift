@@ -13,10 +13,47 @@ struct CommandFailure: Error {
 public enum Scrollback {
     public static let version = "0.1.0"
 
+    /// Runs the program with the process's own arguments. An argument that is not UTF-8 is
+    /// refused: Swift would repair it with U+FFFD, and `--db $'\\xff.db'` would then quietly
+    /// name another file.
+    @MainActor
+    public static func runProcess(environment: [String: String], console: Console) -> Int32 {
+        var arguments: [String] = []
+        for index in 1..<Int(max(CommandLine.argc, 1)) {
+            guard let raw = CommandLine.unsafeArgv[index] else { continue }
+            guard let argument = String(validatingCString: raw) else {
+                console.errorLine("scrollback: argument \(index) is not valid UTF-8; scrollback takes UTF-8 paths and text only (rename the file, or use a link with a UTF-8 name)")
+                return 2
+            }
+            arguments.append(argument)
+        }
+        return run(arguments: arguments, environment: environment, console: console)
+    }
+
     /// Runs the program and returns its exit status: 0 success, 1 failure, 2 usage.
     @MainActor
     public static func run(arguments: [String], environment: [String: String], console: Console) -> Int32 {
-        defer { console.flush() }
+        let status = runCommand(arguments: arguments, environment: environment, console: console)
+        // Everything written must have arrived: a cut export that exits 0 is the worst kind
+        // of loss. (A command that failed has said why already.)
+        guard status == 0 else {
+            console.flush()
+            return status
+        }
+        do {
+            try console.checkOutput()
+        } catch let failure as CommandFailure {
+            console.errorLine("scrollback: \(failure.message)")
+            return 1
+        } catch {
+            return 1
+        }
+        return status
+    }
+
+    @MainActor
+    private static func runCommand(arguments: [String], environment: [String: String], console: Console) -> Int32 {
+        let verbose = arguments.contains("--verbose")
         do {
             let parsed = try ArgumentParser.parse(arguments)
             if parsed.has("--version") {
@@ -33,7 +70,7 @@ public enum Scrollback {
             console.errorLine(error.line)
             return 2
         } catch let error as StorageError {
-            console.errorLine("scrollback: \(error)")
+            console.errorLine("scrollback: \(verbose ? error.verboseDescription : error.description)")
             return 1
         } catch let error as TerminalError {
             console.errorLine("scrollback: \(error)")
@@ -55,6 +92,9 @@ struct CommandContext {
     let console: Console
     let readOnly: Bool
     let databasePath: String
+    /// Only the built-in locations get their folders made: a mistyped `--db` or
+    /// `$SCROLLBACK_DB` must not quietly start a new, empty database somewhere else.
+    let createsFolder: Bool
 
     init(parsed: ParsedArguments, environment: [String: String], console: Console) throws {
         self.parsed = parsed
@@ -67,10 +107,13 @@ struct CommandContext {
         if let path = parsed.value("--db") {
             guard !path.isEmpty else { throw UsageError(message: "--db needs a path", command: parsed.command) }
             databasePath = path
+            createsFolder = false
         } else if parsed.has("--demo") {
             databasePath = DatabaseLocation.demoPath(environment: environment)
+            createsFolder = true
         } else {
             databasePath = DatabaseLocation.defaultPath(environment: environment)
+            createsFolder = (environment["SCROLLBACK_DB"] ?? "").isEmpty
         }
     }
 
@@ -99,7 +142,7 @@ struct CommandContext {
         if parsed.has("--demo") && !readOnly {
             try DemoCommand.ensureDemoDatabase(at: databasePath, console: console)
         }
-        let store = try Store.open(path: databasePath, readOnly: readOnly)
+        let store = try Store.open(path: databasePath, readOnly: readOnly, createFolder: createsFolder)
         if let backup = store.migration.backupPath {
             console.errorLine(
                 "scrollback: upgraded \(databasePath) from schema \(store.migration.fromVersion) to \(store.migration.toVersion); the previous version is kept at \(backup)"

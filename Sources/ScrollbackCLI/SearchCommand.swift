@@ -42,7 +42,7 @@ struct SearchCommand {
                     },
                     snippet: hit.snippet, matches: hit.matches.map { [$0.lowerBound, $0.upperBound] })
             }
-            console.line(try OutputFormat.json(Output(query: query, hits: hits, next: page.next?.token)))
+            console.line(try OutputFormat.json(Output(query: query, hits: hits, next: page.next?.token), for: context.console))
             return
         }
         if page.items.isEmpty {

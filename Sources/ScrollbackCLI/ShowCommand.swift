@@ -44,7 +44,7 @@ struct ShowCommand {
             position = .after(next)
         }
         if context.wantsJSON {
-            console.line(try OutputFormat.json(Output(conversation: ConversationJSON(conversation), messages: messages)))
+            console.line(try OutputFormat.json(Output(conversation: ConversationJSON(conversation), messages: messages), for: context.console))
         }
     }
 }

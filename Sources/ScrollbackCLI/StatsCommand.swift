@@ -23,7 +23,7 @@ struct StatsCommand {
                     Output(
                         path: store.path, schemaVersion: stats.schemaVersion, conversations: stats.conversations,
                         messages: stats.messages, fileBytes: stats.fileBytes, oldest: stats.oldest?.iso8601,
-                        newest: stats.newest?.iso8601)))
+                        newest: stats.newest?.iso8601), for: context.console))
             return
         }
         let rows: [(String, String)] = [

@@ -15,6 +15,11 @@ public struct SQLiteError: Error, Equatable, Sendable, CustomStringConvertible {
         self.sql = sql
     }
 
+    /// One line for the user: the code and SQLite's message, without the SQL.
+    public var summary: String {
+        "SQLite error \(extendedCode): \(message)" + (sql == nil ? "" : " (run with --verbose for the SQL)")
+    }
+
     public var description: String {
         var text = "SQLite error \(extendedCode): \(message)"
         if let sql { text += " - while executing `\(sql)`" }

@@ -25,6 +25,12 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidCursor(reason: String)
     /// A title that is empty or only whitespace.
     case invalidTitle
+    /// SQLite found the file damaged (`SQLITE_CORRUPT`, `SQLITE_NOTADB` past the header).
+    case damaged(path: String, detail: SQLiteError)
+    /// The disk (or the file system's quota) is full: nothing of the change was kept.
+    case diskFull(path: String)
+    /// The operating system failed to read or write the file.
+    case inputOutput(path: String, detail: SQLiteError)
     /// Anything else SQLite reported.
     case sqlite(SQLiteError)
 
@@ -35,7 +41,7 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notAScrollbackDatabase(let path, let reason):
             return "\(path) is not a scrollback database (\(reason)); pass another --db PATH"
         case .cannotOpen(let path, let reason):
-            return "cannot open \(path): \(reason); choose a writable place with --db PATH"
+            return "cannot open \(path): \(reason)"
         case .newerSchema(let path, let found, let known):
             return "\(path) was written by a newer scrollback (schema \(found), this one knows \(known)); upgrade scrollback"
         case .needsUpgrade(let path, let found, let needed):
@@ -55,8 +61,26 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
             return "invalid page token: \(reason); start again without --after/--before"
         case .invalidTitle:
             return "a title cannot be empty or blank; type some text"
+        case .damaged(let path, let detail):
+            return "\(path) is damaged (\(detail.message)); run `scrollback check` to see what can be read, or restore a backup"
+        case .diskFull(let path):
+            return "the disk holding \(path) is full; nothing was changed; free some space and try again"
+        case .inputOutput(let path, let detail):
+            return "cannot read or write \(path) (\(detail.message)); check the disk and the file's permissions"
+        case .sqlite(let error):
+            return error.summary
+        }
+    }
+
+    /// The description with what SQLite said and the SQL that ran, for `--verbose`.
+    public var verboseDescription: String {
+        switch self {
+        case .damaged(_, let detail), .inputOutput(_, let detail):
+            return description + " [\(detail.description)]"
         case .sqlite(let error):
             return error.description
+        default:
+            return description
         }
     }
 }

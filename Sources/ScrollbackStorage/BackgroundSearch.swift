@@ -19,9 +19,13 @@ public struct BackgroundSearchRunner: SearchRunner {
             let outcome: Result<Page<SearchHit>, any Error>
             do {
                 let store = try Store.open(path: path, readOnly: true)
-                job.attach(store.database.handle)
-                defer { job.attach(nil) }
-                outcome = .success(try store.search.search(query, after: nil, limit: limit))
+                // The store (and its connection) must outlive the job's hold on the handle:
+                // `cancel` may call sqlite3_interrupt on it until `attach(nil)` returns.
+                outcome = withExtendedLifetime(store) {
+                    job.attach(store.database.handle)
+                    defer { job.attach(nil) }
+                    return Result { try store.search.search(query, after: nil, limit: limit) }
+                }
             } catch {
                 outcome = .failure(error)
             }

@@ -40,32 +40,38 @@ public final class Database {
 
     /// Opens a connection.
     ///
-    /// - Read-write: creates the parent folder and the file when missing.
-    /// - Read-only: a missing file is `StorageError.noDatabase`. A WAL database with no
-    ///   `-wal` file beside it is opened `immutable`, so that no `-wal`/`-shm` files are
-    ///   left behind; otherwise `mode=ro`, which sees other writers' commits.
-    public static func open(path: String, access: Access) throws -> Database {
-        let fileManager = FileManager.default
+    /// - Read-write: creates the file when missing, and its folder only when `createFolder`
+    ///   is set (the default location); a typo in `--db` must not make a new database.
+    ///   The connection does not checkpoint on close until `trustForCheckpoints()`: a stray
+    ///   or foreign `-wal` beside a file that fails validation is never copied into it.
+    /// - Read-only: a missing file is `StorageError.noDatabase`. Always `mode=ro`, which sees
+    ///   other writers' commits; SQLite may create `-shm` (and an empty `-wal`) beside a WAL
+    ///   database, as any reader does. Only where that is impossible (a folder nobody can
+    ///   write, with no `-wal` in it, so nobody can be writing the file) is it read as an
+    ///   immutable snapshot.
+    public static func open(path: String, access: Access, createFolder: Bool = true) throws -> Database {
         var flags = SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
-        var isSnapshot = false
-        var isDirectory: ObjCBool = false
-        let exists = path != ":memory:" && fileManager.fileExists(atPath: path, isDirectory: &isDirectory)
-        if exists && isDirectory.boolValue {
-            throw StorageError.notAScrollbackDatabase(path: path, reason: "it is a folder")
-        }
+        let exists = try path != ":memory:" && Self.checkKind(of: path)
         switch access {
         case .readWrite:
             let folder = (path as NSString).deletingLastPathComponent
             if !folder.isEmpty && path != ":memory:" {
-                try Self.makeFolder(folder, for: path)
+                try Self.makeFolder(folder, for: path, create: createFolder)
             }
             flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         case .readOnly:
             guard exists else { throw StorageError.noDatabase(path: path) }
             flags |= SQLITE_OPEN_READONLY
-            isSnapshot = Self.headerSaysWAL(path: path) && !fileManager.fileExists(atPath: path + "-wal")
         }
-        let uri = Self.uri(path: path, readOnly: access == .readOnly, immutable: isSnapshot)
+        do {
+            return try connect(path: path, access: access, flags: flags, immutable: false)
+        } catch StorageError.cannotOpen where access == .readOnly && Self.canOnlyBeReadAsSnapshot(path) {
+            return try connect(path: path, access: access, flags: flags, immutable: true)
+        }
+    }
+
+    private static func connect(path: String, access: Access, flags: Int32, immutable: Bool) throws -> Database {
+        let uri = Self.uri(path: path, readOnly: access == .readOnly, immutable: immutable)
         var handle: OpaquePointer?
         let code = sqlite3_open_v2(uri, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
@@ -73,25 +79,58 @@ public final class Database {
             sqlite3_close_v2(handle)
             throw StorageError.cannotOpen(path: path, reason: message)
         }
-        let database = Database(path: path, access: access, isSnapshot: isSnapshot, handle: handle)
+        let database = Database(path: path, access: access, isSnapshot: immutable, handle: handle)
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, 5_000)
         var ignored: Int32 = 0
         _ = scrollback_sqlite3_db_config_int(handle, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, &ignored)
         _ = scrollback_sqlite3_db_config_int(handle, SQLITE_DBCONFIG_ENABLE_FKEY, 1, &ignored)
+        if access == .readWrite {
+            _ = scrollback_sqlite3_db_config_int(handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, &ignored)
+        }
         do {
             // "file is not a database" surfaces at the first statement, not at open.
             _ = try database.scalarInt("PRAGMA schema_version")
-        } catch let error as StorageError {
-            if case .sqlite(let sqliteError) = error, sqliteError.code == SQLITE_NOTADB {
-                throw StorageError.notAScrollbackDatabase(path: path, reason: "not a SQLite file")
-            }
-            if case .sqlite(let sqliteError) = error, sqliteError.code == SQLITE_CANTOPEN {
-                throw StorageError.cannotOpen(path: path, reason: sqliteError.message)
-            }
-            throw error
+        } catch StorageError.inputOutput(_, let detail) where detail.code == SQLITE_CANTOPEN {
+            throw StorageError.cannotOpen(path: path, reason: detail.message)
+        } catch StorageError.readOnly {
+            // SQLITE_READONLY_CANTINIT and kin: a reader that cannot make its `-shm`.
+            throw StorageError.cannotOpen(path: path, reason: "cannot create its -shm file beside it (the folder is read-only)")
+        } catch StorageError.damaged(_, let detail) where detail.code == SQLITE_NOTADB {
+            throw StorageError.notAScrollbackDatabase(path: path, reason: "not a SQLite file")
         }
         return database
+    }
+
+    /// Lets the connection checkpoint its `-wal` into the file when it closes, as SQLite
+    /// normally does: only once the file is known to be ours.
+    public func trustForCheckpoints() {
+        var ignored: Int32 = 0
+        _ = scrollback_sqlite3_db_config_int(handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, &ignored)
+    }
+
+    /// Whether a file exists at `path`; throws for anything that is not a regular file (a
+    /// folder, a FIFO, a device), before SQLite opens it (a FIFO would block).
+    private static func checkKind(of path: String) throws -> Bool {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return false }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return true
+        case S_IFDIR: throw StorageError.notAScrollbackDatabase(path: path, reason: "it is a folder")
+        case S_IFIFO: throw StorageError.notAScrollbackDatabase(path: path, reason: "it is a FIFO, not a file")
+        case S_IFCHR, S_IFBLK: throw StorageError.notAScrollbackDatabase(path: path, reason: "it is a device, not a file")
+        default: throw StorageError.notAScrollbackDatabase(path: path, reason: "it is not a regular file")
+        }
+    }
+
+    /// A WAL database that no process can be writing: no `-wal` beside it, in a folder where
+    /// none can be created. SQLite cannot read it `mode=ro` (it needs a `-shm`), but the file
+    /// cannot change while it is read, so an immutable connection tells no lies.
+    private static func canOnlyBeReadAsSnapshot(_ path: String) -> Bool {
+        let folder = (path as NSString).deletingLastPathComponent
+        let fileManager = FileManager.default
+        return Self.headerSaysWAL(path: path) && !fileManager.fileExists(atPath: path + "-wal")
+            && !fileManager.fileExists(atPath: path + "-shm") && Glibc.access(folder.isEmpty ? "." : folder, W_OK) != 0
     }
 
     /// Opens a private in-memory database (read-write), for tests and scratch work.
@@ -117,8 +156,9 @@ public final class Database {
         return header[18] == 2 && header[19] == 2
     }
 
-    /// `mkdir -p`, with the system's own words for what went wrong.
-    private static func makeFolder(_ folder: String, for path: String) throws {
+    /// `mkdir -p` when `create` is set, else a clear error for a missing folder, with the
+    /// system's own words for what went wrong.
+    private static func makeFolder(_ folder: String, for path: String, create: Bool) throws {
         var current = folder.hasPrefix("/") ? "" : "."
         for component in folder.split(separator: "/", omittingEmptySubsequences: true) {
             current += "/" + component
@@ -128,6 +168,9 @@ public final class Database {
                     throw StorageError.cannotOpen(path: path, reason: "\(current) is a file, not a folder")
                 }
                 continue
+            }
+            guard create else {
+                throw StorageError.cannotOpen(path: path, reason: "there is no folder \(current); create it first, or check the path")
             }
             if mkdir(current, 0o755) != 0 && errno != EEXIST {
                 let reason = String(cString: strerror(errno)).lowercased()
@@ -142,6 +185,11 @@ public final class Database {
         let error = SQLiteError(code: code, handle: handle, sql: sql)
         if error.code == SQLITE_READONLY { return StorageError.readOnly }
         if error.code == SQLITE_BUSY { return StorageError.busy }
+        if error.code == SQLITE_CORRUPT || error.code == SQLITE_NOTADB { return StorageError.damaged(path: path, detail: error) }
+        if error.code == SQLITE_FULL { return StorageError.diskFull(path: path) }
+        if error.code == SQLITE_IOERR || error.code == SQLITE_CANTOPEN {
+            return StorageError.inputOutput(path: path, detail: error)
+        }
         return StorageError.sqlite(error)
     }
 
@@ -223,6 +271,19 @@ public final class Database {
         let outermost = savepointDepth == 0
         let name = "scrollback_\(savepointDepth)"
         try execute(outermost ? "BEGIN IMMEDIATE" : "SAVEPOINT \(name)")
+        if outermost {
+            // Another process may have changed the schema (a bulk import sets triggers aside
+            // and puts them back) since this connection last read it. Reading it now, under
+            // the write lock, keeps a stale schema out of the statements below, where
+            // SQLite's automatic re-prepare cannot reach a virtual table's own statements
+            // (seen: "no such table: conversation" from a DELETE).
+            do {
+                _ = try scalarInt("SELECT count(*) FROM sqlite_schema WHERE type = 'trigger'")
+            } catch {
+                try? execute("ROLLBACK")
+                throw error
+            }
+        }
         savepointDepth += 1
         let result: T
         do {

@@ -45,9 +45,16 @@ public struct Migrator: Sendable {
 
     /// Checks that `database` is one of ours and not newer than this program; the check
     /// only reads.
-    public func validate(_ database: Database) throws -> Int {
-        let version = Int(try database.scalarInt("PRAGMA user_version"))
+    ///
+    /// - Parameter forUpgrade: the caller will open the file read-write next (so an older
+    ///   schema is fine even on this read-only connection).
+    public func validate(_ database: Database, forUpgrade: Bool = false) throws -> Int {
+        let storedVersion = try database.scalarInt("PRAGMA user_version")
         let applicationID = try database.scalarInt("PRAGMA application_id")
+        guard storedVersion >= 0, let version = Int(exactly: storedVersion) else {
+            throw StorageError.notAScrollbackDatabase(
+                path: database.path, reason: "its schema version \(storedVersion) is not one scrollback ever wrote")
+        }
         if version == 0 {
             let objects = try database.scalarInt("SELECT count(*) FROM sqlite_schema")
             if objects > 0 {
@@ -59,7 +66,7 @@ public struct Migrator: Sendable {
         if version > latestVersion {
             throw StorageError.newerSchema(path: database.path, found: version, known: latestVersion)
         }
-        if database.isReadOnly && version < latestVersion {
+        if database.isReadOnly && !forUpgrade && version < latestVersion {
             if version == 0 {
                 throw StorageError.notAScrollbackDatabase(path: database.path, reason: "it is empty")
             }

@@ -1,46 +1,151 @@
+import CSQLite
+import Foundation
 import ScrollbackModel
 
 extension Store {
-    /// Integrity, foreign keys, message counts and the full-text indexes.
+    /// Schema object by object, integrity, foreign keys, message counts and the full-text
+    /// indexes. Each step that fails to run is itself reported; the report always comes back.
     public func check() throws -> CheckReport {
+        DatabaseCheck.run(on: database, deepSearchCheck: !isReadOnly, migrator: migrator)
+    }
+
+    /// Checks a file that may not even open as a scrollback database, on a read-only
+    /// connection: what could be read, and what is wrong. Never writes.
+    public static func check(path: String, migrator: Migrator = .scrollback) -> CheckReport {
+        let database: Database
+        do {
+            database = try Database.open(path: path, access: .readOnly)
+        } catch let error as StorageError {
+            return CheckReport(problems: ["open: \(error.description)"], skipped: ["every other check (the file does not open)"])
+        } catch {
+            return CheckReport(problems: ["open: \(error)"], skipped: ["every other check (the file does not open)"])
+        }
+        return DatabaseCheck.run(on: database, deepSearchCheck: false, migrator: migrator)
+    }
+}
+
+enum DatabaseCheck {
+    /// Objects SQLite itself may add to any database.
+    static let allowedExtras: Set<String> = ["sqlite_stat1", "sqlite_stat4", "sqlite_sequence"]
+
+    static func run(on database: Database, deepSearchCheck: Bool, migrator: Migrator) -> CheckReport {
         var problems: [String] = []
         var skipped: [String] = []
-        let integrity = try database.query("PRAGMA integrity_check") { $0.text(0) }
-        if integrity != ["ok"] {
-            problems += integrity.prefix(20).map { "integrity: \($0)" }
+        /// Runs one step; a step that throws is a problem in itself, and the rest go on.
+        func step(_ name: String, _ body: () throws -> Void) {
+            do {
+                try body()
+            } catch let error as StorageError {
+                problems.append("\(name): could not finish (\(error.detailForReport))")
+            } catch {
+                problems.append("\(name): could not finish (\(error))")
+            }
         }
-        let orphans = try database.query("PRAGMA foreign_key_check") { "\($0.text(0)) row \($0.int64(1)) refers to a missing \($0.text(2))" }
-        problems += orphans.prefix(20).map { "foreign key: \($0)" }
-        let miscounted = try database.query(
-            """
-            SELECT public_id, message_count, (SELECT count(*) FROM message WHERE conversation_id = conversation.id)
-            FROM conversation
-            WHERE message_count <> (SELECT count(*) FROM message WHERE conversation_id = conversation.id)
-            LIMIT 20
-            """
-        ) { "conversation \($0.text(0)) says \($0.int(1)) messages but has \($0.int(2))" }
-        problems += miscounted.map { "message count: \($0)" }
-        for (index, content) in [("message_fts", "message"), ("conversation_fts", "conversation")] {
-            if isReadOnly {
-                // The deep check is an INSERT, which a read-only connection refuses; compare
-                // the number of indexed rows with the table instead.
-                let indexed = try database.scalarInt("SELECT count(*) FROM \(index)_docsize")
-                let rows = try database.scalarInt("SELECT count(*) FROM \(content)")
-                if indexed != rows {
-                    problems.append("search index: \(index) holds \(indexed) rows, \(content) has \(rows)")
+        var schemaMatches = false
+        step("header") {
+            let version = try database.scalarInt("PRAGMA user_version")
+            let applicationID = try database.scalarInt("PRAGMA application_id")
+            if applicationID != Migrator.applicationID {
+                problems.append("header: application id \(applicationID) is not scrollback's (\(Migrator.applicationID))")
+            }
+            if version != Int64(migrator.latestVersion) {
+                problems.append("header: schema version \(version), this scrollback writes \(migrator.latestVersion)")
+            }
+        }
+        step("schema") {
+            let found = try schema(of: database)
+            let expected = try expectedSchema(migrator)
+            var differences: [String] = []
+            for (name, sql) in expected.sorted(by: { $0.key < $1.key }) {
+                guard let actual = found[name] else {
+                    differences.append("schema: \(name) is missing")
+                    continue
                 }
-                skipped.append("deep check of \(index) (needs a writable database)")
-            } else {
+                if normalized(actual) != normalized(sql) { differences.append("schema: \(name) differs from scrollback's") }
+            }
+            for name in found.keys.sorted() where expected[name] == nil && !allowedExtras.contains(name) {
+                differences.append("schema: \(name) is not part of scrollback's schema (added by another program?)")
+            }
+            problems += differences
+            schemaMatches = differences.isEmpty
+        }
+        step("integrity") {
+            let integrity = try database.query("PRAGMA integrity_check(20)") { $0.text(0) }
+            if integrity != ["ok"] { problems += integrity.map { "integrity: \($0)" } }
+        }
+        guard schemaMatches else {
+            skipped.append("foreign keys, message counts and search indexes (the schema is not scrollback's)")
+            return CheckReport(problems: problems, skipped: skipped)
+        }
+        step("foreign keys") {
+            let orphans = try database.query("PRAGMA foreign_key_check") {
+                "\($0.text(0)) row \($0.int64(1)) refers to a missing \($0.text(2))"
+            }
+            problems += orphans.prefix(20).map { "foreign key: \($0)" }
+        }
+        step("message counts") {
+            let miscounted = try database.query(
+                """
+                SELECT public_id, message_count, (SELECT count(*) FROM message WHERE conversation_id = conversation.id)
+                FROM conversation
+                WHERE message_count <> (SELECT count(*) FROM message WHERE conversation_id = conversation.id)
+                LIMIT 20
+                """
+            ) { "conversation \($0.text(0)) says \($0.int(1)) messages but has \($0.int(2))" }
+            problems += miscounted.map { "message count: \($0)" }
+        }
+        for (index, content) in [("message_fts", "message"), ("conversation_fts", "conversation")] {
+            step("search index \(index)") {
+                if !deepSearchCheck {
+                    // The deep check is an INSERT, which a read-only connection refuses; compare
+                    // the number of indexed rows with the table instead.
+                    let indexed = try database.scalarInt("SELECT count(*) FROM \(index)_docsize")
+                    let rows = try database.scalarInt("SELECT count(*) FROM \(content)")
+                    if indexed != rows {
+                        problems.append("search index: \(index) holds \(indexed) rows, \(content) has \(rows)")
+                    }
+                    skipped.append("deep check of \(index) (needs a writable database)")
+                    return
+                }
                 do {
                     try database.write {
                         try database.run("INSERT INTO \(index) (\(index), rank) VALUES ('integrity-check', 1)")
                     }
-                } catch StorageError.sqlite(let error) where error.code == 11 {
-                    problems.append("search index: \(index) does not match \(content) (\(error.message)); run `scrollback check --repair`")
+                } catch StorageError.damaged(_, let detail) {
+                    problems.append("search index: \(index) does not match \(content) (\(detail.message)); run `scrollback check --repair`")
                 }
             }
         }
         return CheckReport(problems: problems, skipped: skipped)
+    }
+
+    /// Name → SQL of every object but SQLite's automatic indexes (whose SQL is null).
+    static func schema(of database: Database) throws -> [String: String] {
+        let rows = try database.query("SELECT name, sql FROM sqlite_schema WHERE sql IS NOT NULL") { ($0.text(0), $0.text(1)) }
+        return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The schema the migrations make, in a private in-memory database.
+    static func expectedSchema(_ migrator: Migrator) throws -> [String: String] {
+        let scratch = try Database.inMemory()
+        for migration in migrator.migrations { try migration.apply(scratch) }
+        return try schema(of: scratch)
+    }
+
+    /// SQL with runs of white space made one space, so reformatting is no difference.
+    static func normalized(_ sql: String) -> String {
+        sql.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+    }
+}
+
+extension StorageError {
+    /// SQLite's own words where there are any: a check report is for a person looking for
+    /// what is wrong.
+    var detailForReport: String {
+        switch self {
+        case .damaged(_, let detail), .inputOutput(_, let detail), .sqlite(let detail): return detail.message
+        default: return description
+        }
     }
 }
 

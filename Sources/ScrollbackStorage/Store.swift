@@ -8,6 +8,8 @@ import ScrollbackModel
 public final class Store {
     public let database: Database
     public let migration: MigrationOutcome
+    /// The schema history this store was opened with (what `check` compares against).
+    public let migrator: Migrator
     public let conversations: SQLiteConversationRepository
     public let messages: SQLiteMessageRepository
     public let settings: SQLiteSettingsRepository
@@ -18,17 +20,32 @@ public final class Store {
 
     /// Opens (read-write: creating or upgrading as needed) the database at `path`.
     ///
+    /// An existing file is validated on a read-only connection first: a file that is not
+    /// ours (or a good file with a foreign `-wal` beside it) is never opened read-write, so
+    /// nothing of it is checkpointed or written.
+    ///
+    /// - Parameter createFolder: make the missing folders of `path` (for the default
+    ///   location only: a mistyped `--db` must not create a new database).
     /// - Throws: `StorageError` with a message fit for the user.
-    public static func open(path: String, readOnly: Bool = false, migrator: Migrator = .scrollback) throws -> Store {
-        let database = try Database.open(path: path, access: readOnly ? .readOnly : .readWrite)
+    public static func open(
+        path: String, readOnly: Bool = false, createFolder: Bool = true, migrator: Migrator = .scrollback
+    ) throws -> Store {
+        if !readOnly && path != ":memory:" && FileManager.default.fileExists(atPath: path) {
+            let probe = try Database.open(path: path, access: .readOnly)
+            _ = try validate(probe, with: migrator, forUpgrade: true)
+        }
+        let database = try Database.open(path: path, access: readOnly ? .readOnly : .readWrite, createFolder: createFolder)
         // Connections start with trusted_schema off; our own schema's triggers write to the
         // FTS5 tables, which SQLite allows only in a trusted schema, so it is turned on once
         // the file is known to be a scrollback database (or a new, empty one).
-        let version = try migrator.validate(database)
+        let version = try validate(database, with: migrator)
         try database.execute("PRAGMA trusted_schema = ON")
         if readOnly {
-            return Store(database: database, migration: MigrationOutcome(fromVersion: version, toVersion: version, backupPath: nil))
+            return Store(
+                database: database, migration: MigrationOutcome(fromVersion: version, toVersion: version, backupPath: nil),
+                migrator: migrator)
         }
+        database.trustForCheckpoints()
         if path != ":memory:" {
             let mode = try database.queryFirst("PRAGMA journal_mode = WAL") { $0.text(0) }
             if mode?.lowercased() != "wal" {
@@ -37,12 +54,29 @@ public final class Store {
             try database.execute("PRAGMA synchronous = NORMAL")
         }
         let outcome = try migrator.migrate(database)
-        return Store(database: database, migration: outcome)
+        return Store(database: database, migration: outcome, migrator: migrator)
     }
 
-    private init(database: Database, migration: MigrationOutcome) {
+    /// `Migrator.validate`, saying so when a `-wal` beside the file may be what is foreign.
+    private static func validate(_ database: Database, with migrator: Migrator, forUpgrade: Bool = false) throws -> Int {
+        do {
+            return try migrator.validate(database, forUpgrade: forUpgrade)
+        } catch StorageError.notAScrollbackDatabase(let path, let reason) where hasWAL(path) {
+            throw StorageError.notAScrollbackDatabase(
+                path: path,
+                reason: "\(reason) as read with the -wal file beside it, which may belong to another database; nothing was changed: move \((path as NSString).lastPathComponent)-wal away and try again")
+        }
+    }
+
+    private static func hasWAL(_ path: String) -> Bool {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path + "-wal")
+        return ((attributes?[.size] as? NSNumber)?.intValue ?? 0) > 0
+    }
+
+    private init(database: Database, migration: MigrationOutcome, migrator: Migrator) {
         self.database = database
         self.migration = migration
+        self.migrator = migrator
         conversations = SQLiteConversationRepository(database: database)
         messages = SQLiteMessageRepository(database: database)
         settings = SQLiteSettingsRepository(database: database)

@@ -5,9 +5,12 @@
 /// - C0 controls and DEL become their Unicode control pictures (ESC shows as `␛`);
 ///   a newline is kept only where `keepNewlines` is set, a tab becomes spaces there;
 /// - C1 controls become `�`;
-/// - bidi overrides, embeddings, isolates and marks, and zero-width characters standing
-///   alone become `⍰`. A zero-width joiner inside an emoji sequence (👩‍💻) is kept, since it
-///   is part of one visible character.
+/// - bidi overrides, embeddings, isolates and marks, zero-width characters standing alone,
+///   line and paragraph separators (U+2028/2029), interlinear annotation marks
+///   (U+FFF9–FFFB), the deprecated format characters U+206A–206F and Unicode tag
+///   characters (U+E0000–E007F, which can smuggle invisible text) become `⍰`. A zero-width
+///   joiner inside an emoji sequence (👩‍💻) is kept, since it is part of one visible
+///   character, and so are the tag characters of an emoji flag (🏴󠁧󠁢󠁳󠁣󠁴󠁿).
 public enum UntrustedText {
     public static let formatPlaceholder: Character = "⍰"
     public static let c1Placeholder: Character = "\u{FFFD}"
@@ -32,10 +35,16 @@ public enum UntrustedText {
                 continue
             }
             if isEmojiSequence(character) {
-                // Keep the joiners and selectors that make one emoji; still drop controls.
+                // Keep the joiners and selectors that make one emoji; still drop controls,
+                // and show tag characters unless they spell a flag.
+                let flag = isTagFlag(character)
                 var kept = String.UnicodeScalarView()
                 for scalar in scalars {
                     if isControl(scalar) || isBidiControl(scalar) { continue }
+                    if isInvisibleFormat(scalar) || (isTag(scalar) && !flag) {
+                        kept.append(contentsOf: String(formatPlaceholder).unicodeScalars)
+                        continue
+                    }
                     kept.append(scalar)
                 }
                 result.append(String(kept))
@@ -49,7 +58,49 @@ public enum UntrustedText {
     }
 
     static func needsAttention(_ scalar: Unicode.Scalar) -> Bool {
-        isControl(scalar) || isBidiControl(scalar) || isZeroWidth(scalar)
+        isControl(scalar) || isBidiControl(scalar) || isZeroWidth(scalar) || isInvisibleFormat(scalar) || isTag(scalar)
+    }
+
+    /// Separators and format characters that terminals draw as nothing or act on.
+    static func isInvisibleFormat(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x2028, 0x2029, 0x206A...0x206F, 0xFFF9...0xFFFB: true
+        default: false
+        }
+    }
+
+    static func isTag(_ scalar: Unicode.Scalar) -> Bool {
+        (0xE0000...0xE007F).contains(scalar.value)
+    }
+
+    /// 🏴 followed by tag letters and CANCEL TAG: a subdivision flag (England, Scotland…).
+    private static func isTagFlag(_ character: Character) -> Bool {
+        let scalars = Array(character.unicodeScalars)
+        guard scalars.count >= 3, scalars[0].value == 0x1F3F4, scalars[scalars.count - 1].value == 0xE007F else {
+            return false
+        }
+        return scalars.dropFirst().dropLast().allSatisfy { (0xE0020...0xE007E).contains($0.value) }
+    }
+
+    /// JSON text made safe for a terminal while staying exact: every control, format and tag
+    /// character outside the JSON's own line breaks becomes a `\uXXXX` escape (a surrogate
+    /// pair above U+FFFF). Such characters can only stand inside JSON strings, where the
+    /// escape means the same character, so a parser reads the very same data.
+    public static func terminalSafeJSON(_ json: String) -> String {
+        if !json.unicodeScalars.contains(where: { $0 != "\n" && needsAttention($0) }) { return json }
+        var result = String.UnicodeScalarView()
+        for scalar in json.unicodeScalars {
+            guard scalar != "\n", needsAttention(scalar) else {
+                result.append(scalar)
+                continue
+            }
+            let units = scalar.value > 0xFFFF ? Array(String(scalar).utf16) : [UInt16(truncatingIfNeeded: scalar.value)]
+            for unit in units {
+                let hex = String(unit, radix: 16)
+                result.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
+            }
+        }
+        return String(result)
     }
 
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
@@ -85,7 +136,9 @@ public enum UntrustedText {
         case 0x80...0x9F:
             return String(c1Placeholder)
         default:
-            if isBidiControl(scalar) || isZeroWidth(scalar) { return String(formatPlaceholder) }
+            if isBidiControl(scalar) || isZeroWidth(scalar) || isInvisibleFormat(scalar) || isTag(scalar) {
+                return String(formatPlaceholder)
+            }
             return String(Character(scalar))
         }
     }

@@ -2,6 +2,4 @@ import Foundation
 import ScrollbackCLI
 
 // The composition root: the real arguments, environment and standard streams.
-exit(Scrollback.run(
-    arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment,
-    console: .standard()))
+exit(Scrollback.runProcess(environment: ProcessInfo.processInfo.environment, console: .standard()))

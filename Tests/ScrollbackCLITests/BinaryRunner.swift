@@ -14,8 +14,11 @@ struct BinaryRunner {
     var dataFolder: String { folder.file("data") }
     var databasePath: String { folder.file("data/history.sqlite") }
 
+    /// The data folder is made here, as a user makes the folder they name with `--db`
+    /// (only the default location gets its folders made by scrollback).
     init() throws {
         folder = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: folder.file("data"), withIntermediateDirectories: true)
     }
 
     /// The names in the database's folder.

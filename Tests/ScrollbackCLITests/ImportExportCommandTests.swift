@@ -52,8 +52,8 @@ struct ImportExportCommandTests {
         let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 2)
 
-        let folder = runner.folder.file("out/")
-        let many = try runner.run(["export", "--out", folder])
+        let folder = runner.folder.file("out")
+        let many = try runner.run(["export", "--out-dir", folder])
         #expect(many.error == "wrote 2 files to \(folder)\n")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
         #expect(names.count == 2 && names[0].hasPrefix("2026-01-01-") && names[0].hasSuffix("-postgres-indexing.md"))

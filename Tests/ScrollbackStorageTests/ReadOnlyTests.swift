@@ -50,18 +50,55 @@ struct ReadOnlyTests {
             #expect(!report.skipped.isEmpty)
         }
         #expect(try sha256(ofFile: path) == before)
-        #expect(try folder.listing() == names, "read-only opening left files behind")
+        // A reader of a WAL database may leave SQLite's `-shm` (and an empty `-wal`), never
+        // anything else.
+        #expect(try folder.listing().filter { !$0.hasSuffix("-shm") && !$0.hasSuffix("-wal") } == names)
+        #expect((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal")))?.count ?? 0 == 0)
     }
 
-    @Test("a read-only view of an idle WAL database is a snapshot and creates no files")
-    func snapshot() throws {
+    @Test("a read-only view of an idle WAL database is live (mode=ro), never an immutable snapshot")
+    func idleIsLive() throws {
         let folder = try TemporaryDirectory()
         let (path, _) = try Self.prepare(folder)
         #expect(try folder.listing() == ["h.sqlite"])
+        let reader = try Store.open(path: path, readOnly: true)
+        #expect(!reader.database.isSnapshot)
+        #expect(try reader.conversations.count() == 1)
+        // Another process writes while the reader is open: it sees the commit, and never a
+        // torn page (an immutable connection reported "malformed" here).
+        let writer = try Store.open(path: path)
+        for index in 0..<50 {
+            try writer.addConversation(title: "added \(index)", createdAt: Int64(10 + index), messages: ["m \(index)"])
+            #expect(try reader.conversations.count() == 2 + index)
+            #expect(try reader.search.search("m \(index)", after: nil, limit: 5).items.count >= 1)
+        }
+        #expect(try reader.check().isHealthy)
+    }
+
+    @Test("in a folder nobody can write, an idle WAL database is read as a labelled snapshot")
+    func unwritableFolderSnapshot() throws {
+        let folder = try TemporaryDirectory()
+        let (path, _) = try Self.prepare(folder)
+        guard geteuid() == 0 else { return }  // chattr needs root; CI and this machine run as root
+        let chattr = Process()
+        chattr.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
+        chattr.arguments = ["+i", folder.path]
+        try chattr.run()
+        chattr.waitUntilExit()
+        defer {
+            let undo = Process()
+            undo.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
+            undo.arguments = ["-i", folder.path]
+            try? undo.run()
+            undo.waitUntilExit()
+        }
+        #expect(chattr.terminationStatus == 0)
+        let before = try sha256(ofFile: path)
         let store = try Store.open(path: path, readOnly: true)
         #expect(store.database.isSnapshot)
-        _ = try store.stats()
+        #expect(try store.conversations.count() == 1)
         #expect(try folder.listing() == ["h.sqlite"])
+        #expect(try sha256(ofFile: path) == before)
     }
 
     @Test("while a writer is open, a read-only view is live and sees its commits")

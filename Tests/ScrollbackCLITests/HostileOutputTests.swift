@@ -1,0 +1,274 @@
+import Foundation
+import Testing
+
+import ScrollbackModel
+import ScrollbackStorage
+import TestSupport
+
+/// What a hostile tester did to the command line's output: full disks, odd targets,
+/// escape sequences in data and arguments, a terminal on the other end.
+@Suite("Hostile output")
+struct HostileOutputTests {
+    /// Every kind of sequence a terminal acts on, and the invisible characters.
+    static let hostile =
+        "A\u{1B}[2J\u{1B}]0;PWN\u{07}\u{1B}]52;c;cm0gLXJmIH4=\u{07}\u{1B}]8;;http://x\u{1B}\\link\u{1B}]8;;\u{1B}\\"
+        + "\u{1B}P+q\u{1B}\\\u{1B}_apc\u{1B}\\\u{9B}31m\u{85}\u{7F}\u{8}\r\u{0}\u{202E}evil\u{2066}\u{200B}\u{2028}\u{E0041}\u{E0042}Z"
+
+    /// Bytes that must never reach a terminal from data: C0 but LF/CR, DEL, C1 (UTF-8
+    /// C2 80–9F), bidi and zero-width and separators (E2 80 8B–8F, A8–AE, E2 81 A0–AF),
+    /// tag characters (F3 A0 80–81 …).
+    static func dangerousBytes(in data: Data) -> [String] {
+        let bytes = [UInt8](data)
+        var found: [String] = []
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if (byte < 0x20 && byte != 0x0A && byte != 0x0D) || byte == 0x7F {
+                found.append(String(format: "%02x at %d", byte, index))
+            } else if byte == 0xC2, index + 1 < bytes.count, (0x80...0x9F).contains(bytes[index + 1]) {
+                found.append(String(format: "c2 %02x at %d", bytes[index + 1], index))
+            } else if byte == 0xE2, index + 2 < bytes.count {
+                let (b1, b2) = (bytes[index + 1], bytes[index + 2])
+                if (b1 == 0x80 && ((0x8B...0x8F).contains(b2) || (0xA8...0xAE).contains(b2))) || (b1 == 0x81 && (0xA0...0xAF).contains(b2)) {
+                    found.append(String(format: "e2 %02x %02x at %d", b1, b2, index))
+                }
+            } else if byte == 0xF3, index + 1 < bytes.count, bytes[index + 1] == 0xA0 {
+                found.append("tag character at \(index)")
+            }
+            index += 1
+        }
+        return found
+    }
+
+    /// Runs a shell command line (the binary is `$0`), for what `Process` cannot express:
+    /// a pty through `script`, raw bytes in arguments, /dev/full as standard output.
+    static func shell(_ command: String, stdout: String? = nil) throws -> (status: Int32, output: Data, error: String) {
+        let folder = try TemporaryDirectory()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command, BinaryRunner.binary.path]
+        process.environment = ["TZ": "UTC", "LANG": "C.UTF-8", "HOME": folder.path, "PATH": "/usr/bin:/bin", "TERM": "xterm-256color"]
+        let outputPath = stdout ?? folder.file("stdout")
+        if stdout == nil { _ = FileManager.default.createFile(atPath: outputPath, contents: nil) }
+        let errorPath = folder.file("stderr")
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        let error = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try output.close()
+        try error.close()
+        let data = stdout == nil ? try Data(contentsOf: URL(fileURLWithPath: outputPath)) : Data()
+        return (process.terminationStatus, data, String(decoding: try Data(contentsOf: URL(fileURLWithPath: errorPath)), as: UTF8.self))
+    }
+
+    static func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+
+    /// A database with hostile titles, bodies and models.
+    static func hostileDatabase(_ runner: BinaryRunner) throws -> String {
+        let store = try Store.open(path: runner.databasePath)
+        let conversation = try store.addConversation(
+            title: "T" + hostile, createdAt: 1_700_000_000_000, messages: ["Q" + hostile, "```\n" + hostile + "\n```"])
+        return conversation.publicID
+    }
+
+    @Test("to a terminal (a pty), no command's output carries a control byte from the data; JSON stays exact")
+    func terminalOutputIsSanitized() throws {
+        let runner = try BinaryRunner()
+        let id = try Self.hostileDatabase(runner)
+        let database = Self.quoted(runner.databasePath)
+        let commands = [
+            "list", "list --json", "show \(id)", "show \(id) --json", "search evil", "search evil --json", "export",
+            "export --format json", "export --format jsonl", "stats", "stats --json", "check",
+        ]
+        for command in commands {
+            let result = try Self.shell("script -q -e -c \"\\\"$0\\\" --db \(database) \(command)\" /dev/null")
+            #expect(result.status == 0, "\(command): \(result.error)")
+            #expect(result.output.count > 20, "\(command)")
+            #expect(Self.dangerousBytes(in: result.output) == [], "\(command)")
+        }
+        // JSON to a terminal is escaped, not altered: a parser reads the exact title back.
+        let json = try Self.shell("script -q -e -c \"\\\"$0\\\" --db \(database) show \(id) --json\" /dev/null")
+        let text = String(decoding: json.output, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
+        let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+        #expect((object?["conversation"] as? [String: Any])?["title"] as? String == "T" + Self.hostile)
+    }
+
+    @Test("to a pipe or a file, exports and JSON are exact")
+    func pipedOutputIsExact() throws {
+        let runner = try BinaryRunner()
+        _ = try Self.hostileDatabase(runner)
+        let markdown = try runner.run(["export"])
+        #expect(markdown.output.contains("# T" + Self.hostile + "\n"))
+        let json = try runner.json(["list"])
+        #expect((json["conversations"] as? [[String: Any]])?.first?["title"] as? String == "T" + Self.hostile)
+    }
+
+    @Test("error messages show arguments with placeholders, never raw escapes")
+    func errorsAreSanitized() throws {
+        let runner = try BinaryRunner()
+        _ = try runner.run(["demo", "--count", "3"])
+        for arguments in [
+            ["show", "\u{1B}]0;PWN\u{07}"], ["list", "--sort", "\u{1B}[2J"], ["frob\u{9B}"], ["export", "--format", "\u{202E}x"],
+            ["rename", "\u{1B}[31mid", "x"], ["--db", "/nonexistent/\u{1B}[2J/x.sqlite", "list"],
+        ] {
+            let result = try runner.run(arguments)
+            #expect(result.status != 0)
+            #expect(Self.dangerousBytes(in: Data(result.error.utf8)) == [], "\(arguments): \(result.error)")
+            #expect(result.error.contains("␛") || result.error.contains("\u{FFFD}") || result.error.contains("⍰"), "\(arguments)")
+        }
+    }
+
+    @Test("a full disk: /dev/full and a full file system fail with one line and exit 1, never a silent cut")
+    func fullDisk() throws {
+        let runner = try BinaryRunner()
+        _ = try runner.run(["demo", "--count", "300"])
+        let database = Self.quoted(runner.databasePath)
+        for command in ["export --format jsonl", "export", "list --json", "show --help", "stats"] {
+            let result = try Self.shell("\"$0\" --db \(database) \(command) > /dev/full")
+            #expect(result.status == 1, "\(command)")
+            #expect(result.error.contains("cannot write to standard output (no space left on device)"), "\(command): \(result.error)")
+            #expect(result.error.filter { $0 == "\n" }.count == 1)
+        }
+        // A small file system that fills up midway (root may mount one; CI and this machine run as root).
+        let mountPoint = try TemporaryDirectory()
+        guard geteuid() == 0, Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", mountPoint.path]) == 0 else { return }
+        defer { _ = Self.run("/bin/umount", [mountPoint.path]) }
+        let full = try Self.shell("\"$0\" --db \(database) export --format jsonl > \(mountPoint.path)/backup.jsonl")
+        #expect(full.status == 1)
+        #expect(full.error.contains("cannot write to standard output (no space left on device); the output is incomplete"))
+        let out = try Self.shell("\"$0\" --db \(database) export --format jsonl --out \(mountPoint.path)/out.jsonl")
+        #expect(out.status == 1)
+        #expect(out.error.contains("no space left on device"))
+        // Nothing half-written is left at --out, nor a temporary file.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: mountPoint.path) == ["backup.jsonl"])
+    }
+
+    static func run(_ tool: String, _ arguments: [String]) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return -1 }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    @Test("export --out writes regular files only: no symlink followed, no device replaced, no overwrite without --force")
+    func exportTargets() throws {
+        let runner = try BinaryRunner()
+        _ = try runner.run(["demo", "--count", "5"])
+        let victim = runner.folder.file("victim.txt")
+        try "precious".write(toFile: victim, atomically: true, encoding: .utf8)
+        let link = runner.folder.file("link.jsonl")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: victim)
+
+        let symlink = try runner.run(["export", "--out", link])
+        #expect(symlink.status == 1)
+        #expect(symlink.error.contains("is a symbolic link, which export does not follow"))
+        let forcedLink = try runner.run(["export", "--out", link, "--force"])
+        #expect(forcedLink.status == 1)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == victim)
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
+
+        let device = try runner.run(["export", "--out", "/dev/null", "--force"])
+        #expect(device.status == 1)
+        #expect(device.error.contains("is not a regular file"))
+        var status = stat()
+        #expect(lstat("/dev/null", &status) == 0 && (status.st_mode & S_IFMT) == S_IFCHR)
+
+        let existing = try runner.run(["export", "--out", victim])
+        #expect(existing.status == 1)
+        #expect(existing.error.contains("exists; add --force to replace it"))
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
+        #expect(try runner.run(["export", "--out", victim, "--force"]).status == 0)
+        #expect(try String(contentsOfFile: victim, encoding: .utf8).hasPrefix("# "))
+
+        let folder = try runner.run(["export", "--out", runner.folder.path])
+        #expect(folder.error.contains("is a folder; use --out-dir"))
+        #expect(try runner.run(["export", "--out", ""]).status == 2)
+        #expect(try runner.run(["export", "--out-dir", victim]).status == 1)
+
+        let outDir = runner.folder.file("many/inner")
+        let first = try runner.run(["export", "--out-dir", outDir])
+        #expect(first.status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outDir).count == 5)
+        let again = try runner.run(["export", "--out-dir", outDir])
+        #expect(again.status == 1)
+        #expect(again.error.contains("already holds 5 of these files"))
+        #expect(try runner.run(["export", "--out-dir", outDir, "--force"]).status == 0)
+        // No temporary files are left anywhere.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outDir).allSatisfy { !$0.hasSuffix(".partial") })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: runner.folder.path).allSatisfy { !$0.hasSuffix(".partial") })
+    }
+
+    @Test("bad places for the database: FIFO, device, missing folder, non-UTF-8 name, foreign -wal, damage")
+    func badDatabasePlaces() throws {
+        let runner = try BinaryRunner()
+        let fifo = runner.folder.file("fifo.sqlite")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let fromFIFO = try runner.run(["--db", fifo, "list"], withDatabase: false)
+        #expect(fromFIFO.status == 1)
+        #expect(fromFIFO.error.contains("is not a scrollback database (it is a FIFO, not a file)"))
+        let fromNull = try runner.run(["--db", "/dev/null", "stats"], withDatabase: false)
+        #expect(fromNull.error.contains("it is a device, not a file"))
+
+        let typo = runner.folder.file("dta/history.sqlite")
+        let missing = try runner.run(["--db", typo, "list"], withDatabase: false)
+        #expect(missing.status == 1)
+        #expect(missing.error.contains("there is no folder"))
+        #expect(!FileManager.default.fileExists(atPath: runner.folder.file("dta")))
+
+        let nonUTF8 = try Self.shell("cd \(Self.quoted(runner.folder.path)) && \"$0\" --db \"$(printf 'x\\377.db')\" list")
+        #expect(nonUTF8.status == 2)
+        #expect(nonUTF8.error.contains("argument 2 is not valid UTF-8"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: runner.folder.path).allSatisfy { !$0.hasSuffix(".db") })
+
+        _ = try runner.run(["demo", "--count", "30"])
+        let before = try sha256(ofFile: runner.databasePath)
+        try foreignWAL(scratch: runner.folder.file("other.db")).write(to: URL(fileURLWithPath: runner.databasePath + "-wal"))
+        for arguments in [["list"], ["--readonly", "list"], ["stats"], ["delete", "x", "--yes"], []] {
+            let result = try runner.run(arguments)
+            #expect(result.status == 1, "\(arguments)")
+            #expect(result.error.contains("-wal file beside it"), "\(arguments): \(result.error)")
+        }
+        #expect(try sha256(ofFile: runner.databasePath) == before)
+        try FileManager.default.removeItem(atPath: runner.databasePath + "-wal")
+        #expect(try runner.run(["list"]).status == 0)
+    }
+
+    @Test("a damaged database: one line naming the file, no SQL (unless --verbose); check reports and exits 1")
+    func damaged() throws {
+        let runner = try BinaryRunner()
+        _ = try runner.run(["demo", "--count", "400"])
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: runner.databasePath))
+        try handle.seek(toOffset: 4096 * 3)
+        try handle.write(contentsOf: Data(repeating: 0x5A, count: 4096 * 20))
+        try handle.close()
+        let before = try sha256(ofFile: runner.databasePath)
+        var sawDamage = false
+        for arguments in [["list", "--limit", "1000"], ["search", "the"], ["export"], ["stats"]] {
+            let result = try runner.run(arguments)
+            if result.status == 0 { continue }
+            #expect(result.status == 1)
+            #expect(!result.error.contains("SELECT") && !result.error.contains("while executing"), "\(arguments): \(result.error)")
+            #expect(result.error.filter { $0 == "\n" }.count == 1, "\(arguments): \(result.error)")
+            if result.error.contains("is damaged") {
+                sawDamage = true
+                #expect(result.error.contains("run `scrollback check`"))
+            }
+            let verbose = try runner.run(arguments + ["--verbose"])
+            #expect(verbose.error.contains("SQLite error"), "\(arguments)")
+        }
+        #expect(sawDamage)
+        let check = try runner.run(["check"])
+        #expect(check.status == 1)
+        #expect(check.output.contains("problem: integrity:"))
+        #expect(try sha256(ofFile: runner.databasePath) == before)
+    }
+}
+
