@@ -1,3 +1,4 @@
+import Foundation
 import ScrollbackModel
 import ScrollbackStorage
 
@@ -9,7 +10,11 @@ struct CheckCommand {
         let console = context.console
         let report: CheckReport
         do {
-            let store = try context.openStore()
+            // The deep check of the search indexes needs a write transaction; it runs only
+            // where that cannot change anything: no `-wal` with content beside the file
+            // (which a live writer, or a crash, may have left). Otherwise check only reads.
+            let repairing = context.parsed.has("--repair")
+            let store = try context.openStore(forReading: !repairing && Self.hasWALContent(context.databasePath))
             if context.parsed.has("--repair") {
                 try context.requireWritable(store)
                 try store.repair()
@@ -41,5 +46,10 @@ struct CheckCommand {
         console.errorLine(
             "scrollback: \(report.problems.count) problem(s) in \(context.databasePath); back it up (cp), then try `scrollback check --repair`, or restore a backup")
         return 1
+    }
+
+    static func hasWALContent(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path + "-wal", &status) == 0 && status.st_size > 0
     }
 }

@@ -26,7 +26,7 @@ struct ExportCommand {
         if let out { try ExportTarget.checkFile(out, force: force) }
         if let outDir { try ExportTarget.checkFolder(outDir) }
 
-        let store = try context.openStore()
+        let store = try context.openStore(forReading: true)
         let exporter = Exporter(store: store)
         // Every id is checked before anything is written.
         let chosen = try context.parsed.positional.map { try store.conversations.conversation(matching: $0) }

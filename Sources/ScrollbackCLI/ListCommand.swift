@@ -35,7 +35,7 @@ struct ListCommand {
         } else {
             position = parsed.has("--last") ? .last : .first
         }
-        let store = try context.openStore()
+        let store = try context.openStore(forReading: true)
         let order = try sort ?? store.settings.value(.listSort)
         let page = try store.conversations.page(sort: order, at: position, limit: limit)
         let console = context.console

@@ -138,9 +138,23 @@ struct CommandContext {
     }
 
     /// Opens the store, making the demo database first when `--demo` asks for it.
-    func openStore() throws -> Store {
+    ///
+    /// - Parameter forReading: the command only reads. An existing database of the current
+    ///   schema is then opened read-only, so that a command that reads never writes the
+    ///   file or its `-wal` (not even SQLite's checkpoint on close). A missing or older
+    ///   database is still created or upgraded first.
+    func openStore(forReading: Bool = false) throws -> Store {
         if parsed.has("--demo") && !readOnly {
             try DemoCommand.ensureDemoDatabase(at: databasePath, console: console)
+        }
+        if forReading && !readOnly && FileManager.default.fileExists(atPath: databasePath) {
+            do {
+                return try Store.open(path: databasePath, readOnly: true)
+            } catch StorageError.needsUpgrade {
+                // Upgraded below, with its backup, as any open would.
+            } catch StorageError.notAScrollbackDatabase(_, let reason) where reason == StorageError.emptyReason {
+                // An empty file becomes a new database below.
+            }
         }
         let store = try Store.open(path: databasePath, readOnly: readOnly, createFolder: createsFolder)
         if let backup = store.migration.backupPath {

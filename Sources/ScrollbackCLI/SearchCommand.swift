@@ -30,7 +30,7 @@ struct SearchCommand {
         let query = context.parsed.positional.joined(separator: " ")
         let limit = try context.integer("--limit", default: 50, in: 1...10_000)
         let cursor = try context.cursor("--after")
-        let store = try context.openStore()
+        let store = try context.openStore(forReading: true)
         let page = try store.search.search(query, after: cursor, limit: limit)
         let console = context.console
         if context.wantsJSON {

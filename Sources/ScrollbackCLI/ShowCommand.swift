@@ -13,7 +13,7 @@ struct ShowCommand {
     }
 
     func run() throws {
-        let store = try context.openStore()
+        let store = try context.openStore(forReading: true)
         let conversation = try store.conversations.conversation(matching: context.parsed.positional[0])
         let console = context.console
         var position = PagePosition.first

@@ -15,7 +15,7 @@ struct StatsCommand {
     }
 
     func run() throws {
-        let store = try context.openStore()
+        let store = try context.openStore(forReading: true)
         let stats = try store.stats()
         if context.wantsJSON {
             context.console.line(

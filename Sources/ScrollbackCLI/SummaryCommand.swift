@@ -4,7 +4,7 @@ struct SummaryCommand {
     let context: CommandContext
 
     func run() throws {
-        let store = try context.openStore()
+        let store = try context.openStore(forReading: true)
         let stats = try store.stats()
         let console = context.console
         var line = "\(OutputFormat.line(store.path)): \(NumberText.grouped(stats.conversations)) conversations, \(NumberText.grouped(stats.messages)) messages"

@@ -34,6 +34,9 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Anything else SQLite reported.
     case sqlite(SQLiteError)
 
+    /// The reason given for an empty file opened read-only (a new database to be).
+    public static let emptyReason = "it is empty"
+
     public var description: String {
         switch self {
         case .noDatabase(let path):

@@ -68,7 +68,7 @@ public struct Migrator: Sendable {
         }
         if database.isReadOnly && !forUpgrade && version < latestVersion {
             if version == 0 {
-                throw StorageError.notAScrollbackDatabase(path: database.path, reason: "it is empty")
+                throw StorageError.notAScrollbackDatabase(path: database.path, reason: StorageError.emptyReason)
             }
             throw StorageError.needsUpgrade(path: database.path, found: version, needed: latestVersion)
         }

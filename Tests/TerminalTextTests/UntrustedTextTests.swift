@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 import TerminalText
@@ -48,6 +49,59 @@ struct UntrustedTextTests {
         for scalar in safe.unicodeScalars {
             #expect(!(scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)), "\(scalar.value)")
             #expect(![0x200B, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069].contains(scalar.value))
+        }
+    }
+
+    @Test("tag characters, line and paragraph separators, annotation and deprecated format characters are shown")
+    func hiddenCharacters() {
+        // Tag letters smuggle invisible text ("hi" here) after any character.
+        #expect(UntrustedText.sanitized("ok\u{E0068}\u{E0069}") == "ok⍰⍰")
+        #expect(UntrustedText.sanitized("a\u{2028}b\u{2029}c") == "a⍰b⍰c")
+        #expect(UntrustedText.sanitized("\u{FFF9}x\u{FFFA}y\u{FFFB}") == "⍰x⍰y⍰")
+        for value in UInt32(0x206A)...0x206F {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            #expect(UntrustedText.sanitized("a" + String(Character(scalar)) + "b") == "a⍰b")
+        }
+        // An emoji followed by tags that do not spell a flag still shows them.
+        #expect(UntrustedText.sanitized("😀\u{E0041}\u{E0042}") == "😀⍰⍰")
+        #expect(UntrustedText.sanitized("🏴\u{E0041}") == "🏴⍰")
+    }
+
+    @Test("the tag characters of a subdivision flag are kept")
+    func flagTags() {
+        let scotland = "🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}"
+        #expect(UntrustedText.sanitized(scotland + " Scotland") == scotland + " Scotland")
+    }
+
+    @Test("JSON for a terminal: every dangerous character escaped, the same data to a parser")
+    func terminalJSON() throws {
+        let hostile = "a\u{1B}]52;c;eA==\u{07}\u{7F}\u{85}\u{9B}\u{202E}\u{200B}\u{2028}\u{E0041}🏴\u{E0067}\u{E007F}z 東京 👩‍💻"
+        let json = "{\n  \"t\" : \"" + hostile.replacingOccurrences(of: "\u{1B}", with: "\\u001b").replacingOccurrences(of: "\u{07}", with: "\\u0007") + "\"\n}"
+        let safe = UntrustedText.terminalSafeJSON(json)
+        for scalar in safe.unicodeScalars where scalar != "\n" {
+            #expect(!(scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)), "\(scalar.value)")
+            #expect(![0x200B, 0x200D, 0x202E, 0x2028].contains(scalar.value) && !(0xE0000...0xE007F).contains(scalar.value), "\(scalar.value)")
+        }
+        #expect(safe.contains("\\u007f") && safe.contains("\\udb40\\udc41"))
+        let parsed = try JSONSerialization.jsonObject(with: Data(safe.utf8)) as? [String: String]
+        #expect(parsed?["t"] == hostile)
+        #expect(UntrustedText.terminalSafeJSON("{\"plain\" : \"東京\"}") == "{\"plain\" : \"東京\"}")
+    }
+
+    @Test("every scalar of the planes in use: nothing dangerous survives")
+    func exhaustiveAllPlanes() {
+        var all = ""
+        for value in UInt32(0)...0xE01EF where !(0xD800...0xDFFF).contains(value) {
+            if let scalar = Unicode.Scalar(value) { all.unicodeScalars.append(scalar) }
+        }
+        let safe = UntrustedText.sanitized(all)
+        for scalar in safe.unicodeScalars {
+            let value = scalar.value
+            let dangerous =
+                value < 0x20 || (0x7F...0x9F).contains(value) || [0x061C, 0x200B, 0x200E, 0x200F, 0x2028, 0x2029, 0xFEFF].contains(value)
+                || (0x202A...0x202E).contains(value) || (0x2066...0x206F).contains(value) || (0xFFF9...0xFFFB).contains(value)
+                || (0xE0000...0xE007F).contains(value)
+            #expect(!dangerous, "\(value)")
         }
     }
 }

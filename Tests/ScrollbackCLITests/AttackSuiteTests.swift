@@ -1,0 +1,220 @@
+import Foundation
+import Testing
+
+import ScrollbackModel
+import ScrollbackStorage
+import TestSupport
+
+/// The lasting attacks: damaged databases against every command, kill -9 in the middle of
+/// every kind of write. `swift test` runs a sample; `Tests/attacks/run-long.sh` sets
+/// `SCROLLBACK_ATTACKS` to run hundreds of each.
+@Suite("Attacks", .serialized)
+struct AttackSuiteTests {
+    /// How many cases of each attack: a sample by default, many in the long mode.
+    static func count(_ sample: Int) -> Int {
+        Int(ProcessInfo.processInfo.environment["SCROLLBACK_ATTACKS"] ?? "") ?? sample
+    }
+
+    /// A small deterministic generator (SplitMix64), so that a failing case can be replayed.
+    struct Random {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(bound, 1))) }
+    }
+
+    /// The ways a file gets damaged, each applied to a copy of a healthy database.
+    static func damage(_ data: Data, kind: Int, random: inout Random, foreignWAL: Data) -> (Data, wal: Data?, label: String) {
+        var bytes = [UInt8](data)
+        let pageSize = 4096
+        let pages = max(bytes.count / pageSize, 1)
+        switch kind % 8 {
+        case 0:
+            let flips = 1 + random.below(16)
+            for _ in 0..<flips {
+                let offset = random.below(bytes.count)
+                bytes[offset] ^= UInt8(truncatingIfNeeded: 1 << random.below(8))
+            }
+            return (Data(bytes), nil, "\(flips) bit flips")
+        case 1:
+            let (a, b) = (1 + random.below(pages - 1), 1 + random.below(pages - 1))
+            let first = Array(bytes[(a * pageSize)..<((a + 1) * pageSize)])
+            bytes.replaceSubrange((a * pageSize)..<((a + 1) * pageSize), with: bytes[(b * pageSize)..<((b + 1) * pageSize)])
+            bytes.replaceSubrange((b * pageSize)..<((b + 1) * pageSize), with: first)
+            return (Data(bytes), nil, "pages \(a) and \(b) swapped")
+        case 2:
+            let length = random.below(bytes.count)
+            return (Data(bytes.prefix(length)), nil, "cut at \(length) bytes")
+        case 3:
+            // Header fields: page size, write/read versions, reserved space, schema cookie,
+            // page count, freelist, text encoding, user version, application id.
+            let fields = [16, 18, 19, 20, 21, 28, 32, 36, 40, 44, 56, 60, 68]
+            let offset = fields[random.below(fields.count)] + random.below(2)
+            bytes[offset] = UInt8(truncatingIfNeeded: random.next())
+            return (Data(bytes), nil, "header byte \(offset) changed")
+        case 4:
+            let page = 1 + random.below(pages - 1)
+            let garbage = (0..<pageSize).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            bytes.replaceSubrange((page * pageSize)..<((page + 1) * pageSize), with: garbage)
+            return (Data(bytes), nil, "page \(page) overwritten")
+        case 5:
+            return (Data(bytes), foreignWAL, "a foreign -wal beside it")
+        case 6:
+            var wal = foreignWAL
+            if wal.count > 64 { wal[32 + random.below(wal.count - 32)] ^= 0xFF }
+            return (Data(bytes), wal, "a damaged foreign -wal")
+        default:
+            let page = random.below(pages)
+            bytes.replaceSubrange((page * pageSize)..<((page + 1) * pageSize), with: [UInt8](repeating: 0, count: pageSize))
+            return (Data(bytes), nil, "page \(page) zeroed")
+        }
+    }
+
+    struct Outcome {
+        let status: Int32
+        let error: String
+        let hung: Bool
+    }
+
+    /// Runs the binary with a generous hang detector (never a speed bound).
+    static func run(_ arguments: [String], in folder: TemporaryDirectory, limit: TimeInterval = 60) throws -> Outcome {
+        let process = Process()
+        process.executableURL = BinaryRunner.binary
+        process.arguments = arguments
+        process.environment = ["TZ": "UTC", "LANG": "C.UTF-8", "HOME": folder.path, "PATH": "/usr/bin:/bin"]
+        let errorPath = folder.file(".stderr")
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+        let error = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = error
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(limit)
+        while process.isRunning && Date() < deadline { usleep(5_000) }
+        let hung = process.isRunning
+        if hung { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        try error.close()
+        return Outcome(
+            status: process.terminationStatus, error: String(decoding: try Data(contentsOf: URL(fileURLWithPath: errorPath)), as: UTF8.self),
+            hung: hung)
+    }
+
+    static func digest(_ path: String) -> String {
+        (try? sha256(ofFile: path)) ?? "none"
+    }
+
+    @Test("damaged databases × every command: no crash, no hang, one clear line, the file and its -wal unchanged")
+    func damagedDatabases() throws {
+        let folder = try TemporaryDirectory()
+        let healthy = folder.file("healthy.sqlite")
+        #expect(try Self.run(["--db", healthy, "demo", "--count", "150"], in: folder).status == 0)
+        let id = try Store.open(path: healthy, readOnly: true).conversations.page(sort: .created, at: .first, limit: 1).items[0].publicID
+        let original = try Data(contentsOf: URL(fileURLWithPath: healthy))
+        let wal = try foreignWAL(scratch: folder.file("other.db"))
+        let reads: [[String]] = [
+            ["list"], ["list", "--json"], ["show", id], ["search", "the"], ["stats"], ["check"], ["export", "--format", "jsonl"],
+            ["--readonly", "list"], ["--readonly", "check"],
+        ]
+        let writes: [[String]] = [["rename", id, "renamed"], ["delete", id, "--yes"]]
+        var random = Random(state: 20_261_130)
+        var runs = 0
+        var failures = 0
+        let cases = Self.count(48)
+        for index in 0..<cases {
+            let (damaged, walData, label) = Self.damage(original, kind: index, random: &random, foreignWAL: wal)
+            for arguments in reads + writes {
+                let path = folder.file("case.sqlite")
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+                try damaged.write(to: URL(fileURLWithPath: path))
+                if let walData { try walData.write(to: URL(fileURLWithPath: path + "-wal")) }
+                let before = (Self.digest(path), Self.digest(path + "-wal"))
+                let outcome = try Self.run(["--db", path] + arguments, in: folder)
+                runs += 1
+                let context = "case \(index) (\(label)), \(arguments.joined(separator: " ")): \(outcome.status) \(outcome.error)"
+                #expect(!outcome.hung, "hang: \(context)")
+                #expect(outcome.status < 128, "crash: \(context)")
+                if outcome.status != 0 {
+                    failures += 1
+                    #expect(outcome.error.hasPrefix("scrollback: "), "\(context)")
+                    #expect(!outcome.error.contains("while executing") && !outcome.error.contains("SELECT "), "SQL shown: \(context)")
+                    #expect(outcome.error.filter { $0 == "\n" }.count == 1 || arguments.first == "check", "\(context)")
+                }
+                let isWrite = writes.contains(arguments)
+                if !isWrite || outcome.status != 0 {
+                    #expect(Self.digest(path) == before.0, "file changed: \(context)")
+                    #expect(Self.digest(path + "-wal") == before.1 || (before.1 == "none" && Self.walIsEmpty(path)), "-wal changed: \(context)")
+                }
+            }
+        }
+        print("attacks: damaged databases: \(cases) files, \(runs) runs, \(failures) clear refusals, 0 crashes, 0 hangs expected")
+    }
+
+    static func walIsEmpty(_ path: String) -> Bool {
+        ((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal")))?.count ?? 0) == 0
+    }
+
+    @Test("kill -9 at random moments of import, batch delete, rename and demo: integrity clean, all or nothing")
+    func killNine() throws {
+        let folder = try TemporaryDirectory()
+        let source = folder.file("source.sqlite")
+        #expect(try Self.run(["--db", source, "demo", "--count", "1500"], in: folder).status == 0)
+        let export = folder.file("export.jsonl")
+        let exported = try Self.run(["--db", source, "export", "--format", "jsonl", "--out", export], in: folder)
+        #expect(exported.status == 0)
+        let sourceStore = try Store.open(path: source, readOnly: true)
+        let ids = try sourceStore.conversations.page(sort: .created, at: .first, limit: 1_200).items.map(\.publicID)
+        var random = Random(state: 9)
+        let rounds = Self.count(3)
+        var kills = 0
+        for round in 0..<rounds {
+            for attack in ["import", "delete", "rename", "demo"] {
+                let path = folder.file("k.sqlite")
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+                if attack != "import" && attack != "demo" {
+                    try FileManager.default.copyItem(atPath: source, toPath: path)
+                }
+                let arguments: [String]
+                switch attack {
+                case "import": arguments = ["import", export, "--quiet"]
+                case "delete": arguments = ["delete"] + ids + ["--yes"]
+                case "rename": arguments = ["rename", ids[round % ids.count], "killed midway"]
+                default: arguments = ["demo", "--count", "3000", "--seed", "\(round + 2)"]
+                }
+                let process = Process()
+                process.executableURL = BinaryRunner.binary
+                process.arguments = ["--db", path] + arguments
+                process.environment = ["TZ": "UTC", "LANG": "C.UTF-8", "HOME": folder.path, "PATH": "/usr/bin:/bin"]
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                usleep(UInt32(random.below(attack == "rename" ? 60_000 : 1_500_000)))
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                kills += 1
+                guard FileManager.default.fileExists(atPath: path) else { continue }
+                let check = try Self.run(["--db", path, "check"], in: folder)
+                #expect(check.status == 0, "round \(round) \(attack): \(check.error)")
+                let store = try Store.open(path: path, readOnly: true)
+                let count = try store.conversations.count()
+                switch attack {
+                case "import": #expect(count == 0 || count == 1_500, "import left \(count)")
+                case "delete": #expect(count == 1_500 || count == 300, "delete left \(count)")
+                case "rename":
+                    let id = ids[round % ids.count]
+                    let title = try store.conversations.conversation(matching: id).title
+                    let original = try sourceStore.conversations.conversation(matching: id).title
+                    #expect([original, "killed midway"].contains(title))
+                    #expect(count == 1_500)
+                default: break
+                }
+            }
+        }
+        print("attacks: kill -9: \(kills) kills, every database clean afterwards")
+    }
+}
