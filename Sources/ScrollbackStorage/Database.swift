@@ -65,8 +65,18 @@ public final class Database {
         }
         do {
             return try connect(path: path, access: access, flags: flags, immutable: false)
-        } catch StorageError.cannotOpen where access == .readOnly && Self.canOnlyBeReadAsSnapshot(path) {
-            return try connect(path: path, access: access, flags: flags, immutable: true)
+        } catch StorageError.cannotOpen(_, let reason) where access == .readOnly {
+            if Self.canOnlyBeReadAsSnapshot(path) {
+                return try connect(path: path, access: access, flags: flags, immutable: true)
+            }
+            if FileManager.default.fileExists(atPath: path + "-wal") {
+                // A -wal holds changes not yet in the file; reading without it would show an
+                // old or torn state, and SQLite needs a -shm beside it to read it.
+                throw StorageError.cannotOpen(
+                    path: path,
+                    reason: "it has a -wal file (changes of a running or crashed writer) and SQLite cannot create the -shm it needs to read it in this folder; open it once where the folder is writable, or copy the file with its -wal elsewhere")
+            }
+            throw StorageError.cannotOpen(path: path, reason: reason)
         }
     }
 

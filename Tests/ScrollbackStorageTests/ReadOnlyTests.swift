@@ -130,3 +130,80 @@ struct ReadOnlyTests {
         #expect(try browser.conversations.rename(id: id, to: "afterwards").title == "afterwards")
     }
 }
+
+/// `--readonly` against every state a file can be in: idle or with a `-wal`, in a writable
+/// or an immutable folder, with a writer live or not. Never a false error, never a changed byte.
+@Suite("Read-only matrix", .serialized)
+struct ReadOnlyMatrixTests {
+    static func chattr(_ flag: String, _ path: String) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
+        process.arguments = [flag, path]
+        guard (try? process.run()) != nil else { return -1 }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    @Test("idle / -wal left by a crash / live writer × writable / immutable folder", arguments: [false, true])
+    func matrix(immutable: Bool) throws {
+        if immutable && geteuid() != 0 { return }  // chattr needs root; CI and this machine run as root
+        // 1. Idle: no -wal.
+        do {
+            let folder = try TemporaryDirectory()
+            let (path, _) = try ReadOnlyTests.prepare(folder)
+            let before = try sha256(ofFile: path)
+            if immutable { #expect(Self.chattr("+i", folder.path) == 0) }
+            defer { if immutable { _ = Self.chattr("-i", folder.path) } }
+            let store = try Store.open(path: path, readOnly: true)
+            #expect(try store.conversations.count() == 1)
+            #expect(store.database.isSnapshot == immutable)
+            #expect(try sha256(ofFile: path) == before)
+        }
+        // 2. A -wal with committed changes left behind (a crash), no -shm.
+        do {
+            let folder = try TemporaryDirectory()
+            let (path, _) = try ReadOnlyTests.prepare(folder)
+            let writer = try Store.open(path: path)
+            try writer.database.execute("PRAGMA wal_autocheckpoint = 0")
+            try writer.addConversation(title: "only in the -wal", createdAt: 5)
+            let crashed = try TemporaryDirectory()
+            let copy = crashed.file("h.sqlite")
+            try FileManager.default.copyItem(atPath: path, toPath: copy)
+            try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "-wal")
+            let before = (try sha256(ofFile: copy), try sha256(ofFile: copy + "-wal"))
+            if immutable { #expect(Self.chattr("+i", crashed.path) == 0) }
+            defer { if immutable { _ = Self.chattr("-i", crashed.path) } }
+            do {
+                let store = try Store.open(path: copy, readOnly: true)
+                #expect(!immutable, "read a -wal without a -shm in an immutable folder")
+                #expect(try store.conversations.count() == 2, "the -wal's commit is seen")
+            } catch let error as StorageError {
+                #expect(immutable, "\(error)")
+                guard case .cannotOpen(_, let reason) = error else {
+                    Issue.record("unexpected \(error)")
+                    return
+                }
+                #expect(reason.contains("it has a -wal file"))
+            }
+            #expect(try sha256(ofFile: copy) == before.0)
+            #expect(try sha256(ofFile: copy + "-wal") == before.1)
+        }
+        // 3. A live writer, committing while the reader reads.
+        do {
+            let folder = try TemporaryDirectory()
+            let (path, _) = try ReadOnlyTests.prepare(folder)
+            let writer = try Store.open(path: path)
+            try writer.addConversation(title: "before the reader", createdAt: 6)
+            if immutable { #expect(Self.chattr("+i", folder.path) == 0) }
+            defer { if immutable { _ = Self.chattr("-i", folder.path) } }
+            let reader = try Store.open(path: path, readOnly: true)
+            #expect(!reader.database.isSnapshot)
+            for index in 0..<30 {
+                try writer.addConversation(title: "live \(index)", createdAt: Int64(100 + index), messages: ["text \(index)"])
+                #expect(try reader.conversations.count() == 3 + index)
+                _ = try reader.conversations.page(sort: .updated, at: .first, limit: 50)
+            }
+            #expect(try reader.check().isHealthy)
+        }
+    }
+}
