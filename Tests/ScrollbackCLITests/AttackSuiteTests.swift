@@ -7,12 +7,12 @@ import TestSupport
 
 /// The lasting attacks: damaged databases against every command, kill -9 in the middle of
 /// every kind of write. `swift test` runs a sample; `Tests/attacks/run-long.sh` sets
-/// `SCROLLBACK_ATTACKS` to run hundreds of each.
+/// `SCROLLBACK_ATTACK_FILES` and `SCROLLBACK_ATTACK_KILLS` to run hundreds of each.
 @Suite("Attacks", .serialized)
 struct AttackSuiteTests {
     /// How many cases of each attack: a sample by default, many in the long mode.
-    static func count(_ sample: Int) -> Int {
-        Int(ProcessInfo.processInfo.environment["SCROLLBACK_ATTACKS"] ?? "") ?? sample
+    static func count(_ variable: String, sample: Int) -> Int {
+        Int(ProcessInfo.processInfo.environment[variable] ?? "") ?? sample
     }
 
     /// A small deterministic generator (SplitMix64), so that a failing case can be replayed.
@@ -125,7 +125,7 @@ struct AttackSuiteTests {
         var random = Random(state: 20_261_130)
         var runs = 0
         var failures = 0
-        let cases = Self.count(48)
+        let cases = Self.count("SCROLLBACK_ATTACK_FILES", sample: 48)
         for index in 0..<cases {
             let (damaged, walData, label) = Self.damage(original, kind: index, random: &random, foreignWAL: wal)
             for arguments in reads + writes {
@@ -170,7 +170,7 @@ struct AttackSuiteTests {
         let sourceStore = try Store.open(path: source, readOnly: true)
         let ids = try sourceStore.conversations.page(sort: .created, at: .first, limit: 1_200).items.map(\.publicID)
         var random = Random(state: 9)
-        let rounds = Self.count(3)
+        let rounds = Self.count("SCROLLBACK_ATTACK_KILLS", sample: 3)
         var kills = 0
         for round in 0..<rounds {
             for attack in ["import", "delete", "rename", "demo"] {
@@ -216,5 +216,62 @@ struct AttackSuiteTests {
             }
         }
         print("attacks: kill -9: \(kills) kills, every database clean afterwards")
+    }
+}
+
+@Suite("Concurrency", .serialized)
+struct ConcurrencyAttackTests {
+    @Test("reads and writes from the CLI while another process imports and deletes in a loop: no false errors")
+    func commandsAgainstAWriter() throws {
+        let runner = try BinaryRunner()
+        #expect(try runner.run(["demo", "--count", "400"]).status == 0)
+        let source = try BinaryRunner()
+        #expect(try source.run(["demo", "--count", "3000", "--seed", "5"]).status == 0)
+        let export = source.folder.file("batch.jsonl")
+        #expect(try source.run(["export", "--format", "jsonl", "--out", export]).status == 0)
+        let ids = try #require((try runner.json(["list", "--limit", "100"])["conversations"] as? [[String: Any]])?.compactMap { $0["id"] as? String })
+        let batch = try #require((try source.json(["list", "--limit", "3000"])["conversations"] as? [[String: Any]])?.compactMap { $0["id"] as? String })
+        #expect(batch.count == 3000 && Set(batch).isDisjoint(with: ids))
+        let batchFile = runner.folder.file("batch-ids")
+        try batch.joined(separator: "\n").write(toFile: batchFile, atomically: true, encoding: .utf8)
+        // The writer: import the batch, delete it again, over and over, until told to stop.
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+        writer.arguments = [
+            "-c",
+            "while [ ! -e \"$2\" ]; do \"$0\" --db \"$1\" import \"$3\" --quiet; \"$0\" --db \"$1\" delete $(cat \"$4\") --yes && echo round >> \"$2.rounds\"; done",
+            BinaryRunner.binary.path, runner.databasePath, runner.folder.file("stop"), export, batchFile,
+        ]
+        writer.standardOutput = FileHandle.nullDevice
+        writer.standardError = FileHandle.nullDevice
+        try writer.run()
+        defer {
+            _ = FileManager.default.createFile(atPath: runner.folder.file("stop"), contents: nil)
+            writer.waitUntilExit()
+        }
+        var reads = 0
+        var busy = 0
+        for round in 0..<12 {
+            for arguments in [
+                ["list"], ["list", "--json"], ["search", "the"], ["show", ids[round % ids.count]], ["stats"],
+                ["--readonly", "list"], ["--readonly", "search", "postgres"], ["export", ids[round % ids.count]],
+            ] {
+                let result = try runner.run(arguments)
+                reads += 1
+                #expect(result.status == 0, "\(arguments): \(result.error)")
+                #expect(!result.error.contains("malformed") && !result.error.contains("SQLite error"), "\(arguments): \(result.error)")
+            }
+            let rename = try runner.run(["rename", ids[round % ids.count], "renamed \(round)"])
+            if rename.status != 0 {
+                busy += 1
+                #expect(rename.error.contains("the database is busy"), "\(rename.error)")
+            }
+        }
+        _ = FileManager.default.createFile(atPath: runner.folder.file("stop"), contents: nil)
+        writer.waitUntilExit()
+        // The writer really wrote meanwhile: whole import-and-delete rounds completed.
+        let rounds = (try? String(contentsOfFile: runner.folder.file("stop.rounds"), encoding: .utf8))?.split(separator: "\n").count ?? 0
+        #expect(rounds >= 1)
+        print("attacks: concurrency: \(reads) reads without an error while \(rounds) import+delete rounds ran, \(busy) renames told the database was busy")
     }
 }
