@@ -118,6 +118,7 @@ let package = Package(
         .testTarget(
             name: "TerminalTextTests",
             dependencies: ["TerminalText"],
+            exclude: ["FuzzFindings"],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -79,8 +79,8 @@ public enum DisplayWidth {
     }
 
     /// Lines of at most `width` cells: broken at spaces where possible, inside a word only
-    /// when it is longer than a line, never inside a cluster. Newlines start new lines;
-    /// an empty line stays an empty line.
+    /// when it is longer than a line, never inside a cluster (a cluster wider than a whole
+    /// line shows as `…`). Newlines start new lines; an empty line stays an empty line.
     public static func wrapped(_ text: String, width: Int) -> [String] {
         let width = max(width, 1)
         var lines: [String] = []
@@ -107,8 +107,13 @@ public enum DisplayWidth {
                             wordWidth -= 1
                         }
                     }
-                    for character in word {
-                        let cells = of(character)
+                    for original in word {
+                        // A cluster wider than a whole line (a 2-cell character at width 1,
+                        // a long emoji ZWJ chain) cannot be shown whole, and cutting it would
+                        // split it: it stands as `…`.
+                        let tooWide = of(original) > width
+                        let character: Character = tooWide ? "…" : original
+                        let cells = tooWide ? 1 : of(original)
                         if lineWidth + cells > width && !line.isEmpty {
                             lines.append(line)
                             line = ""

@@ -38,10 +38,16 @@ public enum UntrustedText {
                 // Keep the joiners and selectors that make one emoji; still drop controls,
                 // and show tag characters unless they spell a flag.
                 let flag = isTagFlag(character)
+                let all = Array(scalars)
                 var kept = String.UnicodeScalarView()
-                for scalar in scalars {
+                for (index, scalar) in all.enumerated() {
                     if isControl(scalar) || isBidiControl(scalar) { continue }
-                    if isInvisibleFormat(scalar) || (isTag(scalar) && !flag) {
+                    // A joiner joins two emoji (👩‍💻); anywhere else it hides.
+                    let joins =
+                        scalar.value == 0x200D && index > 0 && index + 1 < all.count
+                        && (all[index - 1].properties.isEmoji || all[index - 1].value == 0xFE0F) && all[index + 1].properties.isEmoji
+                    let strayZeroWidth = isZeroWidth(scalar) && !joins
+                    if strayZeroWidth || isInvisibleFormat(scalar) || (isTag(scalar) && !flag) {
                         kept.append(contentsOf: String(formatPlaceholder).unicodeScalars)
                         continue
                     }
