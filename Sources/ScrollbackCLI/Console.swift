@@ -11,7 +11,8 @@ public struct Console {
     public var errorIsTerminal: Bool
     /// Pushes out anything `write` buffered.
     public var flush: () -> Void
-    /// The first failed write to standard output (what the system said), if any.
+    /// The first failed write to standard output, else to standard error (what the system
+    /// said), if any.
     public var outputFailure: () -> String?
 
     public init(
@@ -45,7 +46,11 @@ public struct Console {
             },
             inputIsTerminal: isatty(STDIN_FILENO) == 1, outputIsTerminal: isatty(STDOUT_FILENO) == 1,
             errorIsTerminal: isatty(STDERR_FILENO) == 1, flush: { output.flush() },
-            outputFailure: { output.failure.map { String(cString: strerror($0)) } })
+            outputFailure: {
+                // Standard error failing counts too: the exit status is then all that can say so.
+                if let code = output.failure { return String(cString: strerror(code)) }
+                return error.failure.map { "standard error: " + String(cString: strerror($0)) }
+            })
     }
 
     func line(_ text: String = "") { write(text + "\n") }

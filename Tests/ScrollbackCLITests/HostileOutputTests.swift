@@ -133,6 +133,10 @@ struct HostileOutputTests {
             #expect(result.error.contains("cannot write to standard output (no space left on device)"), "\(command): \(result.error)")
             #expect(result.error.filter { $0 == "\n" }.count == 1)
         }
+        // Standard error full: nothing can be said, but the exit status says it failed.
+        let quiet = try Self.shell("\"$0\" --db \(database) list --limit 5 2>/dev/full")
+        #expect(quiet.status == 1)
+        #expect(try Self.shell("\"$0\" --db \(database) list --limit 5000 2>/dev/full").status == 0)
         // A small file system that fills up midway (root may mount one; CI and this machine run as root).
         let mountPoint = try TemporaryDirectory()
         guard geteuid() == 0, Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", mountPoint.path]) == 0 else { return }
