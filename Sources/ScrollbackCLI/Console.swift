@@ -90,16 +90,21 @@ final class DescriptorWriter {
     }
 
     func flush() {
+        if failure == nil { failure = Self.writeAll(buffer, to: descriptor) }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes every byte, retrying after signals; the `errno` of a failure, nil on success.
+    static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Int32? {
         var offset = 0
-        while offset < buffer.count {
-            let written = buffer[offset...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
             if written < 0 {
                 if errno == EINTR { continue }
-                failure = errno
-                break
+                return errno
             }
             offset += written
         }
-        buffer.removeAll(keepingCapacity: true)
+        return nil
     }
 }

@@ -188,15 +188,7 @@ final class ExportFile {
     }
 
     private func flush() throws {
-        var offset = 0
-        while offset < buffer.count {
-            let written = buffer[offset...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw failure(errno)
-            }
-            offset += written
-        }
+        if let code = DescriptorWriter.writeAll(buffer, to: descriptor) { throw failure(code) }
         buffer.removeAll(keepingCapacity: true)
     }
 
