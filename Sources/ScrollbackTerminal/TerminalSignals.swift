@@ -38,7 +38,8 @@ enum TerminalSignals {
     /// True once per SIGTSTP received.
     static func takeStopRequest() -> Bool { scrollback_take_stop_request() != 0 }
 
-    /// Stops the process as SIGTSTP's default action does, and returns once it is continued.
+    /// Stops the process (and its job) as SIGTSTP's default action does, and returns once
+    /// it is continued.
     /// (In an orphaned process group, where nothing could continue it, the kernel does not
     /// stop it and this returns at once.)
     static func stopProcess() {
@@ -47,7 +48,8 @@ enum TerminalSignals {
         sigemptyset(&mask)
         sigaddset(&mask, SIGTSTP)
         sigprocmask(SIG_UNBLOCK, &mask, nil)
-        raise(SIGTSTP)
+        // The whole process group, as the terminal's own Ctrl-Z would: the shell sees its job stop.
+        kill(0, SIGTSTP)
         _ = scrollback_catch_signal(SIGTSTP)
         _ = takeStopRequest()
     }
