@@ -170,7 +170,7 @@ public final class BrowserViewModel {
             guard let selected = list.selected, allowWrite("delete") else { break }
             openQuestion(
                 ids: [selected.id],
-                question: "Delete “\(UntrustedText.sanitized(selected.title))” and its \(selected.messageCount) message\(selected.messageCount == 1 ? "" : "s")? (y/n)")
+                question: "Delete “\(DisplayWidth.truncated(UntrustedText.sanitized(selected.title), to: 40))” and its \(selected.messageCount) message\(selected.messageCount == 1 ? "" : "s")? (y/n)")
         case .toggleMark:
             list.toggleMark()
             try list.move(by: 1)
