@@ -82,6 +82,8 @@ static inline void scrollback_signal_handler(int signal) {
 
 static inline int scrollback_catch_signal(int signal) {
     struct sigaction action;
+    /* A signal the parent set to be ignored (nohup's SIGHUP, say) stays ignored. */
+    if (sigaction(signal, NULL, &action) == 0 && action.sa_handler == SIG_IGN) return 0;
     memset(&action, 0, sizeof action);
     action.sa_handler = scrollback_signal_handler;
     sigemptyset(&action.sa_mask);

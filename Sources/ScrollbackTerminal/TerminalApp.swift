@@ -140,7 +140,9 @@ public final class TerminalApp {
                 continue
             case .key(let decoded): key = decoded
             }
-            if key == .control("z") {
+            // Suspending is the front end's: it owns the terminal. It works in editors and
+            // questions too, which keep their state.
+            if KeyBindings.command(for: key) == .suspend {
                 suspend()
                 continue
             }

@@ -192,6 +192,7 @@ public final class BrowserViewModel {
             if !isReadOnly { try repositories.settings.set(next, for: .listSort) }
             status = "Sorted by \(next.rawValue)"
         case .help: showingHelp = true
+        case .suspend: break  // the front end's (it owns the terminal)
         }
         return true
     }
@@ -222,6 +223,7 @@ public final class BrowserViewModel {
             try openSearchHit()
         case .search: prompt = .search(editor: LineEditor(text: lastQuery))
         case .help: showingHelp = true
+        case .suspend: break  // the front end's (it owns the terminal)
         case .rename, .delete, .toggleMark, .deleteMarked, .undo, .cycleSort:
             status = "Back to the list (Esc) to do that"
         }
@@ -243,6 +245,7 @@ public final class BrowserViewModel {
         case .back, .quit: mode = .list
         case .search: prompt = .search(editor: LineEditor(text: lastQuery))
         case .help: showingHelp = true
+        case .suspend: break  // the front end's (it owns the terminal)
         case .rename, .delete, .toggleMark, .deleteMarked, .undo, .cycleSort:
             status = "Back to the list (Esc) to do that"
         }
