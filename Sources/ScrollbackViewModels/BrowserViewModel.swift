@@ -119,8 +119,8 @@ public final class BrowserViewModel {
             return true
         }
         status = nil
-        if let prompt {
-            try handle(key, in: prompt)
+        if prompt != nil {
+            try handleInPrompt(key)
             return true
         }
         if case .paste = key {
@@ -260,13 +260,13 @@ public final class BrowserViewModel {
         questionShown = false
     }
 
-    private func handle(_ key: Key, in prompt: Prompt) throws {
-        // The editor is taken out of the prompt while it changes, so that its text is not
-        // copied at every key (which made a long paste quadratic).
-        self.prompt = nil
-        switch prompt {
-        case .confirmDelete(let ids, _):
-            self.prompt = prompt
+    private func handleInPrompt(_ key: Key) throws {
+        // The prompt is moved out while its editor changes, so that the editor's text has a
+        // single owner and is not copied at every key (which made long pastes quadratic).
+        guard let prompt = self.prompt.take() else { return }
+        switch consume prompt {
+        case .confirmDelete(let ids, let question):
+            self.prompt = .confirmDelete(ids: ids, question: question)
             switch key {
             case .character("y"), .character("Y"):
                 guard questionShown else { break }
