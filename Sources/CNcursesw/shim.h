@@ -9,7 +9,12 @@
 #define NCURSES_WIDECHAR 1
 #endif
 
+#include <errno.h>
 #include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 #include <wchar.h>
 #include <ncursesw/curses.h>
 
@@ -18,6 +23,7 @@ extern int wcwidth(wchar_t c);
 
 /* Globals that are not concurrency-safe in Swift 6 are read through these. */
 static inline WINDOW *scrollback_stdscr(void) { return stdscr; }
+static inline WINDOW *scrollback_curscr(void) { return curscr; }
 static inline int scrollback_lines(void) { return LINES; }
 static inline int scrollback_cols(void) { return COLS; }
 
@@ -42,6 +48,87 @@ static inline int scrollback_draw(int row, int column, const wchar_t *text, int 
     int result = mvwaddnwstr(window, row, column, text, length);
     if (cells > 0) mvwchgat(window, row, column, cells, attributes, pair, NULL);
     return result;
+}
+
+/* setupterm is declared in term.h, whose macros would clash with Swift names. */
+extern int setupterm(const char *term, int filedes, int *errret);
+
+/* Checks the terminal description before anything is written: 1 when TERM names a
+   terminal that can address the cursor, 0 when it is unknown (or there is no terminfo),
+   2 when it is known but cannot run a full-screen program (TERM=dumb). Unlike initscr,
+   which exits on error, this only answers. */
+static inline int scrollback_check_terminal(const char *term) {
+    int status = 0;
+    if (setupterm(term, STDOUT_FILENO, &status) != OK) return 0;
+    char *cup = tigetstr("cup");
+    if (cup == NULL || cup == (char *)-1) return 2;
+    return 1;
+}
+
+/* Signals that end the program are caught here and only recorded; the event loop looks
+   at them (with SIGTSTP) at every turn, restores the terminal, and then acts. The
+   handler is process-wide, so it does not matter which thread a signal lands on.
+   Used from one Swift file only (TerminalSignals.swift): the state is static. */
+static volatile sig_atomic_t scrollback_signal_caught = 0;
+static volatile sig_atomic_t scrollback_stop_requested = 0;
+
+static inline void scrollback_signal_handler(int signal) {
+    if (signal == SIGTSTP) {
+        scrollback_stop_requested = 1;
+    } else if (scrollback_signal_caught == 0) {
+        scrollback_signal_caught = signal;
+    }
+}
+
+static inline int scrollback_catch_signal(int signal) {
+    struct sigaction action;
+    /* A signal the parent set to be ignored (nohup's SIGHUP, say) stays ignored. */
+    if (sigaction(signal, NULL, &action) == 0 && action.sa_handler == SIG_IGN) return 0;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = scrollback_signal_handler;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    return sigaction(signal, &action, NULL);
+}
+
+static inline int scrollback_default_signal(int signal) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = SIG_DFL;
+    sigemptyset(&action.sa_mask);
+    return sigaction(signal, &action, NULL);
+}
+
+static inline int scrollback_take_signal(void) {
+    int signal = scrollback_signal_caught;
+    return signal;
+}
+
+static inline int scrollback_take_stop_request(void) {
+    int requested = scrollback_stop_requested;
+    scrollback_stop_requested = 0;
+    return requested;
+}
+
+/* newterm rather than initscr: it returns NULL on an unusable terminal, where initscr
+   prints "Error opening terminal" and exits. */
+static inline SCREEN *scrollback_newterm(void) { return newterm(NULL, stdout, stdin); }
+
+static inline int scrollback_sigrtmin(void) { return SIGRTMIN; }
+static inline int scrollback_sigrtmax(void) { return SIGRTMAX; }
+
+/* Writes a control sequence straight to the terminal (bracketed paste, for instance,
+   which terminfo does not describe). */
+static inline void scrollback_write_control(const char *sequence) {
+    fflush(stdout);
+    size_t length = strlen(sequence);
+    while (length > 0) {
+        ssize_t written = write(STDOUT_FILENO, sequence, length);
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0) return;
+        sequence += written;
+        length -= (size_t)written;
+    }
 }
 
 #endif

@@ -7,13 +7,17 @@ import ScrollbackViewModels
 struct BrowseCommand {
     let context: CommandContext
 
+    /// Returns the exit status: 0, or 128 + a signal's number when one ended the browser.
     @MainActor
-    func run() throws {
+    func run() throws -> Int32 {
         let console = context.console
         guard console.inputIsTerminal && console.outputIsTerminal else {
             try SummaryCommand(context: context).run()
-            return
+            return 0
         }
+        // Before any file is opened or created: a terminal the browser cannot use is said
+        // plainly, with what to do, and leaves nothing behind.
+        try TerminalApp.checkTerminal(environment: context.environment)
         let store = try context.openStore()
         // The composition root: the SQLite repositories behind the view models' protocols.
         let browser = try BrowserViewModel(
@@ -24,7 +28,7 @@ struct BrowseCommand {
             searchRunner: BackgroundSearchRunner(path: store.path))
         try browser.start()
         console.flush()
-        try TerminalApp(
+        return try TerminalApp(
             browser: browser, environment: context.environment,
             exitAfterFirstFrame: context.parsed.has("--exit-after-first-frame")
         ).run()

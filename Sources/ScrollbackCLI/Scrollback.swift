@@ -132,7 +132,7 @@ struct CommandContext {
         case "demo": try DemoCommand(context: self).run()
         case "import": return try ImportCommand(context: self).run()
         case "export": try ExportCommand(context: self).run()
-        default: try BrowseCommand(context: self).run()
+        default: return try BrowseCommand(context: self).run()
         }
         return 0
     }

@@ -60,7 +60,7 @@ public enum BrowserRenderer {
         let row = screen.height - 1
         let width = screen.width
         if let prompt = browser.prompt {
-            drawPrompt(prompt, row: row, on: screen)
+            drawPrompt(prompt, note: browser.status, row: row, on: screen)
             return
         }
         var left: String
@@ -96,8 +96,19 @@ public enum BrowserRenderer {
         }
     }
 
-    private static func drawPrompt(_ prompt: BrowserViewModel.Prompt, row: Int, on screen: any Screen) {
-        let width = screen.width
+    private static func drawPrompt(_ prompt: BrowserViewModel.Prompt, note: String?, row: Int, on screen: any Screen) {
+        var width = screen.width
+        // A note (the text was cut, a title cannot be empty) on the right, if it leaves
+        // room for the editor.
+        var isEditor = true
+        if case .confirmDelete = prompt { isEditor = false }
+        if let note, isEditor {
+            let shown = " " + note + " "
+            if DisplayWidth.of(shown) <= width / 2 {
+                width -= DisplayWidth.of(shown)
+                screen.draw(shown, row: row, column: width, style: TextStyle(bold: true, color: .yellow))
+            }
+        }
         switch prompt {
         case .confirmDelete(_, let question):
             screen.draw(DisplayWidth.truncated(" " + question, to: width), row: row, column: 0, style: TextStyle(bold: true))

@@ -37,4 +37,29 @@ enum KeyDecoder {
         default: return nil
         }
     }
+
+    /// A control sequence that the terminal description did not know: `ESC [ parameters
+    /// final` (or `ESC O final`, with no parameters). Cursor and editing keys in the forms
+    /// xterm, rxvt, the Linux console and tmux send; modifiers are ignored.
+    static func key(controlSequence parameters: String, final: UInt32) -> Key? {
+        let first = parameters.split(separator: ";").first.map(String.init) ?? ""
+        switch final {
+        case 0x41: return .up  // A
+        case 0x42: return .down  // B
+        case 0x43: return .right  // C
+        case 0x44: return .left  // D
+        case 0x48: return .home  // H
+        case 0x46: return .end  // F
+        case 0x7E:  // ~
+            switch first {
+            case "1", "7": return .home
+            case "4", "8": return .end
+            case "3": return .delete
+            case "5": return .pageUp
+            case "6": return .pageDown
+            default: return nil
+            }
+        default: return nil
+        }
+    }
 }

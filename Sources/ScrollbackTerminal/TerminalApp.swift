@@ -1,6 +1,7 @@
 import CNcursesw
 import Foundation
 import ScrollbackViewModels
+import TerminalText
 
 /// Why the browser could not run on this terminal.
 public struct TerminalError: Error, CustomStringConvertible {
@@ -9,12 +10,16 @@ public struct TerminalError: Error, CustomStringConvertible {
 
 /// The event loop: draws the browser, waits for input with a short timeout (so that the
 /// browser can notice other processes' changes while idle), and restores the terminal on
-/// every way out.
+/// every way out: quitting, a terminating signal, suspending (Ctrl-Z or SIGTSTP).
 @MainActor
 public final class TerminalApp {
     private let browser: BrowserViewModel
     private let exitAfterFirstFrame: Bool
     private let environment: [String: String]
+
+    /// Turns xterm's bracketed paste on and off; terminals that do not know it ignore it.
+    static let bracketedPasteOn = "\u{1B}[?2004h"
+    static let bracketedPasteOff = "\u{1B}[?2004l"
 
     public init(browser: BrowserViewModel, environment: [String: String], exitAfterFirstFrame: Bool = false) {
         self.browser = browser
@@ -22,62 +27,98 @@ public final class TerminalApp {
         self.exitAfterFirstFrame = exitAfterFirstFrame
     }
 
-    public func run() throws {
+    /// Checks, before anything is opened or created, that the browser can run here: both
+    /// ends are a terminal, TERM names one that can address the cursor, and COLUMNS and
+    /// LINES, when set, are a size a terminal can have.
+    public static func checkTerminal(environment: [String: String]) throws {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             throw TerminalError(description: "the browser needs a terminal; use `scrollback list` in scripts")
         }
+        let commands = "or use the commands (`scrollback list`, `scrollback show ID`, `scrollback --help`)"
+        // ncurses takes the size from these when they are set; an absurd one would make it
+        // fail (or allocate gigabytes) after the database was opened.
+        let unset = "unset COLUMNS and LINES (the terminal reports its own size), \(commands)"
+        var cells = 1
+        for name in ["COLUMNS", "LINES"] {
+            guard let text = environment[name] else { continue }
+            guard let value = Int(text), (1...10_000).contains(value) else {
+                throw TerminalError(description: "\(name)=\(UntrustedText.sanitized(text)) is not a terminal size: \(unset)")
+            }
+            cells *= value
+        }
+        guard cells <= 4096 * 4096 else {
+            throw TerminalError(description: "COLUMNS × LINES is too large for a terminal: \(unset)")
+        }
+        guard let term = environment["TERM"], !term.isEmpty else {
+            throw TerminalError(description: "TERM is not set: run with TERM=xterm-256color (or your terminal's name), \(commands)")
+        }
+        switch scrollback_check_terminal(term) {
+        case 1: return
+        case 2:
+            throw TerminalError(
+                description: "this terminal (TERM=\(UntrustedText.sanitized(term))) cannot show a full-screen program: run with TERM=xterm-256color in a terminal emulator, \(commands)")
+        default:
+            throw TerminalError(
+                description: "unknown terminal type TERM=\(UntrustedText.sanitized(term)): run with TERM=xterm-256color (or install its terminfo entry), \(commands)")
+        }
+    }
+
+    /// Runs the browser; returns the exit status: 0 when the user quit, 128 + the signal's
+    /// number when a signal ended it.
+    public func run() throws -> Int32 {
+        try Self.checkTerminal(environment: environment)
         setlocale(LC_ALL, "")
         if String(cString: nl_langinfo(nl_item(CODESET))) != "UTF-8" {
             // Wide characters need a UTF-8 locale; C.UTF-8 is always there on this system.
             setlocale(LC_CTYPE, "C.UTF-8")
         }
-        // Termination signals wait (blocked) until the loop looks for them, so that the
-        // terminal is always restored before exiting.
-        var blocked = sigset_t()
-        var previous = sigset_t()
-        sigemptyset(&blocked)
-        for signal in [SIGTERM, SIGHUP, SIGINT, SIGQUIT] { sigaddset(&blocked, signal) }
-        sigprocmask(SIG_BLOCK, &blocked, &previous)
-        defer { sigprocmask(SIG_SETMASK, &previous, nil) }
-        // Resizes arrive as SIGWINCH, which ncurses turns into KEY_RESIZE: make sure a parent
-        // did not leave it blocked.
-        var resize = sigset_t()
-        sigemptyset(&resize)
-        sigaddset(&resize, SIGWINCH)
-        sigprocmask(SIG_UNBLOCK, &resize, nil)
+        // Before the terminal library starts, so that it leaves these to us.
+        TerminalSignals.install()
 
-        guard initscr() != nil else {
-            throw TerminalError(description: "cannot start the terminal (TERM=\(environment["TERM"] ?? "unset"))")
+        guard scrollback_newterm() != nil else {
+            throw TerminalError(description: "cannot start the terminal (TERM=\(UntrustedText.sanitized(environment["TERM"] ?? "unset"))): run with TERM=xterm-256color")
         }
-        defer { endwin() }
         raw()
         noecho()
         nonl()
         keypad(scrollback_stdscr(), true)
         set_escdelay(25)
-        _ = mousemask(scrollback_wheel_mask(), nil)
-        wtimeout(scrollback_stdscr(), 100)
+        let input = TerminalInput()
+        enterProgramMode()
+        defer { leaveProgramMode() }
         let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         let screen = CursesScreen(useColor: has_colors() && !noColor)
 
         browser.resize(width: screen.width, height: screen.height)
+        // `dirty`: the screen no longer shows the state. Input that is already there is
+        // all handled before drawing, so that a burst (an unbracketed paste, a held key)
+        // costs one frame, not one per key.
         var dirty = true
         var idleTicks = 0
         while true {
-            var pending = sigset_t()
-            sigpending(&pending)
-            if [SIGTERM, SIGHUP, SIGINT, SIGQUIT].contains(where: { sigismember(&pending, $0) == 1 }) { break }
-            if dirty {
-                BrowserRenderer.render(browser, on: screen)
-                screen.present()
-                dirty = false
-                if exitAfterFirstFrame { break }
+            if let signal = TerminalSignals.caught { return 128 + signal }
+            if TerminalSignals.takeStopRequest() {
+                suspend()
+                dirty = true
+                continue
             }
-            var value: wint_t = 0
-            let result = wget_wch(scrollback_stdscr(), &value)
+            let event = input.next(waiting: dirty ? 0 : 100)
             // Background work that finished is taken in at every turn of the loop.
             if browser.poll() { dirty = true }
-            if result == ERR {
+            guard let event else {
+                if dirty {
+                    BrowserRenderer.render(browser, on: screen)
+                    screen.present()
+                    dirty = false
+                    if browser.promptShown() {
+                        // A question is on screen now: only what is typed from here on
+                        // answers it, never keys that were queued before it was drawn.
+                        flushinp()
+                    }
+                    if exitAfterFirstFrame { return 0 }
+                    continue
+                }
+                if terminalHungUp() { return 128 + SIGHUP }
                 idleTicks += 1
                 if idleTicks % 5 == 0 {
                     do {
@@ -90,30 +131,61 @@ public final class TerminalApp {
                 continue
             }
             idleTicks = 0
-            let key: Key?
-            if result == KEY_CODE_YES {
-                switch Int32(value) {
-                case KEY_RESIZE:
-                    browser.resize(width: screen.width, height: screen.height)
-                    dirty = true
-                    continue
-                case KEY_MOUSE:
-                    var event = MEVENT()
-                    guard getmouse(&event) == OK else { continue }
-                    key = scrollback_is_wheel_up(event.bstate) != 0 ? .wheelUp : scrollback_is_wheel_down(event.bstate) != 0 ? .wheelDown : nil
-                default:
-                    key = KeyDecoder.key(code: Int32(value))
-                }
-            } else {
-                key = KeyDecoder.key(character: UInt32(value))
-            }
-            guard let key else { continue }
             dirty = true
+            let key: Key
+            switch event {
+            case .ignored: continue
+            case .resize:
+                browser.resize(width: screen.width, height: screen.height)
+                continue
+            case .key(let decoded): key = decoded
+            }
+            // Suspending is the front end's: it owns the terminal. It works in editors and
+            // questions too, which keep their state.
+            if KeyBindings.command(for: key) == .suspend {
+                suspend()
+                continue
+            }
             do {
-                if try !browser.handle(key) { break }
+                if try !browser.handle(key) { return 0 }
             } catch {
                 browser.report(error)
             }
         }
+    }
+
+    /// The terminal as the browser wants it, after start-up or a suspension: the screen,
+    /// the mouse wheel and bracketed paste.
+    private func enterProgramMode() {
+        _ = mousemask(scrollback_wheel_mask(), nil)
+        wrefresh(scrollback_stdscr())
+        scrollback_write_control(Self.bracketedPasteOn)
+    }
+
+    /// The terminal as the shell wants it: bracketed paste and mouse tracking off, the
+    /// normal screen, the cursor shown, the modes of before.
+    private func leaveProgramMode() {
+        scrollback_write_control(Self.bracketedPasteOff)
+        _ = mousemask(0, nil)
+        curs_set(1)
+        endwin()
+    }
+
+    /// Ctrl-Z or SIGTSTP: gives the terminal back, stops, and on `fg` takes it again and
+    /// redraws everything (an open editor or question stays as it was).
+    private func suspend() {
+        leaveProgramMode()
+        TerminalSignals.stopProcess()
+        enterProgramMode()
+        clearok(scrollback_curscr(), true)
+        browser.resize(width: Int(scrollback_cols()), height: Int(scrollback_lines()))
+    }
+
+    /// True when the terminal is gone (a closed window whose SIGHUP did not reach us):
+    /// reads would fail at once, for ever.
+    private func terminalHungUp() -> Bool {
+        var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, 0) > 0 else { return false }
+        return descriptor.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
     }
 }

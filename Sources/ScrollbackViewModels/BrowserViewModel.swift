@@ -39,7 +39,7 @@ public final class BrowserViewModel {
 
     public private(set) var mode: Mode = .list
     public private(set) var prompt: Prompt?
-    /// A one-line message for the footer; cleared by the next key.
+    /// A one-line message for the footer (beside an open editor); cleared by the next key.
     public private(set) var status: String?
     public private(set) var showingHelp = false
     public let list: ConversationListViewModel
@@ -62,6 +62,9 @@ public final class BrowserViewModel {
     private var readerOrigin: Mode = .list
     private var lastQuery = ""
     private var changeToken: Int64 = 0
+    /// False from the moment a yes/no question opens until the front end has drawn it:
+    /// keys already queued (a paste, a burst) must not answer a question not yet seen.
+    private var questionShown = false
     public private(set) var width = 80
     public private(set) var height = 24
 
@@ -98,16 +101,31 @@ public final class BrowserViewModel {
 
     // MARK: Keys
 
+    /// The front end calls this after each frame it drew. Returns true when a yes/no
+    /// question has just become visible: keys queued before that should be discarded.
+    @discardableResult
+    public func promptShown() -> Bool {
+        guard case .confirmDelete = prompt, !questionShown else { return false }
+        questionShown = true
+        return true
+    }
+
     /// Handles one key; returns false when the browser should quit.
     public func handle(_ key: Key) throws -> Bool {
         if key == .control("c") { return false }
         if showingHelp {
             showingHelp = false
+            if case .paste = key { status = Self.pasteIgnored }
             return true
         }
         status = nil
-        if let prompt {
-            try handle(key, in: prompt)
+        if prompt != nil {
+            try handleInPrompt(key)
+            return true
+        }
+        if case .paste = key {
+            // A paste is text, never commands: outside an editor it is dropped, whole.
+            status = Self.pasteIgnored
             return true
         }
         if let pending = pendingSearch, key == .escape {
@@ -150,9 +168,9 @@ public final class BrowserViewModel {
             prompt = .rename(id: selected.id, editor: LineEditor(text: selected.title))
         case .delete:
             guard let selected = list.selected, allowWrite("delete") else { break }
-            prompt = .confirmDelete(
+            openQuestion(
                 ids: [selected.id],
-                question: "Delete “\(UntrustedText.sanitized(selected.title))” and its \(selected.messageCount) message\(selected.messageCount == 1 ? "" : "s")? (y/n)")
+                question: "Delete “\(DisplayWidth.truncated(UntrustedText.sanitized(selected.title), to: 40))” and its \(selected.messageCount) message\(selected.messageCount == 1 ? "" : "s")? (y/n)")
         case .toggleMark:
             list.toggleMark()
             try list.move(by: 1)
@@ -163,7 +181,7 @@ public final class BrowserViewModel {
                 break
             }
             let count = list.marks.count
-            prompt = .confirmDelete(
+            openQuestion(
                 ids: list.marks.sorted(),
                 question: "Delete \(count) marked conversation\(count == 1 ? "" : "s")? (y/n)")
         case .undo: try undo()
@@ -174,6 +192,7 @@ public final class BrowserViewModel {
             if !isReadOnly { try repositories.settings.set(next, for: .listSort) }
             status = "Sorted by \(next.rawValue)"
         case .help: showingHelp = true
+        case .suspend: break  // the front end's (it owns the terminal)
         }
         return true
     }
@@ -204,6 +223,7 @@ public final class BrowserViewModel {
             try openSearchHit()
         case .search: prompt = .search(editor: LineEditor(text: lastQuery))
         case .help: showingHelp = true
+        case .suspend: break  // the front end's (it owns the terminal)
         case .rename, .delete, .toggleMark, .deleteMarked, .undo, .cycleSort:
             status = "Back to the list (Esc) to do that"
         }
@@ -225,18 +245,31 @@ public final class BrowserViewModel {
         case .back, .quit: mode = .list
         case .search: prompt = .search(editor: LineEditor(text: lastQuery))
         case .help: showingHelp = true
+        case .suspend: break  // the front end's (it owns the terminal)
         case .rename, .delete, .toggleMark, .deleteMarked, .undo, .cycleSort:
             status = "Back to the list (Esc) to do that"
         }
     }
 
+    static let pasteIgnored = "Paste ignored: paste into the editor (r renames, / searches)"
+
     // MARK: Prompts
 
-    private func handle(_ key: Key, in prompt: Prompt) throws {
-        switch prompt {
-        case .confirmDelete(let ids, _):
+    private func openQuestion(ids: [Int64], question: String) {
+        prompt = .confirmDelete(ids: ids, question: question)
+        questionShown = false
+    }
+
+    private func handleInPrompt(_ key: Key) throws {
+        // The prompt is moved out while its editor changes, so that the editor's text has a
+        // single owner and is not copied at every key (which made long pastes quadratic).
+        guard let prompt = self.prompt.take() else { return }
+        switch consume prompt {
+        case .confirmDelete(let ids, let question):
+            self.prompt = .confirmDelete(ids: ids, question: question)
             switch key {
             case .character("y"), .character("Y"):
+                guard questionShown else { break }
                 self.prompt = nil
                 try delete(ids: ids)
             case .character("n"), .character("N"), .escape, .character("q"):
@@ -246,32 +279,43 @@ public final class BrowserViewModel {
                 break
             }
         case .rename(let id, var editor):
-            switch editor.apply(key) {
+            let outcome = editor.apply(key)
+            noteIfCut(editor)
+            switch outcome {
             case .editing:
                 self.prompt = .rename(id: id, editor: editor)
             case .cancelled:
-                self.prompt = nil
                 status = "Rename cancelled"
             case .submitted:
+                guard editor.isEdited else {
+                    // The title stays exactly as it was, whatever it holds.
+                    status = "Title unchanged"
+                    return
+                }
                 let title = editor.text.trimmingCharacters(in: .whitespaces)
                 guard !title.isEmpty else {
+                    self.prompt = .rename(id: id, editor: editor)
                     status = "A title cannot be empty"
                     return
                 }
-                self.prompt = nil
                 try rename(id: id, to: title)
             }
         case .search(var editor):
-            switch editor.apply(key) {
+            let outcome = editor.apply(key)
+            noteIfCut(editor)
+            switch outcome {
             case .editing:
                 self.prompt = .search(editor: editor)
             case .cancelled:
-                self.prompt = nil
+                break
             case .submitted:
-                self.prompt = nil
                 try runSearch(editor.text)
             }
         }
+    }
+
+    private func noteIfCut(_ editor: LineEditor) {
+        if editor.wasCut { status = "cut to \(NumberText.grouped(editor.limit)) characters" }
     }
 
     // MARK: Actions

@@ -2,6 +2,10 @@
 public enum Key: Hashable, Sendable {
     case character(Character)
     case control(Character)  // Ctrl-A is .control("a")
+    /// Alt (Meta) with a character: the terminal sends ESC and the character together.
+    case alt(Character)
+    /// Text the terminal marked as pasted (bracketed paste): text for an editor, never keys.
+    case paste(String)
     case up, down, left, right
     case pageUp, pageDown, home, end
     case enter, escape, backspace, delete, tab
@@ -15,6 +19,8 @@ extension Key: CustomStringConvertible {
         case .character(" "): "Space"
         case .character(let character): String(character)
         case .control(let character): "Ctrl-" + character.uppercased()
+        case .alt(let character): "Alt-" + String(character)
+        case .paste: "a paste"
         case .up: "↑"
         case .down: "↓"
         case .left: "←"

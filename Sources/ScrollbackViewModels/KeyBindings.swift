@@ -4,7 +4,7 @@ public enum BrowserCommand: String, CaseIterable, Sendable {
     case open, back, quit
     case search, nextMatch, previousMatch
     case rename, delete, toggleMark, deleteMarked, undo
-    case cycleSort, help
+    case cycleSort, help, suspend
 }
 
 /// A command, its default keys and its help text. The help overlay is made from this table.
@@ -37,6 +37,7 @@ public enum KeyBindings {
         KeyBinding(command: .undo, keys: [.character("u")], help: "Undo the last delete or rename"),
         KeyBinding(command: .cycleSort, keys: [.character("s")], help: "Sort by updated, created or title"),
         KeyBinding(command: .help, keys: [.character("?")], help: "Show or hide this help"),
+        KeyBinding(command: .suspend, keys: [.control("z")], help: "Suspend to the shell (fg comes back)"),
     ]
 
     private static let byKey: [Key: BrowserCommand] = {

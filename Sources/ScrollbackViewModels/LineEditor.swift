@@ -1,24 +1,40 @@
 import TerminalText
 
 /// A one-line text editor: UTF-8 input, cursor keys, Home/End, Ctrl-A/Ctrl-E, Ctrl-W,
-/// Ctrl-U, Backspace and Delete.
+/// Ctrl-U, Backspace and Delete, and pastes.
+///
+/// The text it starts with is kept exactly as it was, control characters included, until
+/// it is edited; it is shown with visible placeholders (`UntrustedText`). What is typed or
+/// pasted never brings a control character in. Every edit costs time in proportion to the
+/// text it moves, so a long paste is one linear insertion.
 public struct LineEditor: Sendable, Equatable {
     public enum Outcome: Equatable, Sendable {
         case editing, submitted, cancelled
     }
 
+    /// Typing and pasting stop at this many characters (a text that starts longer is kept
+    /// whole, but cannot grow).
+    public static let defaultLimit = 1_000
+
     public private(set) var characters: [Character]
     /// The cursor, between characters: 0...characters.count.
     public private(set) var cursor: Int
+    /// True once a key changed the text.
+    public private(set) var isEdited = false
+    /// True when the last typed or pasted text did not all fit under `limit`.
+    public private(set) var wasCut = false
+    public let limit: Int
 
-    public init(text: String = "") {
+    public init(text: String = "", limit: Int = LineEditor.defaultLimit) {
         characters = Array(text)
         cursor = characters.count
+        self.limit = max(limit, 1)
     }
 
     public var text: String { String(characters) }
 
     public mutating func apply(_ key: Key) -> Outcome {
+        wasCut = false
         switch key {
         case .enter: return .submitted
         case .escape, .control("c"), .control("g"): return .cancelled
@@ -30,44 +46,98 @@ public struct LineEditor: Sendable, Equatable {
             if cursor > 0 {
                 characters.remove(at: cursor - 1)
                 cursor -= 1
+                isEdited = true
             }
         case .delete, .control("d"):
-            if cursor < characters.count { characters.remove(at: cursor) }
+            if cursor < characters.count {
+                characters.remove(at: cursor)
+                isEdited = true
+            }
         case .control("u"):
+            if cursor > 0 { isEdited = true }
             characters.removeFirst(cursor)
             cursor = 0
         case .control("k"):
+            if cursor < characters.count { isEdited = true }
             characters.removeLast(characters.count - cursor)
         case .control("w"):
-            var start = cursor
-            while start > 0 && characters[start - 1] == " " { start -= 1 }
-            while start > 0 && characters[start - 1] != " " { start -= 1 }
+            let start = wordStart(before: cursor)
+            if start < cursor { isEdited = true }
             characters.removeSubrange(start..<cursor)
             cursor = start
+        case .alt("b"): cursor = wordStart(before: cursor)
+        case .alt("f"):
+            var end = cursor
+            while end < characters.count && characters[end] == " " { end += 1 }
+            while end < characters.count && characters[end] != " " { end += 1 }
+            cursor = end
         case .character(let character):
-            // Controls never enter the text; a pasted line break becomes a space.
-            let inserted: Character = character.isNewline ? " " : character
-            guard UntrustedText.sanitized(String(inserted)) == String(inserted) else { return .editing }
-            characters.insert(inserted, at: cursor)
-            cursor += 1
+            insert(String(character))
+        case .paste(let text):
+            insert(text)
         default:
             break
         }
         return .editing
     }
 
-    /// What to show in `width` cells so that the cursor is visible: the text and the cell
-    /// column of the cursor within it.
+    /// Inserts text at the cursor: line breaks and tabs become spaces, other control
+    /// characters are left out, and whatever would pass `limit` is cut (`wasCut`).
+    private mutating func insert(_ text: String) {
+        let room = max(limit - characters.count, 0)
+        var inserted: [Character] = []
+        for character in text {
+            let kept: Character = character.isNewline || character == "\t" ? " " : character
+            guard UntrustedText.sanitized(String(kept)) == String(kept) else { continue }
+            guard inserted.count < room else {
+                wasCut = true
+                break
+            }
+            inserted.append(kept)
+        }
+        guard !inserted.isEmpty else { return }
+        characters.insert(contentsOf: inserted, at: cursor)
+        cursor += inserted.count
+        isEdited = true
+    }
+
+    private func wordStart(before index: Int) -> Int {
+        var start = index
+        while start > 0 && characters[start - 1] == " " { start -= 1 }
+        while start > 0 && characters[start - 1] != " " { start -= 1 }
+        return start
+    }
+
+    /// How a character of the text is shown: itself, or a visible placeholder.
+    static func shown(_ character: Character) -> String {
+        UntrustedText.sanitized(String(character))
+    }
+
+    /// What to show in `width` cells so that the cursor is visible: the text (safe for a
+    /// terminal) and the cell column of the cursor within it. Costs time in proportion to
+    /// `width`, not to the length of the text.
     public func visible(width: Int) -> (text: String, cursorColumn: Int) {
         guard width > 0 else { return ("", 0) }
-        var start = 0
-        var cellsBeforeCursor = DisplayWidth.of(String(characters[0..<cursor]))
-        // Scroll right until the cursor (and one cell for it) fits.
-        while cellsBeforeCursor >= width && start < cursor {
-            cellsBeforeCursor -= DisplayWidth.of(characters[start])
-            start += 1
+        // From the cursor back, as far as fits with one cell left for the cursor itself.
+        var start = cursor
+        var cellsBeforeCursor = 0
+        while start > 0 {
+            let cells = DisplayWidth.of(Self.shown(characters[start - 1]))
+            if cellsBeforeCursor + cells >= width { break }
+            cellsBeforeCursor += cells
+            start -= 1
         }
-        let shown = DisplayWidth.truncated(String(characters[start...]), to: width, ellipsis: false)
+        var shown = ""
+        var used = 0
+        var index = start
+        while index < characters.count {
+            let piece = Self.shown(characters[index])
+            let cells = DisplayWidth.of(piece)
+            if used + cells > width { break }
+            shown += piece
+            used += cells
+            index += 1
+        }
         return (shown, cellsBeforeCursor)
     }
 }

@@ -6,10 +6,17 @@ final class TmuxSession {
     let socket = "scrollback-test-\(UUID().uuidString.prefix(8))"
     /// The program's exit status is written here when it ends.
     private let statusPath = (NSTemporaryDirectory() as NSString).appendingPathComponent("scrollback-tmux-\(UUID().uuidString).status")
+    /// The terminal's settings (`stty -a`) and modes (alternate screen, cursor, mouse) as
+    /// the program left them, and its standard error when asked for.
+    private let sttyPath = (NSTemporaryDirectory() as NSString).appendingPathComponent("scrollback-tmux-\(UUID().uuidString).stty")
+    private let modesPath = (NSTemporaryDirectory() as NSString).appendingPathComponent("scrollback-tmux-\(UUID().uuidString).modes")
+    private let errorPath = (NSTemporaryDirectory() as NSString).appendingPathComponent("scrollback-tmux-\(UUID().uuidString).stderr")
     private(set) var width: Int
     private(set) var height: Int
 
-    init(width: Int, height: Int, arguments: [String], environment: [String: String] = [:]) throws {
+    /// With `jobControl`, the program runs from an interactive shell (bash), as a job that
+    /// Ctrl-Z can stop and `fg` continue; otherwise it is the pane's command.
+    init(width: Int, height: Int, arguments: [String], environment: [String: String] = [:], jobControl: Bool = false, captureErrors: Bool = false) throws {
         self.width = width
         self.height = height
         // A clean environment (env -i): nothing from the test process, such as a NO_COLOR
@@ -23,14 +30,30 @@ final class TmuxSession {
             + [BinaryRunner.binary.path] + arguments).map(Self.shellQuoted).joined(separator: " ")
         // The shell records the exit status in a file: tmux's own pane_dead_status is not
         // reliably set for a program that closes its terminal before it exits.
-        let wrapped = "\(command); echo $? > \(Self.shellQuoted(statusPath))"
-        try tmux(["-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "\(width)", "-y", "\(height)", wrapped])
+        // After the program: its status, then what it left of the terminal (before the pane
+        // is marked dead, which resets its modes).
+        let modes = ["/usr/bin/tmux", "-L", socket, "display-message", "-p", "-t", "main", "#{alternate_on} #{cursor_flag} #{mouse_any_flag}"]
+            .map(Self.shellQuoted).joined(separator: " ")
+        let errors = captureErrors ? " 2> \(Self.shellQuoted(errorPath))" : ""
+        let wrapped = "\(command)\(errors); echo $? > \(Self.shellQuoted(statusPath)); stty -a > \(Self.shellQuoted(sttyPath)) 2>&1; \(modes) > \(Self.shellQuoted(modesPath))"
+        guard jobControl else {
+            try tmux(["-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "\(width)", "-y", "\(height)", wrapped])
+            try tmux(["set-option", "-t", "main", "remain-on-exit", "on"])
+            return
+        }
+        let shell = ["env", "-i", "TERM=xterm-256color", "LANG=C.UTF-8", "PS1=$ ", "PATH=/usr/bin:/bin", "bash", "--norc", "--noprofile", "-i"]
+        try tmux(["-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "\(width)", "-y", "\(height)"] + [shell.map(Self.shellQuoted).joined(separator: " ")])
         try tmux(["set-option", "-t", "main", "remain-on-exit", "on"])
+        try waitFor("the shell's prompt") { $0.contains { $0.hasPrefix("$") } }
+        // A subshell, so that the status is written when the program ends, not when it stops.
+        try send("(\(wrapped))", literal: true)
+        try send("Enter")
     }
 
     deinit {
         _ = try? tmux(["kill-server"])
         try? FileManager.default.removeItem(atPath: statusPath)
+        for path in [sttyPath, modesPath, errorPath] { try? FileManager.default.removeItem(atPath: path) }
     }
 
     /// Sends keys as tmux names them: "j", "Enter", "Escape", "C-c", "PageDown", or literal text.
@@ -96,8 +119,24 @@ final class TmuxSession {
         throw TmuxError(description: "the program did not exit; the screen was:\n" + (try screen()).joined(separator: "\n"))
     }
 
+    /// The terminal's settings as `stty -a` printed them after the program ended.
+    func terminalSettingsAfterExit() -> String? {
+        try? String(contentsOfFile: sttyPath, encoding: .utf8)
+    }
+
+    /// `#{alternate_on} #{cursor_flag} #{mouse_any_flag}` as the program left them.
+    func terminalModesAfterExit() -> String? {
+        try? String(contentsOfFile: modesPath, encoding: .utf8)
+    }
+
+    /// The program's standard error (with `captureErrors`).
+    func errorsAfterExit() -> String {
+        (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
+    }
+
+    /// Runs a tmux command on this session's server and returns its output.
     @discardableResult
-    private func tmux(_ arguments: [String]) throws -> String {
+    func tmux(_ arguments: [String]) throws -> String {
         // posix_spawn and waitpid rather than Process: the tmux server that the first
         // command forks outlives its client, which Foundation's Process does not always
         // notice. Output goes through a file, since the server keeps inherited descriptors.

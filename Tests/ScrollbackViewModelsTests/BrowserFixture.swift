@@ -36,7 +36,11 @@ struct BrowserFixture {
     }
 
     func press(_ keys: Key...) throws {
-        for key in keys { _ = try browser.handle(key) }
+        // A person sees a frame after each key (a question is drawn before it is answered).
+        for key in keys {
+            _ = try browser.handle(key)
+            browser.promptShown()
+        }
     }
 
     func type(_ text: String) throws {
