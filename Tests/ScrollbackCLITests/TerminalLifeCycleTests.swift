@@ -217,7 +217,7 @@ struct TerminalLifeCycleTests {
         let errors = tmux.errorsAfterExit()
         #expect(errors.hasPrefix("scrollback: ") && errors.contains(advice) && errors.contains("scrollback list"), "\(errors)")
         #expect(errors.split(separator: "\n").count == 1)
-        #expect(!FileManager.default.fileExists(atPath: runner.dataFolder))
+        #expect(runner.dataFiles() == [])
     }
 }
 
