@@ -298,7 +298,13 @@ public final class BrowserViewModel {
                     status = "A title cannot be empty"
                     return
                 }
-                try rename(id: id, to: title)
+                do {
+                    try rename(id: id, to: title)
+                } catch StorageError.busy {
+                    // Typed text is never lost to another process's write: the editor stays.
+                    self.prompt = .rename(id: id, editor: editor)
+                    status = "The database is busy (another process is writing): Enter tries again, Esc gives up"
+                }
             }
         case .search(var editor):
             let outcome = editor.apply(key)

@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+
+import ScrollbackModel
+import ScrollbackStorage
+@testable import ScrollbackViewModels
+import TestSupport
+
+@MainActor
+@Suite("Writes that meet another process's lock")
+struct BusyWriteTests {
+    @Test("a rename that meets a busy database keeps the editor open with the typed text; Enter later saves it")
+    func renameKeepsText() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("h.sqlite")
+        let store = try Store.open(path: path)
+        try store.addConversation(title: "old title", createdAt: 1)
+        store.database.setBusyTimeout(milliseconds: 30)
+        let fixture = try BrowserFixture(store: store)
+        let importer = try Store.open(path: path)
+        try importer.database.execute("BEGIN IMMEDIATE")
+        try fixture.press(.character("r"), .control("u"))
+        try fixture.type("a title typed with care")
+        try fixture.press(.enter)
+        guard case .rename(_, let editor) = fixture.browser.prompt else {
+            Issue.record("the editor closed: \(String(describing: fixture.browser.prompt))")
+            return
+        }
+        #expect(editor.text == "a title typed with care")
+        #expect(fixture.browser.status?.contains("busy") == true)
+        try importer.database.execute("COMMIT")
+        try fixture.press(.enter)
+        #expect(fixture.browser.prompt == nil)
+        #expect(fixture.selectedTitle == "a title typed with care")
+    }
+}
