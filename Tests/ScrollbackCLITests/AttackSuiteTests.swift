@@ -275,3 +275,56 @@ struct ConcurrencyAttackTests {
         print("attacks: concurrency: \(reads) reads without an error while \(rounds) import+delete rounds ran, \(busy) renames told the database was busy")
     }
 }
+
+@Suite("Concurrency in the browser", .serialized)
+struct BrowserConcurrencyTests {
+    @Test("the browser, read-write and --readonly, beside a process importing and deleting in a loop: no false error, changes shown", arguments: [false, true])
+    func browserAgainstAWriter(readOnly: Bool) throws {
+        let runner = try BinaryRunner()
+        #expect(try runner.run(["demo", "--count", "300"]).status == 0)
+        let source = try BinaryRunner()
+        #expect(try source.run(["demo", "--count", "1500", "--seed", "6"]).status == 0)
+        let export = source.folder.file("batch.jsonl")
+        #expect(try source.run(["export", "--format", "jsonl", "--out", export]).status == 0)
+        let batch = try #require((try source.json(["list", "--limit", "1500"])["conversations"] as? [[String: Any]])?.compactMap { $0["id"] as? String })
+        let batchFile = runner.folder.file("batch-ids")
+        try batch.joined(separator: "\n").write(toFile: batchFile, atomically: true, encoding: .utf8)
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+        writer.arguments = [
+            "-c",
+            "while [ ! -e \"$2\" ]; do \"$0\" --db \"$1\" import \"$3\" --quiet; sleep 0.3; \"$0\" --db \"$1\" delete $(cat \"$4\") --yes; sleep 0.3; done",
+            BinaryRunner.binary.path, runner.databasePath, runner.folder.file("stop"), export, batchFile,
+        ]
+        writer.standardOutput = FileHandle.nullDevice
+        writer.standardError = FileHandle.nullDevice
+        try writer.run()
+        defer {
+            _ = FileManager.default.createFile(atPath: runner.folder.file("stop"), contents: nil)
+            writer.waitUntilExit()
+        }
+        let tmux = try TmuxSession(width: 100, height: 20, arguments: ["--db", runner.databasePath] + (readOnly ? ["--readonly"] : []))
+        _ = try tmux.waitFor(text: " of ")
+        // Outside changes show up: both totals, with and without the batch, are seen.
+        var totals: Set<String> = []
+        var screens = 0
+        let keys = ["j", "j", "G", "g", "k", "Enter", "Escape", "s", "s", "s"]
+        while totals.count < 2 && screens < 400 {
+            try tmux.send(keys[screens % keys.count])
+            let screen = try tmux.screen()
+            screens += 1
+            // The footer is where the browser reports what went wrong.
+            let footer = screen.last ?? ""
+            for word in ["malformed", "SQLite error", "damaged", "busy", "cannot", "rror"] {
+                #expect(!footer.contains(word), "\(screen.joined(separator: "\n"))")
+            }
+            if let header = screen.first(where: { $0.contains(" of 1,800") || $0.contains(" of 300") }) {
+                totals.insert(header.contains("1,800") ? "with" : "without")
+            }
+            usleep(50_000)
+        }
+        #expect(totals.count == 2, "saw \(totals) in \(screens) screens")
+        try tmux.send("q")
+        #expect(try tmux.waitForExit() == 0)
+    }
+}
