@@ -17,7 +17,7 @@ SCROLLBACK_ATTACK_FILES=$files SCROLLBACK_ATTACK_KILLS=$kills \
 
 [ "${1:-all}" = attacks ] && exit 0
 
-echo "== the whole suite under AddressSanitizer"
-swift test --sanitize=address --scratch-path .build/asan 2>&1 | grep -E '✘|Test run|ERROR: AddressSanitizer' | tail -20
+echo "== the whole suite under AddressSanitizer (and LeakSanitizer, minus Tests/attacks/lsan.supp)"
+LSAN_OPTIONS="suppressions=$PWD/Tests/attacks/lsan.supp" swift test --sanitize=address --scratch-path .build/asan 2>&1 | grep -E '✘|Test run|ERROR: (Address|Leak)Sanitizer' | tail -20
 echo "== the whole suite under ThreadSanitizer"
 swift test --sanitize=thread --scratch-path .build/tsan 2>&1 | grep -E '✘|Test run|WARNING: ThreadSanitizer' | tail -20
