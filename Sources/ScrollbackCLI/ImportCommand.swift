@@ -51,7 +51,7 @@ struct ImportCommand {
         if !summary.failed.isEmpty { line += "; \(summary.failed.count) file\(summary.failed.count == 1 ? "" : "s") failed" }
         console.line(line)
         for skipped in summary.skipped {
-            console.line("skipped: \(UntrustedText.sanitized(skipped.path)) \(skipped.record): \(skipped.reason)")
+            console.line(UntrustedText.sanitized("skipped: \(skipped.path) \(skipped.record): \(skipped.reason)"))
         }
         for failure in summary.failed {
             console.errorLine("scrollback: \(UntrustedText.sanitized(failure.description))")

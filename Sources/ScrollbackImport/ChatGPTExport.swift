@@ -9,18 +9,14 @@ import ScrollbackModel
 /// `multimodal_text` become `[image]`; `code` and `execution_output` become code blocks
 /// (the output as a tool message).
 enum ChatGPTExport {
-    enum Problem: Error {
-        case skip(String)
-    }
-
-    static func conversation(from value: Any) throws(Problem) -> ImportedConversation {
-        guard let record = value as? [String: Any] else { throw .skip("not an object") }
+    static func conversation(from value: Any) throws(SkipReason) -> ImportedConversation {
+        guard let record = value as? [String: Any] else { throw SkipReason("not an object") }
         guard let id = record.string("conversation_id") ?? record.string("id"), !id.isEmpty else {
-            throw .skip("no id")
+            throw SkipReason("no id")
         }
-        guard let mapping = record.object("mapping") else { throw .skip("no messages (no mapping)") }
+        guard let mapping = record.object("mapping") else { throw SkipReason("no messages (no mapping)") }
         let nodes = mapping.compactMapValues { $0 as? [String: Any] }
-        let createdAt = ImportTime.seconds(record.number("create_time"))
+        let createdAt = try ImportTime.seconds(record.number("create_time"), field: "create_time")
         let defaultModel = record.string("default_model_slug")
 
         // The transcript: from the current node (or the newest leaf) up to the root.
@@ -45,20 +41,20 @@ enum ChatGPTExport {
 
         var messages: [ImportedMessage] = []
         for node in path {
-            guard let message = node.object("message"), let imported = self.message(message, defaultModel: defaultModel, fallbackTime: createdAt) else { continue }
+            guard let message = node.object("message"), let imported = try self.message(message, defaultModel: defaultModel, fallbackTime: createdAt) else { continue }
             messages.append(imported)
         }
-        guard !messages.isEmpty else { throw .skip("no messages") }
+        guard !messages.isEmpty else { throw SkipReason("no messages") }
         let title = record.string("title").flatMap { ImportText.isBlank($0) ? nil : $0 } ?? ImportText.title(from: messages)
         let start = createdAt ?? messages.first?.createdAt ?? Timestamp(milliseconds: 0)
-        let updated = ImportTime.seconds(record.number("update_time")) ?? messages.last?.createdAt ?? start
+        let updated = try ImportTime.seconds(record.number("update_time"), field: "update_time") ?? messages.last?.createdAt ?? start
         let model = defaultModel ?? messages.last(where: { $0.role == .assistant })?.model
         return ImportedConversation(
             source: "chatgpt", sourceID: id, title: title, model: model, createdAt: start, updatedAt: max(updated, start),
             messages: messages)
     }
 
-    private static func message(_ message: [String: Any], defaultModel: String?, fallbackTime: Timestamp?) -> ImportedMessage? {
+    private static func message(_ message: [String: Any], defaultModel: String?, fallbackTime: Timestamp?) throws(SkipReason) -> ImportedMessage? {
         let metadata = message.object("metadata") ?? [:]
         if (metadata["is_visually_hidden_from_conversation"] as? Bool) == true { return nil }
         guard let roleText = message.object("author")?.string("role"), var role = Role(rawValue: roleText) else { return nil }
@@ -91,7 +87,7 @@ enum ChatGPTExport {
         }
         guard !ImportText.isBlank(text) else { return nil }
         let model = role == .assistant ? (metadata.string("model_slug") ?? defaultModel) : nil
-        let time = ImportTime.seconds(message.number("create_time")) ?? fallbackTime ?? Timestamp(milliseconds: 0)
+        let time = try ImportTime.seconds(message.number("create_time"), field: "a message's create_time") ?? fallbackTime ?? Timestamp(milliseconds: 0)
         return ImportedMessage(role: role, content: text, createdAt: time, model: model)
     }
 }

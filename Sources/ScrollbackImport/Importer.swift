@@ -203,13 +203,11 @@ public struct Importer {
     }
 
     private static func chatgpt(_ value: Any) throws -> ImportedConversation {
-        do { return try ChatGPTExport.conversation(from: value) } catch { if case .skip(let reason) = error { throw SkipReason(reason) } }
-        throw SkipReason("unreadable")
+        try ChatGPTExport.conversation(from: value)
     }
 
     private static func claude(_ value: Any) throws -> ImportedConversation {
-        do { return try ClaudeExport.conversation(from: value) } catch { if case .skip(let reason) = error { throw SkipReason(reason) } }
-        throw SkipReason("unreadable")
+        try ClaudeExport.conversation(from: value)
     }
 
     /// The format, from the content: a SQLite file is an llm log; a JSON array is ChatGPT's

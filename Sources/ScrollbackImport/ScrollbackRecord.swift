@@ -41,13 +41,21 @@ public struct ScrollbackRecord: Codable, Equatable, Sendable {
     /// The record as a conversation to store; nil with the reason when it cannot be one.
     func imported() -> Result<ImportedConversation, SkipReason> {
         guard format == "scrollback", version == 1 else { return .failure(SkipReason("not a scrollback version 1 record")) }
-        guard let created = ImportTime.iso8601(createdAt), let updated = ImportTime.iso8601(updatedAt) else {
-            return .failure(SkipReason("bad times"))
+        let created: Timestamp, updated: Timestamp
+        do {
+            guard let first = try ImportTime.iso8601(createdAt, field: "createdAt"),
+                  let second = try ImportTime.iso8601(updatedAt, field: "updatedAt")
+            else { return .failure(SkipReason("bad times")) }
+            (created, updated) = (first, second)
+        } catch {
+            return .failure(error)
         }
         var converted: [ImportedMessage] = []
         for message in messages {
             guard let role = Role(rawValue: message.role) else { return .failure(SkipReason("unknown role '\(message.role)'")) }
-            guard let time = ImportTime.iso8601(message.createdAt) else { return .failure(SkipReason("bad message time")) }
+            guard let time = ImportTime.iso8601(message.createdAt) else {
+                return .failure(SkipReason("a message's createdAt '\(message.createdAt.prefix(40))' is not a valid time between the years 1970 and 9999"))
+            }
             converted.append(ImportedMessage(role: role, content: message.content, createdAt: time, model: message.model, publicID: message.id))
         }
         return .success(
