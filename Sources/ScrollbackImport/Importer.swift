@@ -90,11 +90,9 @@ public struct Importer {
     /// …; a ZIP archive holds them too, and they are inflated into a scratch folder (returned,
     /// for removal).
     static func files(at path: String) throws -> (files: [(file: String, label: String)], scratch: String?) {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw ImportError(path: path, problem: "no such file or folder")
-        }
-        if !isDirectory.boolValue {
+        // Looked at with stat before anything opens it: opening a FIFO waits forever.
+        let isDirectory = try kind(of: path) == .folder
+        if !isDirectory {
             let head = FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 4) } ?? Data()
             guard ZipArchive.looksLikeZip(head) else { return ([(path, path)], nil) }
             let archive = try ZipArchive(path: path)
@@ -125,11 +123,31 @@ public struct Importer {
             throw ImportError(
                 path: path, problem: "no export in this folder (looked for conversations.json and conversations-000.json)")
         }
-        let files = chosen.map { name -> (String, String) in
+        let files = try chosen.map { name -> (String, String) in
             let file = (path as NSString).appendingPathComponent(name)
+            guard try kind(of: file) == .file else { throw ImportError(path: file, problem: "a folder, not an export file") }
             return (file, file)
         }
         return (files, nil)
+    }
+
+    enum FileKind { case file, folder }
+
+    /// Whether `path` is a regular file or a folder (symbolic links followed), found with
+    /// `stat` so that nothing is opened: a FIFO, socket or device is refused.
+    static func kind(of path: String) throws -> FileKind {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { throw ImportError(path: path, problem: "no such file or folder") }
+            throw ImportError(path: path, problem: "cannot read it (\(String(cString: strerror(errno))))")
+        }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return .file
+        case S_IFDIR: return .folder
+        case S_IFIFO: throw ImportError(path: path, problem: "a FIFO (named pipe), not a file; save the export to a file and import that")
+        case S_IFSOCK: throw ImportError(path: path, problem: "a socket, not a file; import an export file or folder")
+        default: throw ImportError(path: path, problem: "a device, not a file; import an export file or folder")
+        }
     }
 
     static func isExportName(_ name: String) -> Bool {
@@ -156,16 +174,26 @@ public struct Importer {
                 case .unchanged: result.unchanged += 1
                 }
             }
+            /// Stores one record; a record whose ids collide with another conversation's is
+            /// skipped (its savepoint rolled back), not the whole file.
+            func storeRecord(_ conversation: ImportedConversation) throws {
+                do {
+                    try store(conversation)
+                } catch StorageError.sqlite(let error) where error.code == 19 {
+                    throw SkipReason("its id or a message id belongs to another conversation already stored")
+                }
+            }
             switch format {
             case .chatgpt, .claude:
                 var reader = try JSONArrayReader(path: path)
-                while let value = try reader.next() {
+                while true {
                     if shouldStop() { throw Interrupted() }
                     do {
+                        guard let value = try reader.next() else { break }
                         let conversation =
                             format == .chatgpt
                             ? try Self.chatgpt(value) : try Self.claude(value)
-                        try store(conversation)
+                        try storeRecord(conversation)
                     } catch let skip as SkipReason {
                         result.skipped.append(SkippedRecord(path: path, record: "record \(reader.count)", reason: skip.text))
                     }
@@ -175,14 +203,16 @@ public struct Importer {
                 try JSONLines.forEachLine(path: path) { line, number, done, total in
                     if shouldStop() { throw Interrupted() }
                     do {
-                        let record = try JSONDecoder().decode(ScrollbackRecord.self, from: line)
-                        switch record.imported() {
-                        case .success(let conversation): try store(conversation)
-                        case .failure(let skip):
-                            result.skipped.append(SkippedRecord(path: path, record: "line \(number)", reason: skip.text))
+                        guard let line else { throw SkipReason("not UTF-8 text") }
+                        let record: ScrollbackRecord
+                        do {
+                            record = try JSONDecoder().decode(ScrollbackRecord.self, from: line)
+                        } catch {
+                            throw SkipReason("not a scrollback record")
                         }
-                    } catch is DecodingError {
-                        result.skipped.append(SkippedRecord(path: path, record: "line \(number)", reason: "not a scrollback record"))
+                        try storeRecord(try record.imported().get())
+                    } catch let skip as SkipReason {
+                        result.skipped.append(SkippedRecord(path: path, record: "line \(number)", reason: skip.text))
                     }
                     progress?(ImportProgress(path: path, records: number, bytesDone: done, bytesTotal: total))
                 }
@@ -219,18 +249,35 @@ public struct Importer {
         if head.isEmpty { throw ImportError(path: path, problem: "the file is empty") }
         if head.starts(with: Array("SQLite format 3\u{0}".utf8)) { return .llm }
         if JSONArrayReader.startsWithArray(head) {
+            // The first record that is an object says which; broken ones before it are
+            // skipped later, with their reasons.
             var reader = try JSONArrayReader(path: path)
-            guard let first = try reader.next() as? [String: Any] else {
-                throw ImportError(path: path, problem: "no conversations in the file")
+            var first: [String: Any]?
+            while first == nil, reader.count < 1_000 {
+                do {
+                    guard let value = try reader.next() else { break }
+                    first = value as? [String: Any]
+                } catch is SkipReason {
+                    continue
+                }
             }
+            guard let first else { throw ImportError(path: path, problem: "no conversations in the file") }
             if first["mapping"] != nil || first["current_node"] != nil || first["conversation_id"] != nil { return .chatgpt }
             if first["chat_messages"] != nil || first["uuid"] != nil { return .claude }
             throw ImportError(path: path, problem: "a JSON array, but not of ChatGPT or Claude conversations")
         }
-        let firstLine = head.prefix { $0 != 0x0A }
-        if let object = try? JSONSerialization.jsonObject(with: firstLine) as? [String: Any], object["format"] as? String == "scrollback" {
-            return .jsonl
+        // JSON Lines when one of the first lines is a scrollback record (a bad first line
+        // is skipped later, with its reason, not taken for another format).
+        var isJSONLines = false
+        try JSONLines.forEachLine(path: path) { line, number, _, _ in
+            if let line, line.first == UInt8(ascii: "{"), let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
+               object["format"] as? String == "scrollback"
+            {
+                isJSONLines = true
+            }
+            if isJSONLines || number >= 100 { throw JSONLines.Stop() }
         }
+        if isJSONLines { return .jsonl }
         guard String(data: head.prefix(4_000), encoding: .utf8) != nil || head.count > 4_000 else {
             throw ImportError(path: path, problem: "not UTF-8 text, nor a SQLite file")
         }

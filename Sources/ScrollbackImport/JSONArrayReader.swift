@@ -86,6 +86,9 @@ struct JSONArrayReader {
     }
 
     /// The next element as a JSON object, or nil at the end of the array.
+    ///
+    /// - Throws: `SkipReason` for an element that is not UTF-8 or not valid JSON (reading
+    ///   can go on after it); `ImportError` when the array itself is broken.
     mutating func next() throws -> Any? {
         skipWhitespace()
         guard offset < data.count else { throw truncated() }
@@ -150,15 +153,16 @@ struct JSONArrayReader {
         }
         offset = position
         guard depth == 0, !inString else { throw truncated() }
+        // The record's bounds are known: a bad record is skipped and reading goes on.
+        count += 1
         let slice = data.subdata(in: (data.startIndex + start)..<(data.startIndex + offset))
         guard String(data: slice, encoding: .utf8) != nil else {
-            throw ImportError(path: path, problem: "not UTF-8 text", location: "in the record at byte \(start + 1)")
+            throw SkipReason("not UTF-8 text (the record at byte \(start + 1))")
         }
         do {
-            count += 1
             return try JSONSerialization.jsonObject(with: slice, options: [.fragmentsAllowed])
         } catch {
-            throw ImportError(path: path, problem: "malformed JSON", location: "in the record at byte \(start + 1)")
+            throw SkipReason("malformed JSON, such as a lone surrogate \\ud800 (the record at byte \(start + 1))")
         }
     }
 
@@ -172,7 +176,7 @@ struct JSONArrayReader {
         while offset < data.count && Self.isWhitespace(byte(offset)) { offset += 1 }
     }
 
-    private static func isWhitespace(_ value: UInt8) -> Bool {
+    static func isWhitespace(_ value: UInt8) -> Bool {
         value == 0x20 || value == 0x0A || value == 0x0D || value == 0x09
     }
 }
