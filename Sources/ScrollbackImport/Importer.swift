@@ -32,9 +32,12 @@ public struct ImportProgress: Sendable {
 /// instead of duplicating.
 public struct Importer {
     let store: Store
+    /// How far a ZIP entry may inflate.
+    public var unzipLimit: UnzipLimit
 
-    public init(store: Store) {
+    public init(store: Store, unzipLimit: UnzipLimit = UnzipLimit()) {
         self.store = store
+        self.unzipLimit = unzipLimit
     }
 
     struct Interrupted: Error {}
@@ -49,10 +52,13 @@ public struct Importer {
     ) -> ImportSummary {
         var summary = ImportSummary()
         for path in paths {
-            let files: [(file: String, label: String)]
-            var scratch: String?
+            // Inflated ZIP entries live in unnamed files, freed when `files` goes.
+            let files: [ExportFile]
             do {
-                (files, scratch) = try Self.files(at: path)
+                files = try Self.files(at: path, unzipLimit: unzipLimit, shouldStop: shouldStop)
+            } catch is Interrupted {
+                summary.interrupted = true
+                return summary
             } catch let error as ImportError {
                 summary.failed.append(error)
                 continue
@@ -60,8 +66,8 @@ public struct Importer {
                 summary.failed.append(ImportError(path: path, problem: "\(error)"))
                 continue
             }
-            defer { if let scratch { try? FileManager.default.removeItem(atPath: scratch) } }
-            for (file, label) in files {
+            for export in files {
+                let (file, label) = (export.file, export.label)
                 // Messages name what the user gave (archive!entry), not a temporary file.
                 func relabel(_ error: ImportError) -> ImportError {
                     ImportError(path: label, problem: error.problem, location: error.location)
@@ -85,36 +91,36 @@ public struct Importer {
         return summary
     }
 
+    /// One file to import: where to read it, and the name to show.
+    struct ExportFile {
+        let file: String
+        let label: String
+        /// The unnamed file holding an inflated ZIP entry, kept open while it is read.
+        var scratch: ScratchFile?
+    }
+
     /// The export files a path stands for, each with the name to show: a file is itself; a
     /// folder holds `conversations.json` or the split `conversations-000.json`, `-001.json`,
-    /// …; a ZIP archive holds them too, and they are inflated into a scratch folder (returned,
-    /// for removal).
-    static func files(at path: String) throws -> (files: [(file: String, label: String)], scratch: String?) {
+    /// …; a ZIP archive holds them too, and they are inflated into unnamed temporary files.
+    static func files(at path: String, unzipLimit: UnzipLimit = UnzipLimit(), shouldStop: () -> Bool = { false }) throws
+        -> [ExportFile]
+    {
         // Looked at with stat before anything opens it: opening a FIFO waits forever.
         let isDirectory = try kind(of: path) == .folder
         if !isDirectory {
             let head = FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 4) } ?? Data()
-            guard ZipArchive.looksLikeZip(head) else { return ([(path, path)], nil) }
+            guard ZipArchive.looksLikeZip(head) else { return [ExportFile(file: path, label: path)] }
             let archive = try ZipArchive(path: path)
             let wanted = archive.entries.filter { isExportName(($0.name as NSString).lastPathComponent) }
                 .sorted { $0.name < $1.name }
             guard !wanted.isEmpty else {
                 throw ImportError(path: path, problem: "no conversations.json in this archive")
             }
-            let scratch = (NSTemporaryDirectory() as NSString).appendingPathComponent("scrollback-import-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-            var files: [(String, String)] = []
-            do {
-                for (index, entry) in wanted.enumerated() {
-                    let destination = (scratch as NSString).appendingPathComponent("\(index)-\((entry.name as NSString).lastPathComponent)")
-                    try archive.extract(entry, to: destination)
-                    files.append((destination, "\(path)!\(entry.name)"))
-                }
-            } catch {
-                try? FileManager.default.removeItem(atPath: scratch)
-                throw error
+            return try wanted.map { entry in
+                let scratch = try ScratchFile()
+                try archive.extract(entry, to: scratch, limit: unzipLimit, shouldStop: shouldStop)
+                return ExportFile(file: scratch.path, label: "\(path)!\(entry.name)", scratch: scratch)
             }
-            return (files, scratch)
         }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         let split = names.filter { $0.hasPrefix("conversations-") && $0.hasSuffix(".json") }.sorted()
@@ -123,12 +129,11 @@ public struct Importer {
             throw ImportError(
                 path: path, problem: "no export in this folder (looked for conversations.json and conversations-000.json)")
         }
-        let files = try chosen.map { name -> (String, String) in
+        return try chosen.map { name in
             let file = (path as NSString).appendingPathComponent(name)
             guard try kind(of: file) == .file else { throw ImportError(path: file, problem: "a folder, not an export file") }
-            return (file, file)
+            return ExportFile(file: file, label: file)
         }
-        return (files, nil)
     }
 
     enum FileKind { case file, folder }
@@ -161,7 +166,8 @@ public struct Importer {
         var result = ImportSummary()
         // A file large next to what the database holds is stored with the search index built
         // once at the end (several times faster); a small one keeps the index row by row.
-        let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+        var status = stat()
+        let size = stat(path, &status) == 0 ? Int(status.st_size) : 0
         let inBulk = try size >= 8_000_000 && size / 300 >= store.messages.count()
         // The foreign database is read whole before our transaction starts; it is small next
         // to a JSON export, and is never written.
