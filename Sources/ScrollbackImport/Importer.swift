@@ -195,10 +195,17 @@ public struct Importer {
                 while true {
                     if shouldStop() { throw Interrupted() }
                     do {
-                        guard let value = try reader.next() else { break }
-                        let conversation =
-                            format == .chatgpt
-                            ? try Self.chatgpt(value) : try Self.claude(value)
+                        let conversation: ImportedConversation
+                        if format == .chatgpt {
+                            // Read in place: a long conversation is never parsed whole.
+                            guard let range = try reader.nextRange() else { break }
+                            conversation = try reader.withScanner { scanner throws(SkipReason) in
+                                try ChatGPTExport.conversation(in: range, of: scanner)
+                            }
+                        } else {
+                            guard let value = try reader.next() else { break }
+                            conversation = try ClaudeExport.conversation(from: value)
+                        }
                         try storeRecord(conversation)
                     } catch let skip as SkipReason {
                         result.skipped.append(SkippedRecord(path: path, record: "record \(reader.count)", reason: skip.text))
@@ -238,14 +245,6 @@ public struct Importer {
         return result
     }
 
-    private static func chatgpt(_ value: Any) throws -> ImportedConversation {
-        try ChatGPTExport.conversation(from: value)
-    }
-
-    private static func claude(_ value: Any) throws -> ImportedConversation {
-        try ClaudeExport.conversation(from: value)
-    }
-
     /// The format, from the content: a SQLite file is an llm log; a JSON array is ChatGPT's
     /// or Claude's by the keys of its first record; lines of scrollback records are JSON Lines.
     static func detect(_ path: String) throws -> ImportFormat {
@@ -257,19 +256,21 @@ public struct Importer {
         if JSONArrayReader.startsWithArray(head) {
             // The first record that is an object says which; broken ones before it are
             // skipped later, with their reasons.
+            // Only the keys are read, in place: the first record may be huge.
             var reader = try JSONArrayReader(path: path)
-            var first: [String: Any]?
-            while first == nil, reader.count < 1_000 {
-                do {
-                    guard let value = try reader.next() else { break }
-                    first = value as? [String: Any]
-                } catch is SkipReason {
-                    continue
+            var first: Set<String>?
+            while first == nil, reader.count < 1_000, let range = try reader.nextRange() {
+                first = reader.withScanner { scanner in
+                    var keys: Set<String> = []
+                    guard scanner.isObject(range), (try? scanner.forEachMember(of: range) { key, _ in keys.insert(key) }) != nil else {
+                        return nil
+                    }
+                    return keys
                 }
             }
             guard let first else { throw ImportError(path: path, problem: "no conversations in the file") }
-            if first["mapping"] != nil || first["current_node"] != nil || first["conversation_id"] != nil { return .chatgpt }
-            if first["chat_messages"] != nil || first["uuid"] != nil { return .claude }
+            if !first.isDisjoint(with: ["mapping", "current_node", "conversation_id"]) { return .chatgpt }
+            if !first.isDisjoint(with: ["chat_messages", "uuid"]) { return .claude }
             throw ImportError(path: path, problem: "a JSON array, but not of ChatGPT or Claude conversations")
         }
         // JSON Lines when one of the first lines is a scrollback record (a bad first line
