@@ -73,7 +73,7 @@ public struct Importer {
                     ImportError(path: label, problem: error.problem, location: error.location)
                 }
                 do {
-                    let result = try importFile(file, format: format, progress: progress, shouldStop: shouldStop)
+                    let result = try importFile(file, label: label, format: format, progress: progress, shouldStop: shouldStop)
                     summary.inserted += result.inserted
                     summary.updated += result.updated
                     summary.unchanged += result.unchanged
@@ -159,8 +159,10 @@ public struct Importer {
         name == "conversations.json" || (name.hasPrefix("conversations-") && name.hasSuffix(".json"))
     }
 
+    /// Imports one file in one transaction; `label` is the name to show for it (an archive's
+    /// entry is read from an unnamed file).
     private func importFile(
-        _ path: String, format forced: ImportFormat?, progress: ((ImportProgress) -> Void)?, shouldStop: () -> Bool
+        _ path: String, label: String, format forced: ImportFormat?, progress: ((ImportProgress) -> Void)?, shouldStop: () -> Bool
     ) throws -> ImportSummary {
         let format = try forced ?? Self.detect(path)
         var result = ImportSummary()
@@ -210,7 +212,7 @@ public struct Importer {
                     } catch let skip as SkipReason {
                         result.skipped.append(SkippedRecord(path: path, record: "record \(reader.count)", reason: skip.text))
                     }
-                    progress?(ImportProgress(path: path, records: reader.count, bytesDone: reader.position, bytesTotal: reader.size))
+                    progress?(ImportProgress(path: label, records: reader.count, bytesDone: reader.position, bytesTotal: reader.size))
                 }
             case .jsonl:
                 try JSONLines.forEachLine(path: path) { line, number, done, total in
@@ -227,7 +229,7 @@ public struct Importer {
                     } catch let skip as SkipReason {
                         result.skipped.append(SkippedRecord(path: path, record: "line \(number)", reason: skip.text))
                     }
-                    progress?(ImportProgress(path: path, records: number, bytesDone: done, bytesTotal: total))
+                    progress?(ImportProgress(path: label, records: number, bytesDone: done, bytesTotal: total))
                 }
             case .llm:
                 for conversation in llm?.conversations ?? [] {

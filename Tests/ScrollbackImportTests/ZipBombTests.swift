@@ -51,6 +51,16 @@ struct ZipBombTests {
         Data(("[" + HostileTimeTests.chatgptRecord("padded")).utf8) + Data(repeating: 0x20, count: padding) + Data("]".utf8)
     }
 
+    @Test("progress names the archive's entry, not the temporary file it is read from")
+    func progressLabel() throws {
+        let archive = ImportTests.fixtures + "/zip/claude-export.zip"
+        let store = try Store.open(path: ":memory:")
+        var shown: Set<String> = []
+        let summary = Importer(store: store).run(paths: [archive], format: nil, progress: { shown.insert($0.path) })
+        #expect(summary.failed.isEmpty)
+        #expect(shown == ["\(archive)!conversations.json"])
+    }
+
     @Test("an entry that inflates past its declared size is stopped there, with a clear error")
     func lyingSize() throws {
         let folder = try TemporaryDirectory()
