@@ -33,3 +33,6 @@ func mappedContents(of path: String) throws -> Data {
         throw ImportError(path: path, problem: "cannot read the file")
     }
 }
+
+/// The user asked to stop (Ctrl-C): the file being read is left out.
+struct ImportInterrupted: Error {}

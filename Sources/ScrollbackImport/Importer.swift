@@ -40,7 +40,7 @@ public struct Importer {
         self.unzipLimit = unzipLimit
     }
 
-    struct Interrupted: Error {}
+    typealias Interrupted = ImportInterrupted
 
     /// Imports every file (a folder stands for the export files in it).
     ///

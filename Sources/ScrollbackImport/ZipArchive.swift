@@ -72,7 +72,7 @@ struct ZipArchive {
     /// - Parameters:
     ///   - limit: the most an entry may inflate to; the declared size is checked against it
     ///     before anything is written.
-    ///   - shouldStop: asked between chunks; true ends the work with `Importer.Interrupted`.
+    ///   - shouldStop: asked between chunks; true ends the work with `ImportInterrupted`.
     func extract(_ entry: Entry, to output: ScratchFile, limit: UnzipLimit, shouldStop: () -> Bool) throws {
         if let refusal = limit.refusal(size: entry.size, compressedSize: entry.compressedSize) {
             throw ImportError(path: path, problem: "the ZIP entry \(entry.name) \(refusal)")
@@ -98,7 +98,7 @@ struct ZipArchive {
             crc = crc32(crc, piece.bindMemory(to: Bytef.self).baseAddress, uInt(piece.count))
             try output.write(piece, name: entry.name, archive: path)
             written += piece.count
-            if shouldStop() { throw Importer.Interrupted() }
+            if shouldStop() { throw ImportInterrupted() }
         }
         let chunkSize = 1 << 20
         try bytes.withUnsafeBytes { (all: UnsafeRawBufferPointer) in
