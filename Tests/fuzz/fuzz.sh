@@ -28,9 +28,10 @@ swiftc -sanitize=fuzzer,address -parse-as-library -O -D "$define" -module-name F
 
 [ -d "seeds/$target" ] && cp -n seeds/"$target"/* "$build/corpus-$target/" 2>/dev/null || true
 cp -n regressions/"$target"/* "$build/corpus-$target/" 2>/dev/null || true
+rm -rf "$build/crashes-$target"
 mkdir -p "$build/crashes-$target"
 status=0
-SWIFT_BACKTRACE=enable=no "$build/fuzz-$target" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
+SWIFT_BACKTRACE=enable=no "$build/fuzz-$target" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
     -artifact_prefix="$build/crashes-$target/" "$build/corpus-$target" 2>&1 | tail -n 20 || status=$?
 for crash in "$build/crashes-$target"/*; do
     [ -e "$crash" ] || continue
