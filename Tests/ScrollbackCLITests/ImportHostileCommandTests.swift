@@ -41,6 +41,17 @@ struct ImportHostileCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: runner.folder.file("deep/er")) == ["out"])
     }
 
+    @Test("--unzip-limit takes a size; anything else is a usage error")
+    func unzipLimitOption() throws {
+        let runner = try BinaryRunner()
+        let bad = try runner.run(["import", ImportExportCommandTests.fixtures + "/zip/claude-export.zip", "--unzip-limit", "lots"])
+        #expect(bad.status == 2)
+        #expect(bad.error.hasPrefix("scrollback: --unzip-limit must be a size such as 500M or 8G, not 'lots'"))
+        let good = try runner.run(["import", ImportExportCommandTests.fixtures + "/zip/claude-export.zip", "--unzip-limit", "1G"])
+        #expect(good.status == 0, "\(good.error)")
+        #expect(good.output.hasPrefix("imported 2 new"))
+    }
+
     @Test("a FIFO is refused at once; skip reasons with escapes are shown sanitized")
     func fifoAndSkipReasons() throws {
         let runner = try BinaryRunner()
