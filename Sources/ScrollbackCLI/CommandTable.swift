@@ -80,6 +80,9 @@ enum CommandTable {
             options: [
                 OptionSpec(name: "--format", value: "chatgpt|claude|llm|jsonl", help: "the format (default: found from the content)"),
                 OptionSpec(name: "--quiet", value: nil, help: "no progress on standard error"),
+                OptionSpec(
+                    name: "--unzip-limit", value: "SIZE",
+                    help: "let a ZIP entry inflate to SIZE (e.g. 8G) whatever its ratio (default: 200× its packed size, 4 GiB at most)"),
             ], example: "scrollback import ~/Downloads/chatgpt-export/"),
         CommandSpec(
             name: "export", summary: "Write conversations as Markdown, JSON or JSON Lines", arguments: "[ID...]",

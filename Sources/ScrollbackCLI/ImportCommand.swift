@@ -15,6 +15,13 @@ struct ImportCommand {
             }
             format = chosen
         }
+        var unzipLimit = UnzipLimit()
+        if let text = context.parsed.value("--unzip-limit") {
+            guard let bytes = UnzipLimit.parse(text) else {
+                throw UsageError(message: "--unzip-limit must be a size such as 500M or 8G, not '\(text)'", command: "import")
+            }
+            unzipLimit = UnzipLimit(bytes: bytes)
+        }
         let store = try context.openStore()
         try context.requireWritable(store)
         let console = context.console
@@ -30,7 +37,7 @@ struct ImportCommand {
         defer { sigprocmask(SIG_SETMASK, &previous, nil) }
         let started = Date()
         var lastShown = Date.distantPast
-        let summary = Importer(store: store).run(
+        let summary = Importer(store: store, unzipLimit: unzipLimit).run(
             paths: context.parsed.positional, format: format,
             progress: { progress in
                 guard showProgress, Date().timeIntervalSince(lastShown) > 0.2 else { return }
@@ -51,7 +58,7 @@ struct ImportCommand {
         if !summary.failed.isEmpty { line += "; \(summary.failed.count) file\(summary.failed.count == 1 ? "" : "s") failed" }
         console.line(line)
         for skipped in summary.skipped {
-            console.line("skipped: \(UntrustedText.sanitized(skipped.path)) \(skipped.record): \(skipped.reason)")
+            console.line(UntrustedText.sanitized("skipped: \(skipped.path) \(skipped.record): \(skipped.reason)"))
         }
         for failure in summary.failed {
             console.errorLine("scrollback: \(UntrustedText.sanitized(failure.description))")

@@ -9,56 +9,118 @@ import ScrollbackModel
 /// `multimodal_text` become `[image]`; `code` and `execution_output` become code blocks
 /// (the output as a tool message).
 enum ChatGPTExport {
-    enum Problem: Error {
-        case skip(String)
+    /// What is kept of one node of `mapping` while the transcript is found: ids and where its
+    /// message is in the file, never the parsed message (a 200,000-message conversation
+    /// would otherwise take gigabytes).
+    struct Node {
+        var parent: String?
+        /// The byte range of the node's `message` object, when it has one.
+        var message: Range<Int>?
+        var hasChildren: Bool
     }
 
-    static func conversation(from value: Any) throws(Problem) -> ImportedConversation {
-        guard let record = value as? [String: Any] else { throw .skip("not an object") }
-        guard let id = record.string("conversation_id") ?? record.string("id"), !id.isEmpty else {
-            throw .skip("no id")
+    /// The conversation in the JSON object at `range` of `scanner`'s bytes.
+    ///
+    /// - Throws: `SkipReason` when the record cannot be a conversation.
+    static func conversation(in range: Range<Int>, of scanner: JSONScanner) throws(SkipReason) -> ImportedConversation {
+        guard scanner.isObject(range) else { throw SkipReason("not an object") }
+        var id: String?, conversationID: String?, title: String?, currentNode: String?, defaultModel: String?
+        var createTime: Double?, updateTime: Double?
+        var mapping: Range<Int>?
+        var nodes: [String: Node] = [:]
+        do {
+            try scanner.forEachMember(of: range) { key, value in
+                switch key {
+                case "id": id = scanner.string(value)
+                case "conversation_id": conversationID = scanner.string(value)
+                case "title": title = scanner.string(value)
+                case "current_node": currentNode = scanner.string(value)
+                case "default_model_slug": defaultModel = scanner.string(value)
+                case "create_time": createTime = scanner.number(value)
+                case "update_time": updateTime = scanner.number(value)
+                case "mapping": mapping = scanner.isObject(value) ? value : nil
+                default: break
+                }
+            }
+            guard let conversationID = conversationID ?? id, !conversationID.isEmpty else { throw SkipReason("no id") }
+            guard let mapping else { throw SkipReason("no messages (no mapping)") }
+            try scanner.forEachMember(of: mapping) { key, value in
+                guard scanner.isObject(value) else { return }
+                var node = Node(parent: nil, message: nil, hasChildren: false)
+                try scanner.forEachMember(of: value) { field, part in
+                    switch field {
+                    case "parent": node.parent = scanner.string(part)
+                    case "message": node.message = scanner.isObject(part) ? part : nil
+                    case "children": node.hasChildren = !scanner.isEmptyArray(part)
+                    default: break
+                    }
+                }
+                nodes[key] = node
+            }
+        } catch let skip as SkipReason {
+            throw skip
+        } catch {
+            throw SkipReason("malformed JSON" + ((error as? JSONScanner.Malformed).map { " (at byte \($0.offset + 1))" } ?? ""))
         }
-        guard let mapping = record.object("mapping") else { throw .skip("no messages (no mapping)") }
-        let nodes = mapping.compactMapValues { $0 as? [String: Any] }
-        let createdAt = ImportTime.seconds(record.number("create_time"))
-        let defaultModel = record.string("default_model_slug")
+        guard let sourceID = conversationID ?? id, !sourceID.isEmpty else { throw SkipReason("no id") }
+        let createdAt = try ImportTime.seconds(createTime, field: "create_time")
 
         // The transcript: from the current node (or the newest leaf) up to the root.
-        var leaf = record.string("current_node").flatMap { nodes[$0] != nil ? $0 : nil }
+        var leaf = currentNode.flatMap { nodes[$0] != nil ? $0 : nil }
         if leaf == nil {
-            let leaves = nodes.filter { ($0.value.array("children") ?? []).isEmpty }
-            leaf = leaves.max { lhs, rhs in
-                let l = lhs.value.object("message")?.number("create_time") ?? 0
-                let r = rhs.value.object("message")?.number("create_time") ?? 0
-                return l == r ? lhs.key < rhs.key : l < r
-            }?.key
+            var newest: (key: String, time: Double)?
+            for (key, node) in nodes where !node.hasChildren {
+                let time = node.message.flatMap { messageTime(in: $0, of: scanner) } ?? 0
+                if newest.map({ time > $0.time || (time == $0.time && key > $0.key) }) ?? true { newest = (key, time) }
+            }
+            leaf = newest?.key
         }
-        var path: [[String: Any]] = []
+        var path: [Range<Int>?] = []
         var seen: Set<String> = []
         var current = leaf
         while let key = current, let node = nodes[key], !seen.contains(key) {
             seen.insert(key)
-            path.append(node)
-            current = node.string("parent")
+            path.append(node.message)
+            current = node.parent
         }
-        path.reverse()
+        nodes = [:]
+        seen = []
 
+        // Only the messages of the transcript are parsed, one at a time.
         var messages: [ImportedMessage] = []
-        for node in path {
-            guard let message = node.object("message"), let imported = self.message(message, defaultModel: defaultModel, fallbackTime: createdAt) else { continue }
-            messages.append(imported)
+        for range in path.reversed() {
+            guard let range else { continue }
+            let data = scanner.data(range)
+            guard String(data: data, encoding: .utf8) != nil else {
+                throw SkipReason("not UTF-8 text, in a message (at byte \(range.lowerBound + 1))")
+            }
+            guard let message = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                throw SkipReason("malformed JSON, such as a lone surrogate \\ud800, in a message (at byte \(range.lowerBound + 1))")
+            }
+            if let imported = try self.message(message, defaultModel: defaultModel, fallbackTime: createdAt) {
+                messages.append(imported)
+            }
         }
-        guard !messages.isEmpty else { throw .skip("no messages") }
-        let title = record.string("title").flatMap { ImportText.isBlank($0) ? nil : $0 } ?? ImportText.title(from: messages)
+        guard !messages.isEmpty else { throw SkipReason("no messages") }
+        let chosenTitle = title.flatMap { ImportText.isBlank($0) ? nil : $0 } ?? ImportText.title(from: messages)
         let start = createdAt ?? messages.first?.createdAt ?? Timestamp(milliseconds: 0)
-        let updated = ImportTime.seconds(record.number("update_time")) ?? messages.last?.createdAt ?? start
+        let updated = try ImportTime.seconds(updateTime, field: "update_time") ?? messages.last?.createdAt ?? start
         let model = defaultModel ?? messages.last(where: { $0.role == .assistant })?.model
         return ImportedConversation(
-            source: "chatgpt", sourceID: id, title: title, model: model, createdAt: start, updatedAt: max(updated, start),
+            source: "chatgpt", sourceID: sourceID, title: chosenTitle, model: model, createdAt: start, updatedAt: max(updated, start),
             messages: messages)
     }
 
-    private static func message(_ message: [String: Any], defaultModel: String?, fallbackTime: Timestamp?) -> ImportedMessage? {
+    /// A message's `create_time`, read in place, for choosing the newest leaf.
+    private static func messageTime(in range: Range<Int>, of scanner: JSONScanner) -> Double? {
+        var time: Double?
+        try? scanner.forEachMember(of: range) { key, value in
+            if key == "create_time" { time = scanner.number(value) }
+        }
+        return time
+    }
+
+    private static func message(_ message: [String: Any], defaultModel: String?, fallbackTime: Timestamp?) throws(SkipReason) -> ImportedMessage? {
         let metadata = message.object("metadata") ?? [:]
         if (metadata["is_visually_hidden_from_conversation"] as? Bool) == true { return nil }
         guard let roleText = message.object("author")?.string("role"), var role = Role(rawValue: roleText) else { return nil }
@@ -91,7 +153,7 @@ enum ChatGPTExport {
         }
         guard !ImportText.isBlank(text) else { return nil }
         let model = role == .assistant ? (metadata.string("model_slug") ?? defaultModel) : nil
-        let time = ImportTime.seconds(message.number("create_time")) ?? fallbackTime ?? Timestamp(milliseconds: 0)
+        let time = try ImportTime.seconds(message.number("create_time"), field: "a message's create_time") ?? fallbackTime ?? Timestamp(milliseconds: 0)
         return ImportedMessage(role: role, content: text, createdAt: time, model: model)
     }
 }

@@ -8,17 +8,13 @@ import ScrollbackModel
 /// `tool_use` and `tool_result` become tool messages, attachments' extracted text stays with
 /// its message under the file's name, and whitespace-only messages are skipped.
 enum ClaudeExport {
-    enum Problem: Error {
-        case skip(String)
-    }
-
     static let rootParent = "00000000-0000-4000-8000-000000000000"
 
-    static func conversation(from value: Any) throws(Problem) -> ImportedConversation {
-        guard let record = value as? [String: Any] else { throw .skip("not an object") }
-        guard let id = record.string("uuid"), !id.isEmpty else { throw .skip("no id") }
+    static func conversation(from value: Any) throws(SkipReason) -> ImportedConversation {
+        guard let record = value as? [String: Any] else { throw SkipReason("not an object") }
+        guard let id = record.string("uuid"), !id.isEmpty else { throw SkipReason("no id") }
         let all = (record.array("chat_messages") ?? []).compactMap { $0 as? [String: Any] }
-        guard !all.isEmpty else { throw .skip("no messages") }
+        guard !all.isEmpty else { throw SkipReason("no messages") }
 
         var chain = all
         if all.contains(where: { $0.string("parent_message_uuid") != nil }) {
@@ -30,8 +26,8 @@ enum ClaudeExport {
             }
             let leaves = byID.values.filter { !hasChildren.contains($0.message.string("uuid") ?? "") }
             let newest = leaves.max { lhs, rhs in
-                let l = ImportTime.iso8601(lhs.message.string("created_at"))?.milliseconds ?? 0
-                let r = ImportTime.iso8601(rhs.message.string("created_at"))?.milliseconds ?? 0
+                let l = (ImportTime.iso8601(lhs.message.string("created_at") ?? ""))?.milliseconds ?? 0
+                let r = (ImportTime.iso8601(rhs.message.string("created_at") ?? ""))?.milliseconds ?? 0
                 return l == r ? lhs.index < rhs.index : l < r
             }
             chain = []
@@ -47,22 +43,22 @@ enum ClaudeExport {
         }
 
         var messages: [ImportedMessage] = []
-        let conversationTime = ImportTime.iso8601(record.string("created_at"))
+        let conversationTime = try ImportTime.iso8601(record.string("created_at"), field: "created_at")
         for message in chain {
-            messages += self.messages(from: message, fallbackTime: conversationTime)
+            messages += try self.messages(from: message, fallbackTime: conversationTime)
         }
-        guard !messages.isEmpty else { throw .skip("no messages") }
+        guard !messages.isEmpty else { throw SkipReason("no messages") }
         let title = record.string("name").flatMap { ImportText.isBlank($0) ? nil : $0 } ?? ImportText.title(from: messages)
         let start = conversationTime ?? messages.first?.createdAt ?? Timestamp(milliseconds: 0)
-        let updated = ImportTime.iso8601(record.string("updated_at")) ?? messages.last?.createdAt ?? start
+        let updated = try ImportTime.iso8601(record.string("updated_at"), field: "updated_at") ?? messages.last?.createdAt ?? start
         return ImportedConversation(
             source: "claude", sourceID: id, title: title, model: record.string("model"), createdAt: start,
             updatedAt: max(updated, start), messages: messages)
     }
 
-    private static func messages(from message: [String: Any], fallbackTime: Timestamp?) -> [ImportedMessage] {
+    private static func messages(from message: [String: Any], fallbackTime: Timestamp?) throws(SkipReason) -> [ImportedMessage] {
         let role: Role = message.string("sender") == "human" ? .user : .assistant
-        let time = ImportTime.iso8601(message.string("created_at")) ?? fallbackTime ?? Timestamp(milliseconds: 0)
+        let time = try ImportTime.iso8601(message.string("created_at"), field: "a message's created_at") ?? fallbackTime ?? Timestamp(milliseconds: 0)
         var result: [ImportedMessage] = []
         var text = ""
         func flush() {

@@ -75,11 +75,19 @@ public struct Exporter {
     }
 
     /// A file name for one conversation: date, short id and a slug of the title.
+    ///
+    /// Built only from ASCII digits, hexadecimal digits of the id, letters and numbers of the
+    /// title and `-`: never a `/`, a `..` or a control character, whatever the database holds.
     public static func fileName(for conversation: ConversationDTO, format: ExportFormat) -> String {
-        let date = String(conversation.createdAt.iso8601.prefix(10))
+        let date = String(conversation.createdAt.iso8601.prefix(10).filter { $0.isASCII && ($0.isNumber || $0 == "-") })
+        let shortID = String(conversation.publicID.lowercased().filter { $0.isASCII && $0.isHexDigit }.prefix(8))
         var slug = ""
         for character in conversation.title.lowercased() {
-            if character.isLetter || character.isNumber {
+            // Letters and numbers only (no marks, controls, format characters or dots);
+            // the scalar test keeps out characters that merely combine into a letter.
+            if (character.isLetter || character.isNumber)
+                && character.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || $0.properties.numericType != nil })
+            {
                 slug.append(character)
             } else if !slug.isEmpty && slug.last != "-" {
                 slug.append("-")
@@ -87,6 +95,6 @@ public struct Exporter {
             if slug.count >= 40 { break }
         }
         while slug.last == "-" { slug.removeLast() }
-        return "\(date)-\(conversation.publicID.prefix(8))\(slug.isEmpty ? "" : "-" + slug).\(format.fileExtension)"
+        return "\(date)-\(shortID.isEmpty ? "conversation" : shortID)\(slug.isEmpty ? "" : "-" + slug).\(format.fileExtension)"
     }
 }

@@ -32,12 +32,15 @@ public struct ImportProgress: Sendable {
 /// instead of duplicating.
 public struct Importer {
     let store: Store
+    /// How far a ZIP entry may inflate.
+    public var unzipLimit: UnzipLimit
 
-    public init(store: Store) {
+    public init(store: Store, unzipLimit: UnzipLimit = UnzipLimit()) {
         self.store = store
+        self.unzipLimit = unzipLimit
     }
 
-    struct Interrupted: Error {}
+    typealias Interrupted = ImportInterrupted
 
     /// Imports every file (a folder stands for the export files in it).
     ///
@@ -49,10 +52,13 @@ public struct Importer {
     ) -> ImportSummary {
         var summary = ImportSummary()
         for path in paths {
-            let files: [(file: String, label: String)]
-            var scratch: String?
+            // Inflated ZIP entries live in unnamed files, freed when `files` goes.
+            let files: [ExportFile]
             do {
-                (files, scratch) = try Self.files(at: path)
+                files = try Self.files(at: path, unzipLimit: unzipLimit, shouldStop: shouldStop)
+            } catch is Interrupted {
+                summary.interrupted = true
+                return summary
             } catch let error as ImportError {
                 summary.failed.append(error)
                 continue
@@ -60,14 +66,14 @@ public struct Importer {
                 summary.failed.append(ImportError(path: path, problem: "\(error)"))
                 continue
             }
-            defer { if let scratch { try? FileManager.default.removeItem(atPath: scratch) } }
-            for (file, label) in files {
+            for export in files {
+                let (file, label) = (export.file, export.label)
                 // Messages name what the user gave (archive!entry), not a temporary file.
                 func relabel(_ error: ImportError) -> ImportError {
                     ImportError(path: label, problem: error.problem, location: error.location)
                 }
                 do {
-                    let result = try importFile(file, format: format, progress: progress, shouldStop: shouldStop)
+                    let result = try importFile(file, label: label, format: format, progress: progress, shouldStop: shouldStop)
                     summary.inserted += result.inserted
                     summary.updated += result.updated
                     summary.unchanged += result.unchanged
@@ -85,38 +91,36 @@ public struct Importer {
         return summary
     }
 
+    /// One file to import: where to read it, and the name to show.
+    struct ExportFile {
+        let file: String
+        let label: String
+        /// The unnamed file holding an inflated ZIP entry, kept open while it is read.
+        var scratch: ScratchFile?
+    }
+
     /// The export files a path stands for, each with the name to show: a file is itself; a
     /// folder holds `conversations.json` or the split `conversations-000.json`, `-001.json`,
-    /// …; a ZIP archive holds them too, and they are inflated into a scratch folder (returned,
-    /// for removal).
-    static func files(at path: String) throws -> (files: [(file: String, label: String)], scratch: String?) {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw ImportError(path: path, problem: "no such file or folder")
-        }
-        if !isDirectory.boolValue {
+    /// …; a ZIP archive holds them too, and they are inflated into unnamed temporary files.
+    static func files(at path: String, unzipLimit: UnzipLimit = UnzipLimit(), shouldStop: () -> Bool = { false }) throws
+        -> [ExportFile]
+    {
+        // Looked at with stat before anything opens it: opening a FIFO waits forever.
+        let isDirectory = try kind(of: path) == .folder
+        if !isDirectory {
             let head = FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 4) } ?? Data()
-            guard ZipArchive.looksLikeZip(head) else { return ([(path, path)], nil) }
+            guard ZipArchive.looksLikeZip(head) else { return [ExportFile(file: path, label: path)] }
             let archive = try ZipArchive(path: path)
             let wanted = archive.entries.filter { isExportName(($0.name as NSString).lastPathComponent) }
                 .sorted { $0.name < $1.name }
             guard !wanted.isEmpty else {
                 throw ImportError(path: path, problem: "no conversations.json in this archive")
             }
-            let scratch = (NSTemporaryDirectory() as NSString).appendingPathComponent("scrollback-import-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-            var files: [(String, String)] = []
-            do {
-                for (index, entry) in wanted.enumerated() {
-                    let destination = (scratch as NSString).appendingPathComponent("\(index)-\((entry.name as NSString).lastPathComponent)")
-                    try archive.extract(entry, to: destination)
-                    files.append((destination, "\(path)!\(entry.name)"))
-                }
-            } catch {
-                try? FileManager.default.removeItem(atPath: scratch)
-                throw error
+            return try wanted.map { entry in
+                let scratch = try ScratchFile()
+                try archive.extract(entry, to: scratch, limit: unzipLimit, shouldStop: shouldStop)
+                return ExportFile(file: scratch.path, label: "\(path)!\(entry.name)", scratch: scratch)
             }
-            return (files, scratch)
         }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         let split = names.filter { $0.hasPrefix("conversations-") && $0.hasSuffix(".json") }.sorted()
@@ -125,25 +129,47 @@ public struct Importer {
             throw ImportError(
                 path: path, problem: "no export in this folder (looked for conversations.json and conversations-000.json)")
         }
-        let files = chosen.map { name -> (String, String) in
+        return try chosen.map { name in
             let file = (path as NSString).appendingPathComponent(name)
-            return (file, file)
+            guard try kind(of: file) == .file else { throw ImportError(path: file, problem: "a folder, not an export file") }
+            return ExportFile(file: file, label: file)
         }
-        return (files, nil)
+    }
+
+    enum FileKind { case file, folder }
+
+    /// Whether `path` is a regular file or a folder (symbolic links followed), found with
+    /// `stat` so that nothing is opened: a FIFO, socket or device is refused.
+    static func kind(of path: String) throws -> FileKind {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { throw ImportError(path: path, problem: "no such file or folder") }
+            throw ImportError(path: path, problem: "cannot read it (\(String(cString: strerror(errno))))")
+        }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return .file
+        case S_IFDIR: return .folder
+        case S_IFIFO: throw ImportError(path: path, problem: "a FIFO (named pipe), not a file; save the export to a file and import that")
+        case S_IFSOCK: throw ImportError(path: path, problem: "a socket, not a file; import an export file or folder")
+        default: throw ImportError(path: path, problem: "a device, not a file; import an export file or folder")
+        }
     }
 
     static func isExportName(_ name: String) -> Bool {
         name == "conversations.json" || (name.hasPrefix("conversations-") && name.hasSuffix(".json"))
     }
 
+    /// Imports one file in one transaction; `label` is the name to show for it (an archive's
+    /// entry is read from an unnamed file).
     private func importFile(
-        _ path: String, format forced: ImportFormat?, progress: ((ImportProgress) -> Void)?, shouldStop: () -> Bool
+        _ path: String, label: String, format forced: ImportFormat?, progress: ((ImportProgress) -> Void)?, shouldStop: () -> Bool
     ) throws -> ImportSummary {
         let format = try forced ?? Self.detect(path)
         var result = ImportSummary()
         // A file large next to what the database holds is stored with the search index built
         // once at the end (several times faster); a small one keeps the index row by row.
-        let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+        var status = stat()
+        let size = stat(path, &status) == 0 ? Int(status.st_size) : 0
         let inBulk = try size >= 8_000_000 && size / 300 >= store.messages.count()
         // The foreign database is read whole before our transaction starts; it is small next
         // to a JSON export, and is never written.
@@ -156,35 +182,54 @@ public struct Importer {
                 case .unchanged: result.unchanged += 1
                 }
             }
+            /// Stores one record; a record whose ids collide with another conversation's is
+            /// skipped (its savepoint rolled back), not the whole file.
+            func storeRecord(_ conversation: ImportedConversation) throws {
+                do {
+                    try store(conversation)
+                } catch StorageError.sqlite(let error) where error.code == 19 {
+                    throw SkipReason("its id or a message id belongs to another conversation already stored")
+                }
+            }
             switch format {
             case .chatgpt, .claude:
                 var reader = try JSONArrayReader(path: path)
-                while let value = try reader.next() {
+                while true {
                     if shouldStop() { throw Interrupted() }
                     do {
-                        let conversation =
-                            format == .chatgpt
-                            ? try Self.chatgpt(value) : try Self.claude(value)
-                        try store(conversation)
+                        let conversation: ImportedConversation
+                        if format == .chatgpt {
+                            // Read in place: a long conversation is never parsed whole.
+                            guard let range = try reader.nextRange() else { break }
+                            conversation = try reader.withScanner { scanner throws(SkipReason) in
+                                try ChatGPTExport.conversation(in: range, of: scanner)
+                            }
+                        } else {
+                            guard let value = try reader.next() else { break }
+                            conversation = try ClaudeExport.conversation(from: value)
+                        }
+                        try storeRecord(conversation)
                     } catch let skip as SkipReason {
                         result.skipped.append(SkippedRecord(path: path, record: "record \(reader.count)", reason: skip.text))
                     }
-                    progress?(ImportProgress(path: path, records: reader.count, bytesDone: reader.position, bytesTotal: reader.size))
+                    progress?(ImportProgress(path: label, records: reader.count, bytesDone: reader.position, bytesTotal: reader.size))
                 }
             case .jsonl:
                 try JSONLines.forEachLine(path: path) { line, number, done, total in
                     if shouldStop() { throw Interrupted() }
                     do {
-                        let record = try JSONDecoder().decode(ScrollbackRecord.self, from: line)
-                        switch record.imported() {
-                        case .success(let conversation): try store(conversation)
-                        case .failure(let skip):
-                            result.skipped.append(SkippedRecord(path: path, record: "line \(number)", reason: skip.text))
+                        guard let line else { throw SkipReason("not UTF-8 text") }
+                        let record: ScrollbackRecord
+                        do {
+                            record = try JSONDecoder().decode(ScrollbackRecord.self, from: line)
+                        } catch {
+                            throw SkipReason("not a scrollback record")
                         }
-                    } catch is DecodingError {
-                        result.skipped.append(SkippedRecord(path: path, record: "line \(number)", reason: "not a scrollback record"))
+                        try storeRecord(try record.imported().get())
+                    } catch let skip as SkipReason {
+                        result.skipped.append(SkippedRecord(path: path, record: "line \(number)", reason: skip.text))
                     }
-                    progress?(ImportProgress(path: path, records: number, bytesDone: done, bytesTotal: total))
+                    progress?(ImportProgress(path: label, records: number, bytesDone: done, bytesTotal: total))
                 }
             case .llm:
                 for conversation in llm?.conversations ?? [] {
@@ -202,16 +247,6 @@ public struct Importer {
         return result
     }
 
-    private static func chatgpt(_ value: Any) throws -> ImportedConversation {
-        do { return try ChatGPTExport.conversation(from: value) } catch { if case .skip(let reason) = error { throw SkipReason(reason) } }
-        throw SkipReason("unreadable")
-    }
-
-    private static func claude(_ value: Any) throws -> ImportedConversation {
-        do { return try ClaudeExport.conversation(from: value) } catch { if case .skip(let reason) = error { throw SkipReason(reason) } }
-        throw SkipReason("unreadable")
-    }
-
     /// The format, from the content: a SQLite file is an llm log; a JSON array is ChatGPT's
     /// or Claude's by the keys of its first record; lines of scrollback records are JSON Lines.
     static func detect(_ path: String) throws -> ImportFormat {
@@ -221,18 +256,37 @@ public struct Importer {
         if head.isEmpty { throw ImportError(path: path, problem: "the file is empty") }
         if head.starts(with: Array("SQLite format 3\u{0}".utf8)) { return .llm }
         if JSONArrayReader.startsWithArray(head) {
+            // The first record that is an object says which; broken ones before it are
+            // skipped later, with their reasons.
+            // Only the keys are read, in place: the first record may be huge.
             var reader = try JSONArrayReader(path: path)
-            guard let first = try reader.next() as? [String: Any] else {
-                throw ImportError(path: path, problem: "no conversations in the file")
+            var first: Set<String>?
+            while first == nil, reader.count < 1_000, let range = try reader.nextRange() {
+                first = reader.withScanner { scanner in
+                    var keys: Set<String> = []
+                    guard scanner.isObject(range), (try? scanner.forEachMember(of: range) { key, _ in keys.insert(key) }) != nil else {
+                        return nil
+                    }
+                    return keys
+                }
             }
-            if first["mapping"] != nil || first["current_node"] != nil || first["conversation_id"] != nil { return .chatgpt }
-            if first["chat_messages"] != nil || first["uuid"] != nil { return .claude }
+            guard let first else { throw ImportError(path: path, problem: "no conversations in the file") }
+            if !first.isDisjoint(with: ["mapping", "current_node", "conversation_id"]) { return .chatgpt }
+            if !first.isDisjoint(with: ["chat_messages", "uuid"]) { return .claude }
             throw ImportError(path: path, problem: "a JSON array, but not of ChatGPT or Claude conversations")
         }
-        let firstLine = head.prefix { $0 != 0x0A }
-        if let object = try? JSONSerialization.jsonObject(with: firstLine) as? [String: Any], object["format"] as? String == "scrollback" {
-            return .jsonl
+        // JSON Lines when one of the first lines is a scrollback record (a bad first line
+        // is skipped later, with its reason, not taken for another format).
+        var isJSONLines = false
+        try JSONLines.forEachLine(path: path) { line, number, _, _ in
+            if let line, line.first == UInt8(ascii: "{"), let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
+               object["format"] as? String == "scrollback"
+            {
+                isJSONLines = true
+            }
+            if isJSONLines || number >= 100 { throw JSONLines.Stop() }
         }
+        if isJSONLines { return .jsonl }
         guard String(data: head.prefix(4_000), encoding: .utf8) != nil || head.count > 4_000 else {
             throw ImportError(path: path, problem: "not UTF-8 text, nor a SQLite file")
         }

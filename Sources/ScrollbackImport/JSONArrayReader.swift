@@ -86,7 +86,32 @@ struct JSONArrayReader {
     }
 
     /// The next element as a JSON object, or nil at the end of the array.
+    ///
+    /// - Throws: `SkipReason` for an element that is not UTF-8 or not valid JSON (reading
+    ///   can go on after it); `ImportError` when the array itself is broken.
     mutating func next() throws -> Any? {
+        guard let range = try nextRange() else { return nil }
+        let slice = data.subdata(in: (data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound))
+        guard String(data: slice, encoding: .utf8) != nil else {
+            throw SkipReason("not UTF-8 text (the record at byte \(range.lowerBound + 1))")
+        }
+        do {
+            return try JSONSerialization.jsonObject(with: slice, options: [.fragmentsAllowed])
+        } catch {
+            throw SkipReason("malformed JSON, such as a lone surrogate \\ud800 (the record at byte \(range.lowerBound + 1))")
+        }
+    }
+
+    /// Calls `body` with a scanner over the whole file, for reading a record in place.
+    func withScanner<T>(_ body: (JSONScanner) throws -> T) rethrows -> T {
+        try data.withUnsafeBytes { try body(JSONScanner(bytes: $0)) }
+    }
+
+    /// Where the next element is in the file (its bounds found by scanning, not parsed), or
+    /// nil at the end of the array.
+    ///
+    /// - Throws: `ImportError` when the array itself is broken.
+    mutating func nextRange() throws -> Range<Int>? {
         skipWhitespace()
         guard offset < data.count else { throw truncated() }
         if byte(offset) == UInt8(ascii: "]") {
@@ -150,16 +175,9 @@ struct JSONArrayReader {
         }
         offset = position
         guard depth == 0, !inString else { throw truncated() }
-        let slice = data.subdata(in: (data.startIndex + start)..<(data.startIndex + offset))
-        guard String(data: slice, encoding: .utf8) != nil else {
-            throw ImportError(path: path, problem: "not UTF-8 text", location: "in the record at byte \(start + 1)")
-        }
-        do {
-            count += 1
-            return try JSONSerialization.jsonObject(with: slice, options: [.fragmentsAllowed])
-        } catch {
-            throw ImportError(path: path, problem: "malformed JSON", location: "in the record at byte \(start + 1)")
-        }
+        // The record's bounds are known: a bad record is skipped and reading goes on.
+        count += 1
+        return start..<offset
     }
 
     private func truncated() -> ImportError {
@@ -172,7 +190,7 @@ struct JSONArrayReader {
         while offset < data.count && Self.isWhitespace(byte(offset)) { offset += 1 }
     }
 
-    private static func isWhitespace(_ value: UInt8) -> Bool {
+    static func isWhitespace(_ value: UInt8) -> Bool {
         value == 0x20 || value == 0x0A || value == 0x0D || value == 0x09
     }
 }

@@ -48,9 +48,10 @@ struct LLMLogImport {
         var threadIDs: Set<String> = []
         do {
             if hasThreads {
-                let threads = try threadConversations(database)
+                let (threads, threadSkips) = try threadConversations(database)
                 threadIDs = Set(threads.compactMap(\.sourceID))
                 result += threads
+                skipped += threadSkips
             }
             if hasLegacy {
                 let (legacy, legacySkips) = try legacyConversations(database)
@@ -86,6 +87,8 @@ struct LLMLogImport {
             var system: String?
             var response: String
             var time: Timestamp?
+            /// Why the time could not be read, when it could not.
+            var badTime: String?
         }
         let responses = try database.query(
             """
@@ -93,9 +96,12 @@ struct LLMLogImport {
             FROM responses ORDER BY \(column("datetime_utc")), rowid
             """
         ) { row in
-            Response(
+            var time: Timestamp?
+            var badTime: String?
+            do throws(SkipReason) { time = try ImportTime.llm(row.optionalText(6)) } catch { badTime = error.text }
+            return Response(
                 conversation: row.optionalText(1) ?? "response:" + row.text(0), model: row.optionalText(2),
-                prompt: row.text(3), system: row.optionalText(4), response: row.text(5), time: ImportTime.llm(row.optionalText(6)))
+                prompt: row.text(3), system: row.optionalText(4), response: row.text(5), time: time, badTime: badTime)
         }
         var order: [String] = []
         var grouped: [String: [Response]] = [:]
@@ -107,6 +113,10 @@ struct LLMLogImport {
         var skipped: [SkippedRecord] = []
         for id in order {
             let turns = grouped[id] ?? []
+            if let badTime = turns.lazy.compactMap(\.badTime).first {
+                skipped.append(SkippedRecord(path: path, record: "conversation \(id)", reason: badTime))
+                continue
+            }
             var messages: [ImportedMessage] = []
             var lastSystem: String?
             for turn in turns {
@@ -132,7 +142,7 @@ struct LLMLogImport {
         return (conversations, skipped)
     }
 
-    private func threadConversations(_ database: Database) throws -> [ImportedConversation] {
+    private func threadConversations(_ database: Database) throws -> ([ImportedConversation], [SkippedRecord]) {
         struct Message {
             var parent: String?
             var role: String
@@ -160,10 +170,18 @@ struct LLMLogImport {
         var times: [String: Timestamp] = [:]
         var models: [String: String] = [:]
         var threadModel: [String: String] = [:]
+        // A thread with a turn whose time cannot be read is skipped, with the reason.
+        var badTimes: [String: String] = [:]
         let turns = try database.query(
             "SELECT thread_id, parent_message_hash, tip_message_hash, model, datetime_utc FROM turns ORDER BY datetime_utc"
-        ) { ($0.optionalText(0), $0.optionalText(1), $0.optionalText(2), $0.optionalText(3), ImportTime.llm($0.optionalText(4))) }
-        for (thread, parent, tip, model, time) in turns {
+        ) { ($0.optionalText(0), $0.optionalText(1), $0.optionalText(2), $0.optionalText(3), $0.optionalText(4)) }
+        for (thread, parent, tip, model, timeText) in turns {
+            var time: Timestamp?
+            do {
+                time = try ImportTime.llm(timeText)
+            } catch {
+                if let thread, badTimes[thread] == nil { badTimes[thread] = error.text }
+            }
             for hash in [parent, tip].compactMap({ $0 }) {
                 if let time, times[hash] == nil { times[hash] = time }
             }
@@ -171,10 +189,19 @@ struct LLMLogImport {
             if let thread, let model { threadModel[thread] = model }
         }
         var conversations: [ImportedConversation] = []
+        var skipped: [SkippedRecord] = []
         let threads = try database.query("SELECT id, name, tip_message_hash, datetime_utc FROM threads ORDER BY datetime_utc, id") {
-            ($0.text(0), $0.optionalText(1), $0.optionalText(2), ImportTime.llm($0.optionalText(3)))
+            ($0.text(0), $0.optionalText(1), $0.optionalText(2), $0.optionalText(3))
         }
-        for (id, name, tip, started) in threads {
+        for (id, name, tip, startedText) in threads {
+            let started: Timestamp?
+            do throws(SkipReason) {
+                started = try ImportTime.llm(startedText)
+                if let badTime = badTimes[id] { throw SkipReason(badTime) }
+            } catch {
+                skipped.append(SkippedRecord(path: path, record: "thread \(id)", reason: error.text))
+                continue
+            }
             var chain: [String] = []
             var seen: Set<String> = []
             var current = tip
@@ -201,17 +228,22 @@ struct LLMLogImport {
                     model: threadModel[id], createdAt: min(started ?? first.createdAt, first.createdAt), updatedAt: last.createdAt,
                     messages: imported))
         }
-        return conversations
+        return (conversations, skipped)
     }
 }
 
 extension ImportTime {
     /// llm's times: `2026-11-30T09:37:00.633463+00:00` or `2026-11-30 09:37:05.632958+00:00`.
-    static func llm(_ text: String?) -> Timestamp? {
+    ///
+    /// - Throws: `SkipReason` when the text is there but not a valid time in 1970–9999.
+    static func llm(_ text: String?) throws(SkipReason) -> Timestamp? {
         guard var text else { return nil }
         if text.count > 10, text[text.index(text.startIndex, offsetBy: 10)] == " " {
             text.replaceSubrange(text.index(text.startIndex, offsetBy: 10)...text.index(text.startIndex, offsetBy: 10), with: "T")
         }
-        return iso8601(text)
+        guard let time = iso8601(text) else {
+            throw SkipReason("the time '\(text.prefix(40))' is not a valid time between the years 1970 and 9999")
+        }
+        return time
     }
 }

@@ -41,19 +41,50 @@ public struct ScrollbackRecord: Codable, Equatable, Sendable {
     /// The record as a conversation to store; nil with the reason when it cannot be one.
     func imported() -> Result<ImportedConversation, SkipReason> {
         guard format == "scrollback", version == 1 else { return .failure(SkipReason("not a scrollback version 1 record")) }
-        guard let created = ImportTime.iso8601(createdAt), let updated = ImportTime.iso8601(updatedAt) else {
-            return .failure(SkipReason("bad times"))
+        let created: Timestamp, updated: Timestamp
+        do {
+            guard let first = try ImportTime.iso8601(createdAt, field: "createdAt"),
+                  let second = try ImportTime.iso8601(updatedAt, field: "updatedAt")
+            else { return .failure(SkipReason("bad times")) }
+            (created, updated) = (first, second)
+        } catch {
+            return .failure(error)
         }
         var converted: [ImportedMessage] = []
         for message in messages {
             guard let role = Role(rawValue: message.role) else { return .failure(SkipReason("unknown role '\(message.role)'")) }
-            guard let time = ImportTime.iso8601(message.createdAt) else { return .failure(SkipReason("bad message time")) }
-            converted.append(ImportedMessage(role: role, content: message.content, createdAt: time, model: message.model, publicID: message.id))
+            guard let time = ImportTime.iso8601(message.createdAt) else {
+                return .failure(SkipReason("a message's createdAt '\(message.createdAt.prefix(40))' is not a valid time between the years 1970 and 9999"))
+            }
+            // A message id that is not a UUID is left out: storage derives one from the position.
+            converted.append(
+                ImportedMessage(role: role, content: message.content, createdAt: time, model: message.model, publicID: Self.uuid(message.id)))
         }
         return .success(
             ImportedConversation(
                 source: source, sourceID: sourceID, title: title, model: model, createdAt: created, updatedAt: updated,
-                messages: converted, publicID: id, pinned: pinned))
+                messages: converted, publicID: conversationID, pinned: pinned))
+    }
+
+    /// The public id to store: the record's when it is a UUID (lower-cased), otherwise one
+    /// derived from it, the same on every import, so that the file's text never becomes an id
+    /// (ids are shown raw and become file names).
+    var conversationID: String {
+        Self.uuid(id) ?? StableID.uuid("scrollback-jsonl-id", id)
+    }
+
+    /// `text` lower-cased when it is a UUID (8-4-4-4-12 hexadecimal digits), else nil.
+    static func uuid(_ text: String) -> String? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return nil }
+        for (index, byte) in bytes.enumerated() {
+            if [8, 13, 18, 23].contains(index) {
+                guard byte == UInt8(ascii: "-") else { return nil }
+            } else {
+                guard (48...57).contains(byte) || (65...70).contains(byte) || (97...102).contains(byte) else { return nil }
+            }
+        }
+        return text.lowercased()
     }
 
     static func encoder() -> JSONEncoder {

@@ -2,7 +2,11 @@ import CZlib
 import Foundation
 
 /// Reads the entries of a ZIP archive (an export `.zip`) that an import needs, inflating each
-/// to a file in chunks, so that memory stays small however large the entry is.
+/// in chunks into an unnamed temporary file, so that memory stays small however large the
+/// entry is and nothing is left on disk however the process ends.
+///
+/// Every number in the archive is checked against the file before use, and an entry may not
+/// inflate past its declared size, nor declare more than `UnzipLimit` allows (a ZIP bomb).
 struct ZipArchive {
     struct Entry {
         let name: String
@@ -55,16 +59,24 @@ struct ZipArchive {
             let nameData = bytes.subdata(in: (bytes.startIndex + offset + 46)..<(bytes.startIndex + offset + 46 + nameLength))
             entries.append(
                 Entry(
-                    name: String(decoding: nameData, as: UTF8.self), method: UInt16(u16(offset + 10)),
-                    crc: UInt32(u32(offset + 16)), compressedSize: u32(offset + 20), size: u32(offset + 24),
+                    name: String(decoding: nameData, as: UTF8.self), method: UInt16(truncatingIfNeeded: u16(offset + 10)),
+                    crc: UInt32(truncatingIfNeeded: u32(offset + 16)), compressedSize: u32(offset + 20), size: u32(offset + 24),
                     localHeaderOffset: u32(offset + 42)))
             offset += 46 + nameLength + extraLength + commentLength
         }
         self.entries = entries
     }
 
-    /// Writes `entry`, inflated and checked against its CRC, to `destination`.
-    func extract(_ entry: Entry, to destination: String) throws {
+    /// Inflates `entry`, checked against its declared size and CRC, into `output`.
+    ///
+    /// - Parameters:
+    ///   - limit: the most an entry may inflate to; the declared size is checked against it
+    ///     before anything is written.
+    ///   - shouldStop: asked between chunks; true ends the work with `ImportInterrupted`.
+    func extract(_ entry: Entry, to output: ScratchFile, limit: UnzipLimit, shouldStop: () -> Bool) throws {
+        if let refusal = limit.refusal(size: entry.size, compressedSize: entry.compressedSize) {
+            throw ImportError(path: path, problem: "the ZIP entry \(entry.name) \(refusal)")
+        }
         let bytes = data
         func u16(_ at: Int) -> Int { Int(bytes[bytes.startIndex + at]) | Int(bytes[bytes.startIndex + at + 1]) << 8 }
         let header = entry.localHeaderOffset
@@ -75,53 +87,161 @@ struct ZipArchive {
         guard start + entry.compressedSize <= bytes.count else {
             throw ImportError(path: path, problem: "the ZIP entry \(entry.name) is cut short")
         }
-        guard FileManager.default.createFile(atPath: destination, contents: nil),
-              let output = FileHandle(forWritingAtPath: destination)
-        else { throw ImportError(path: path, problem: "cannot write a temporary file for \(entry.name)") }
-        defer { try? output.close() }
         var crc = crc32(0, nil, 0)
-        let compressed = bytes.subdata(in: (bytes.startIndex + start)..<(bytes.startIndex + start + entry.compressedSize))
-        switch entry.method {
-        case 0:
-            compressed.withUnsafeBytes { raw in
-                crc = crc32(crc, raw.bindMemory(to: Bytef.self).baseAddress, uInt(raw.count))
+        var written = 0
+        /// Checks, sums and writes one piece of output.
+        func emit(_ piece: UnsafeRawBufferPointer) throws {
+            guard piece.count <= entry.size - written else {
+                throw ImportError(
+                    path: path, problem: "the ZIP entry \(entry.name) inflates past its declared size of \(entry.size) bytes (a damaged or hostile archive)")
             }
-            output.write(compressed)
-        case 8:
-            var stream = z_stream()
-            guard scrollback_inflate_init_raw(&stream) == Z_OK else {
-                throw ImportError(path: path, problem: "cannot start inflating \(entry.name)")
-            }
-            defer { inflateEnd(&stream) }
-            var chunk = [UInt8](repeating: 0, count: 1 << 20)
-            var status: Int32 = Z_OK
-            try compressed.withUnsafeBytes { raw in
-                stream.next_in = UnsafeMutablePointer(mutating: raw.bindMemory(to: Bytef.self).baseAddress)
-                stream.avail_in = uInt(raw.count)
+            crc = crc32(crc, piece.bindMemory(to: Bytef.self).baseAddress, uInt(piece.count))
+            try output.write(piece, name: entry.name, archive: path)
+            written += piece.count
+            if shouldStop() { throw ImportInterrupted() }
+        }
+        let chunkSize = 1 << 20
+        try bytes.withUnsafeBytes { (all: UnsafeRawBufferPointer) in
+            let compressed = UnsafeRawBufferPointer(rebasing: all[start..<(start + entry.compressedSize)])
+            switch entry.method {
+            case 0:
+                var offset = 0
+                while offset < compressed.count {
+                    let end = min(offset + chunkSize, compressed.count)
+                    try emit(UnsafeRawBufferPointer(rebasing: compressed[offset..<end]))
+                    offset = end
+                }
+            case 8:
+                var stream = z_stream()
+                guard scrollback_inflate_init_raw(&stream) == Z_OK else {
+                    throw ImportError(path: path, problem: "cannot start inflating \(entry.name)")
+                }
+                defer { inflateEnd(&stream) }
+                let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+                defer { chunk.deallocate() }
+                var consumed = 0
+                var status: Int32 = Z_OK
                 repeat {
-                    let produced: Int = chunk.withUnsafeMutableBufferPointer { buffer in
-                        stream.next_out = buffer.baseAddress
-                        stream.avail_out = uInt(buffer.count)
-                        status = inflate(&stream, Z_NO_FLUSH)
-                        return buffer.count - Int(stream.avail_out)
+                    if stream.avail_in == 0 && consumed < compressed.count {
+                        // Fed in pieces: avail_in is 32 bits.
+                        let piece = min(compressed.count - consumed, chunkSize)
+                        stream.next_in = UnsafeMutablePointer(
+                            mutating: compressed.baseAddress.map { $0.advanced(by: consumed).assumingMemoryBound(to: Bytef.self) })
+                        stream.avail_in = uInt(piece)
+                        consumed += piece
                     }
-                    guard status == Z_OK || status == Z_STREAM_END else {
+                    stream.next_out = chunk.baseAddress?.assumingMemoryBound(to: Bytef.self)
+                    stream.avail_out = uInt(chunkSize)
+                    status = inflate(&stream, Z_NO_FLUSH)
+                    // Z_BUF_ERROR: no input left before the end of the stream (reported below).
+                    guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
                         throw ImportError(path: path, problem: "the ZIP entry \(entry.name) is damaged (inflate error \(status))")
                     }
-                    chunk.withUnsafeBufferPointer { buffer in
-                        crc = crc32(crc, buffer.baseAddress, uInt(produced))
-                    }
-                    output.write(Data(chunk[0..<produced]))
-                } while status != Z_STREAM_END && (stream.avail_in > 0 || stream.avail_out == 0)
+                    let produced = chunkSize - Int(stream.avail_out)
+                    try emit(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(chunk)[0..<produced]))
+                } while status == Z_OK
+                guard status == Z_STREAM_END else {
+                    throw ImportError(path: path, problem: "the ZIP entry \(entry.name) is cut short")
+                }
+            default:
+                throw ImportError(
+                    path: path, problem: "the ZIP entry \(entry.name) uses compression method \(entry.method), which is not supported")
             }
-            guard status == Z_STREAM_END else {
-                throw ImportError(path: path, problem: "the ZIP entry \(entry.name) is cut short")
-            }
-        default:
-            throw ImportError(path: path, problem: "the ZIP entry \(entry.name) uses compression method \(entry.method), which is not supported")
         }
-        guard UInt32(crc) == entry.crc else {
+        guard written == entry.size else {
+            throw ImportError(path: path, problem: "the ZIP entry \(entry.name) is damaged (\(written) bytes, not the \(entry.size) it declares)")
+        }
+        guard UInt32(truncatingIfNeeded: crc) == entry.crc else {
             throw ImportError(path: path, problem: "the ZIP entry \(entry.name) is damaged (checksum mismatch)")
+        }
+    }
+}
+
+/// How far a ZIP entry may inflate: by default no more than 200 times its compressed size
+/// and no more than 4 GiB (a real export is text, a few to a few tens of times smaller
+/// deflated); `--unzip-limit SIZE` allows any entry up to SIZE instead.
+public struct UnzipLimit: Sendable, Equatable {
+    public static let ratio = 200
+    public static let defaultCeiling = 4 << 30
+
+    /// The largest size allowed whatever the ratio; nil for the default rule.
+    public var bytes: Int?
+
+    public init(bytes: Int? = nil) {
+        self.bytes = bytes
+    }
+
+    /// Why an entry of this declared size is refused, or nil when it may be inflated.
+    func refusal(size: Int, compressedSize: Int) -> String? {
+        if let bytes {
+            return size > bytes ? "would inflate to \(size) bytes, over the limit of \(bytes) (--unzip-limit)" : nil
+        }
+        if size > Self.defaultCeiling {
+            return "would inflate to \(size) bytes, over 4 GiB; unzip it yourself, or allow it with --unzip-limit SIZE"
+        }
+        // The ratio is not applied to small entries (a tiny JSON file of repeated text).
+        if size > 1 << 20 && size / Self.ratio > compressedSize {
+            return
+                "would inflate \(size / max(compressedSize, 1)) times (to \(size) bytes), over the \(Self.ratio)× allowed (a ZIP bomb?); allow it with --unzip-limit SIZE"
+        }
+        return nil
+    }
+
+    /// `123`, `500K`, `200M`, `8G` or `1T` (powers of 1024) as bytes; nil when not a size.
+    public static func parse(_ text: String) -> Int? {
+        let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
+        var digits = Substring(text)
+        var unit = 1
+        if let last = text.uppercased().last, let multiplier = units[last] {
+            unit = multiplier
+            digits = digits.dropLast()
+        }
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int(digits), value > 0 else { return nil }
+        let (bytes, overflow) = value.multipliedReportingOverflow(by: unit)
+        return overflow ? nil : bytes
+    }
+}
+
+/// A temporary file that has no name: made in a private folder that is removed at once, so
+/// that nothing is left behind however the process ends (even `kill -9`). Readers reach it
+/// through `/proc/self/fd`; it is freed when closed.
+final class ScratchFile {
+    let descriptor: Int32
+
+    init() throws {
+        var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("scrollback-import-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw ImportError(path: NSTemporaryDirectory(), problem: "cannot make a temporary folder (\(String(cString: strerror(errno))))")
+        }
+        let folder = String(cString: made)
+        let file = folder + "/entry"
+        descriptor = open(file, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let failure = errno
+        unlink(file)
+        rmdir(folder)
+        guard descriptor >= 0 else {
+            throw ImportError(path: folder, problem: "cannot make a temporary file (\(String(cString: strerror(failure))))")
+        }
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// The path that opens this file while it is open.
+    var path: String { "/proc/self/fd/\(descriptor)" }
+
+    func write(_ bytes: UnsafeRawBufferPointer, name: String, archive: String) throws {
+        var offset = 0
+        while offset < bytes.count {
+            guard let base = bytes.baseAddress else { return }
+            let count = Glibc.write(descriptor, base + offset, bytes.count - offset)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ImportError(
+                    path: archive, problem: "cannot write a temporary copy of \(name) (\(String(cString: strerror(errno))))")
+            }
+            offset += count
         }
     }
 }
