@@ -35,7 +35,7 @@ struct ImportHostileCommandTests {
         }
         let out = runner.folder.file("deep/er/out")
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        let export = try runner.run(["export", "--out", out + "/"])
+        let export = try runner.run(["export", "--out-dir", out])
         #expect(export.status == 0, "\(export.error)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: out).count == 2)
         #expect(try FileManager.default.contentsOfDirectory(atPath: runner.folder.file("deep/er")) == ["out"])
