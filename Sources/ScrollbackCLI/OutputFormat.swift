@@ -63,7 +63,8 @@ enum OutputFormat {
     }
 
     /// The first eight characters of a public id: enough to type, like git's short ids.
-    static func shortID(_ publicID: String) -> String { String(publicID.prefix(8)) }
+    /// Sanitized too: a database filled before ids were checked may hold anything there.
+    static func shortID(_ publicID: String) -> String { UntrustedText.sanitized(String(publicID.prefix(8))) }
 
     /// Untrusted text made safe for one line of terminal output.
     static func line(_ text: String) -> String { UntrustedText.sanitized(text) }

@@ -20,7 +20,7 @@ struct ShowCommand {
         var messages: [MessageJSON] = []
         if !context.wantsJSON {
             console.line(OutputFormat.line(conversation.title))
-            var facts = ["id \(conversation.publicID)"]
+            var facts = ["id \(OutputFormat.line(conversation.publicID))"]
             if let model = conversation.model { facts.append("model \(OutputFormat.line(model))") }
             facts.append("source \(OutputFormat.line(conversation.source))")
             facts.append("created \(TimeText.absolute(conversation.createdAt))")
