@@ -50,8 +50,12 @@ static inline int scrollback_draw(int row, int column, const wchar_t *text, int 
     return result;
 }
 
-/* setupterm is declared in term.h, whose macros would clash with Swift names. */
+/* setupterm, cur_term and del_curterm are declared in term.h, whose macros would clash
+   with Swift names. */
+struct term;
 extern int setupterm(const char *term, int filedes, int *errret);
+extern struct term *cur_term;
+extern int del_curterm(struct term *);
 
 /* Checks the terminal description before anything is written: 1 when TERM names a
    terminal that can address the cursor, 0 when it is unknown (or there is no terminfo),
@@ -61,8 +65,10 @@ static inline int scrollback_check_terminal(const char *term) {
     int status = 0;
     if (setupterm(term, STDOUT_FILENO, &status) != OK) return 0;
     char *cup = tigetstr("cup");
-    if (cup == NULL || cup == (char *)-1) return 2;
-    return 1;
+    int usable = (cup == NULL || cup == (char *)-1) ? 2 : 1;
+    /* The description was loaded only to be looked at: newterm loads its own. */
+    if (cur_term != NULL) del_curterm(cur_term);
+    return usable;
 }
 
 /* Signals that end the program are caught here and only recorded; the event loop looks

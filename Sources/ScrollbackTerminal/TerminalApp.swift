@@ -75,9 +75,12 @@ public final class TerminalApp {
         // Before the terminal library starts, so that it leaves these to us.
         TerminalSignals.install()
 
-        guard scrollback_newterm() != nil else {
+        guard let terminal = scrollback_newterm() else {
             throw TerminalError(description: "cannot start the terminal (TERM=\(UntrustedText.sanitized(environment["TERM"] ?? "unset"))): run with TERM=xterm-256color")
         }
+        // After the terminal is given back (the defer below runs first): the library's
+        // screen is freed, not left for the process's end.
+        defer { delscreen(terminal) }
         raw()
         noecho()
         nonl()
