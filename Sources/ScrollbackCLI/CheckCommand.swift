@@ -23,7 +23,7 @@ struct CheckCommand {
             report = try store.check()
         } catch let error as StorageError {
             switch error {
-            case .noDatabase, .busy, .readOnly, .cannotOpen, .newerSchema, .needsUpgrade, .diskFull:
+            case .noDatabase, .busy, .readOnly, .newerSchema, .needsUpgrade, .diskFull:
                 throw error
             default:
                 // A file that does not open as ours is still examined, read-only: the report

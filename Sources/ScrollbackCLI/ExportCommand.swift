@@ -27,6 +27,7 @@ struct ExportCommand {
         if let outDir { try ExportTarget.checkFolder(outDir) }
 
         let store = try context.openStore(forReading: true)
+        if let out { try ExportTarget.refuseDatabase(out, database: store.path) }
         let exporter = Exporter(store: store)
         // Every id is checked before anything is written.
         let chosen = try context.parsed.positional.map { try store.conversations.conversation(matching: $0) }
@@ -128,6 +129,19 @@ enum ExportTarget {
             throw CommandFailure(message: "\(path) is a folder; use --out-dir for one file per conversation")
         default:
             throw CommandFailure(message: "\(path) exists and is not a regular file (a device or a FIFO?); export writes regular files only")
+        }
+    }
+
+    /// Refuses to write over the database being exported, or its `-wal` or `-shm` (as `cp`
+    /// refuses to copy a file onto itself), whatever the path that names it.
+    static func refuseDatabase(_ path: String, database: String) throws {
+        var target = stat()
+        guard stat(path, &target) == 0 else { return }
+        for suffix in ["", "-wal", "-shm"] {
+            var file = stat()
+            if stat(database + suffix, &file) == 0 && file.st_dev == target.st_dev && file.st_ino == target.st_ino {
+                throw CommandFailure(message: "\(path) is the database being exported\(suffix.isEmpty ? "" : " (its \(suffix) file)"); choose another file")
+            }
         }
     }
 

@@ -49,7 +49,11 @@ struct SearchCommand {
             console.errorLine(cursor == nil ? "Nothing matches '\(OutputFormat.line(query))'." : "No more matches.")
             return
         }
-        let highlight = console.outputIsTerminal && context.environment["NO_COLOR"].map(\.isEmpty) ?? true
+        // Bold only where a terminal can show it: not with NO_COLOR, not on TERM=dumb or none.
+        let terminal = context.environment["TERM"] ?? ""
+        let highlight =
+            console.outputIsTerminal && (context.environment["NO_COLOR"].map(\.isEmpty) ?? true) && !terminal.isEmpty
+            && terminal != "dumb"
         for hit in page.items {
             let place = hit.message.map { "#\($0.position + 1) \($0.role.rawValue)" } ?? "title"
             console.line(

@@ -14,8 +14,10 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     /// ISO 8601 in UTC with milliseconds: `2026-11-30T08:33:16.123Z`.
     public var iso8601: String {
+        // Any stored value must print, Int64.min included: no multiplication back.
         var seconds = time_t(milliseconds.dividedRoundingDown(by: 1000))
-        let millis = milliseconds - Int64(seconds) * 1000
+        let remainder = milliseconds % 1000
+        let millis = remainder < 0 ? remainder + 1000 : remainder
         var parts = tm()
         gmtime_r(&seconds, &parts)
         return String(

@@ -52,6 +52,7 @@ public final class Database {
     public static func open(path: String, access: Access, createFolder: Bool = true) throws -> Database {
         var flags = SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
         let exists = try path != ":memory:" && Self.checkKind(of: path)
+        if path != ":memory:" { try Self.checkCompanions(of: path) }
         switch access {
         case .readWrite:
             let folder = (path as NSString).deletingLastPathComponent
@@ -65,6 +66,11 @@ public final class Database {
         }
         do {
             return try connect(path: path, access: access, flags: flags, immutable: false)
+        } catch StorageError.cannotOpen where access == .readWrite && !Self.folderIsWritable(of: path) {
+            let folder = (path as NSString).deletingLastPathComponent
+            throw StorageError.cannotOpen(
+                path: path,
+                reason: "its folder \(folder.isEmpty ? "." : folder) is read-only, and SQLite writes a -wal file beside the database; look with --readonly, or move the file somewhere writable")
         } catch StorageError.cannotOpen(_, let reason) where access == .readOnly {
             if Self.canOnlyBeReadAsSnapshot(path) {
                 return try connect(path: path, access: access, flags: flags, immutable: true)
@@ -133,14 +139,32 @@ public final class Database {
         }
     }
 
+    /// SQLite's `-wal` and `-shm` beside the file must be its own regular files: a symlink or a
+    /// folder there is refused before SQLite follows or trips over it.
+    private static func checkCompanions(of path: String) throws {
+        for suffix in ["-wal", "-shm"] {
+            var status = stat()
+            guard lstat(path + suffix, &status) == 0 else { continue }
+            if (status.st_mode & S_IFMT) != S_IFREG {
+                throw StorageError.cannotOpen(
+                    path: path,
+                    reason: "\((path as NSString).lastPathComponent)\(suffix) beside it is not a regular file (a symlink or a folder?); move it away")
+            }
+        }
+    }
+
+    private static func folderIsWritable(of path: String) -> Bool {
+        let folder = (path as NSString).deletingLastPathComponent
+        return Glibc.access(folder.isEmpty ? "." : folder, W_OK) == 0
+    }
+
     /// A WAL database that no process can be writing: no `-wal` beside it, in a folder where
     /// none can be created. SQLite cannot read it `mode=ro` (it needs a `-shm`), but the file
     /// cannot change while it is read, so an immutable connection tells no lies.
     private static func canOnlyBeReadAsSnapshot(_ path: String) -> Bool {
-        let folder = (path as NSString).deletingLastPathComponent
         let fileManager = FileManager.default
         return Self.headerSaysWAL(path: path) && !fileManager.fileExists(atPath: path + "-wal")
-            && !fileManager.fileExists(atPath: path + "-shm") && Glibc.access(folder.isEmpty ? "." : folder, W_OK) != 0
+            && !fileManager.fileExists(atPath: path + "-shm") && !folderIsWritable(of: path)
     }
 
     /// Opens a private in-memory database (read-write), for tests and scratch work.

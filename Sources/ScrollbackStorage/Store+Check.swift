@@ -83,6 +83,26 @@ enum DatabaseCheck {
             }
             problems += orphans.prefix(20).map { "foreign key: \($0)" }
         }
+        step("values") {
+            // What the schema's types do not stop: SQLite stores any type in any column.
+            let range = "BETWEEN 0 AND 253402300799999"  // 1970-01-01 to 9999-12-31, in milliseconds
+            let conversations = try database.query(
+                """
+                SELECT public_id FROM conversation
+                WHERE typeof(created_at) <> 'integer' OR typeof(updated_at) <> 'integer' OR typeof(title) <> 'text'
+                   OR created_at NOT \(range) OR updated_at NOT \(range)
+                LIMIT 20
+                """
+            ) { "value: conversation \($0.text(0)) has a title that is not text or a time outside the years 1970–9999" }
+            let messages = try database.query(
+                """
+                SELECT public_id FROM message
+                WHERE typeof(created_at) <> 'integer' OR typeof(content) <> 'text' OR created_at NOT \(range)
+                LIMIT 20
+                """
+            ) { "value: message \($0.text(0)) has content that is not text or a time outside the years 1970–9999" }
+            problems += conversations + messages
+        }
         step("message counts") {
             let miscounted = try database.query(
                 """

@@ -412,7 +412,12 @@ public final class BrowserViewModel {
     }
 
     private func rename(id: Int64, to title: String) throws {
-        guard let before = try repositories.conversations.conversation(id: id) else { return }
+        guard let before = try repositories.conversations.conversation(id: id) else {
+            // Another process deleted it while the editor was open.
+            status = "Not renamed: that conversation was deleted meanwhile, by another process"
+            try list.reload(keeping: id)
+            return
+        }
         _ = try repositories.conversations.rename(id: id, to: title)
         undoAction = .renamed(id: id, title: before.title)
         try list.reload(keeping: id)

@@ -13,7 +13,9 @@ public enum TimeText {
 
     /// `now`, `5m ago`, `3h ago`, `4d ago`, `6w ago`, then the date.
     public static func relative(_ timestamp: Timestamp, now: Timestamp) -> String {
-        let seconds = (now.milliseconds - timestamp.milliseconds) / 1000
+        // A time from a damaged or foreign file can be anything: far apart is a date.
+        let (difference, overflow) = now.milliseconds.subtractingReportingOverflow(timestamp.milliseconds)
+        let seconds = overflow ? Int64.max : difference / 1000
         switch seconds {
         case ..<60: return "now"
         case ..<3_600: return "\(seconds / 60)m ago"

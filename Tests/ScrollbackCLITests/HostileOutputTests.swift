@@ -98,6 +98,11 @@ struct HostileOutputTests {
                 .replacingOccurrences(of: "\u{1B}[1m", with: "").replacingOccurrences(of: "\u{1B}[22m", with: "")
             #expect(Self.dangerousBytes(in: Data(own.utf8)) == [], "\(command)")
         }
+        // Search marks matches in bold only where the terminal can show it.
+        for terminal in ["dumb", ""] {
+            let plain = try Self.shell("TERM=\(terminal) script -q -e -c \"\\\"$0\\\" --db \(database) search evil\" /dev/null")
+            #expect(!plain.output.contains(0x1B), "TERM=\(terminal)")
+        }
         // JSON to a terminal is escaped, not altered: a parser reads the exact title back.
         let json = try Self.shell("script -q -e -c \"\\\"$0\\\" --db \(database) show \(id) --json\" /dev/null")
         let text = String(decoding: json.output, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
@@ -200,6 +205,15 @@ struct HostileOutputTests {
         #expect(try runner.run(["export", "--out", victim, "--force"]).status == 0)
         #expect(try String(contentsOfFile: victim, encoding: .utf8).hasPrefix("# "))
 
+        // Never over the database itself, whatever --force says or the path looks like.
+        let before = try sha256(ofFile: runner.databasePath)
+        for target in [runner.databasePath, runner.dataFolder + "/../data/history.sqlite"] {
+            let onItself = try runner.run(["export", "--out", target, "--force"])
+            #expect(onItself.status == 1)
+            #expect(onItself.error.contains("is the database being exported"), "\(onItself.error)")
+        }
+        #expect(try sha256(ofFile: runner.databasePath) == before)
+
         let folder = try runner.run(["export", "--out", runner.folder.path])
         #expect(folder.error.contains("is a folder; use --out-dir"))
         #expect(try runner.run(["export", "--out", ""]).status == 2)
@@ -282,5 +296,29 @@ struct HostileOutputTests {
         #expect(check.output.contains("problem: integrity:"))
         #expect(try sha256(ofFile: runner.databasePath) == before)
     }
-}
 
+    @Test("times no import would store (Int64.min, Int64.max, text) print, draw and export without a trap; check names them")
+    func extremeTimes() throws {
+        for (created, updated) in ["-9223372036854775808", "9223372036854775807", "-9223372036854775000", "'abc'"].map({ ($0, $0) }) {
+            let runner = try BinaryRunner()
+            _ = try runner.run(["demo", "--count", "2"])
+            let store = try Store.open(path: runner.databasePath)
+            try store.database.execute("PRAGMA trusted_schema = ON")
+            try store.database.execute(
+                "UPDATE conversation SET created_at = \(created), updated_at = \(updated); UPDATE message SET created_at = \(created)")
+            for arguments in [
+                ["list"], ["list", "--json"], ["list", "--sort", "created"], ["stats"], ["stats", "--json"], ["export"],
+                ["export", "--format", "json"], ["export", "--format", "jsonl"], ["search", "the"],
+            ] {
+                let result = try runner.run(arguments)
+                #expect(result.status == 0 || result.status == 1, "\(created) \(arguments): \(result.status) \(result.error)")
+            }
+            let database = Self.quoted(runner.databasePath)
+            let frame = try Self.shell("script -q -e -c \"\\\"$0\\\" --db \(database) --exit-after-first-frame\" /dev/null")
+            #expect(frame.status == 0, "\(created): \(frame.error)")
+            let check = try runner.run(["check"])
+            #expect(check.status == 1)
+            #expect(check.output.contains("problem: value: conversation "), "\(check.output)")
+        }
+    }
+}

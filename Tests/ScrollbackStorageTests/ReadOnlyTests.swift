@@ -206,4 +206,40 @@ struct ReadOnlyMatrixTests {
             #expect(try reader.check().isHealthy)
         }
     }
+
+    @Test("in a folder nobody can write: writes say the folder is read-only; check still reports")
+    func writesInReadOnlyFolder() throws {
+        guard geteuid() == 0 else { return }
+        let folder = try TemporaryDirectory()
+        let (path, _) = try ReadOnlyTests.prepare(folder)
+        #expect(Self.chattr("+i", folder.path) == 0)
+        defer { _ = Self.chattr("-i", folder.path) }
+        do {
+            _ = try Store.open(path: path)
+            Issue.record("opened read-write in an immutable folder")
+        } catch let error as StorageError {
+            #expect(error.description.contains("is read-only, and SQLite writes a -wal file beside the database"), "\(error)")
+        }
+        let report = Store.check(path: path)
+        #expect(report.isHealthy, "\(report)")
+    }
+
+    @Test("a -shm or -wal that is a symlink or a folder is refused by name, and nothing is written through it")
+    func companionsNotFiles() throws {
+        for suffix in ["-shm", "-wal"] {
+            let folder = try TemporaryDirectory()
+            let (path, _) = try ReadOnlyTests.prepare(folder)
+            try "victim".write(toFile: folder.file("victim"), atomically: true, encoding: .utf8)
+            try FileManager.default.createSymbolicLink(atPath: path + suffix, withDestinationPath: folder.file("victim"))
+            for readOnly in [true, false] {
+                do {
+                    _ = try Store.open(path: path, readOnly: readOnly)
+                    Issue.record("opened with a symlinked \(suffix)")
+                } catch let error as StorageError {
+                    #expect(error.description.contains("h.sqlite\(suffix) beside it is not a regular file"), "\(error)")
+                }
+            }
+            #expect(try String(contentsOfFile: folder.file("victim"), encoding: .utf8) == "victim")
+        }
+    }
 }

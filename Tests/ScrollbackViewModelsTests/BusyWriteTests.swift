@@ -33,4 +33,24 @@ struct BusyWriteTests {
         #expect(fixture.browser.prompt == nil)
         #expect(fixture.selectedTitle == "a title typed with care")
     }
+
+    @Test("a rename of a conversation another process deleted meanwhile says so")
+    func renameDeletedMeanwhile() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("h.sqlite")
+        let store = try Store.open(path: path)
+        try store.addConversation(title: "doomed", createdAt: 2)
+        try store.addConversation(title: "stays", createdAt: 1)
+        let fixture = try BrowserFixture(store: store)
+        try fixture.press(.character("r"))
+        let other = try Store.open(path: path)
+        let doomed = try other.conversations.page(sort: .updated, at: .first, limit: 1).items[0]
+        #expect(doomed.title == "doomed")
+        #expect(try other.conversations.delete(ids: [doomed.id]) == 1)
+        try fixture.press(.control("u"))
+        try fixture.type("new title")
+        try fixture.press(.enter)
+        #expect(fixture.browser.status?.contains("deleted meanwhile") == true, "\(String(describing: fixture.browser.status))")
+        #expect(try other.conversations.count() == 1)
+    }
 }
