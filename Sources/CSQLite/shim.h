@@ -8,4 +8,7 @@ static inline int scrollback_sqlite3_db_config_int(sqlite3 *db, int op, int valu
     return sqlite3_db_config(db, op, value, result);
 }
 
+/* Extended result codes built with | and << do not import into Swift. */
+static const int scrollback_sqlite_constraint_trigger = SQLITE_CONSTRAINT_TRIGGER;
+
 #endif

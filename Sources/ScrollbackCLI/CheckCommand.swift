@@ -44,7 +44,7 @@ struct CheckCommand {
             console.line("problem: \(OutputFormat.line(problem))")
         }
         console.errorLine(
-            "scrollback: \(report.problems.count) problem(s) in \(context.databasePath); back it up (cp), then try `scrollback check --repair`, or restore a backup")
+            "scrollback: \(report.problems.count) problem(s) in \(context.databasePath); back it up (cp), then try `scrollback check --repair` (it rebuilds indexes and counts and puts back missing schema objects; objects that are not scrollback's it leaves for you), or restore a backup")
         return 1
     }
 

@@ -31,6 +31,9 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     case diskFull(path: String)
     /// The operating system failed to read or write the file.
     case inputOutput(path: String, detail: SQLiteError)
+    /// A change that the data as it is now refuses (undoing a delete of a conversation that
+    /// is back already, a trigger that is not scrollback's); the message says which.
+    case conflict(String)
     /// Anything else SQLite reported.
     case sqlite(SQLiteError)
 
@@ -70,6 +73,8 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
             return "the disk holding \(path) is full; nothing was changed; free some space and try again"
         case .inputOutput(let path, let detail):
             return "cannot read or write \(path) (\(detail.message)); check the disk and the file's permissions"
+        case .conflict(let message):
+            return message
         case .sqlite(let error):
             return error.summary
         }

@@ -221,6 +221,10 @@ public final class Database {
         if error.code == SQLITE_BUSY { return StorageError.busy }
         if error.code == SQLITE_CORRUPT || error.code == SQLITE_NOTADB { return StorageError.damaged(path: path, detail: error) }
         if error.code == SQLITE_FULL { return StorageError.diskFull(path: path) }
+        if error.extendedCode == scrollback_sqlite_constraint_trigger {
+            return StorageError.conflict(
+                "a trigger that is not scrollback's refused the change (\(error.message)); nothing was changed; `scrollback check` lists what is foreign in \(path)")
+        }
         if error.code == SQLITE_IOERR || error.code == SQLITE_CANTOPEN {
             return StorageError.inputOutput(path: path, detail: error)
         }

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import ScrollbackModel
 
@@ -149,34 +150,43 @@ public final class SQLiteConversationRepository: ConversationRepository {
     public func restore(_ snapshots: [ConversationSnapshot]) throws {
         try database.write {
             for snapshot in snapshots {
-                let c = snapshot.conversation
-                // The old row id if it is still free, so that the row is the same row again.
-                let idFree = try database.scalarInt("SELECT count(*) FROM conversation WHERE id = ?", [.integer(c.id)]) == 0
-                try database.run(
-                    """
-                    INSERT INTO conversation (id, public_id, title, model, source, source_id, created_at, updated_at, pinned)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                    [
-                        idFree ? .integer(c.id) : .null, .text(c.publicID), .text(c.title), SQLValue(c.model), .text(c.source),
-                        SQLValue(c.sourceID), .integer(c.createdAt.milliseconds), .integer(c.updatedAt.milliseconds),
-                        SQLValue(c.pinned),
-                    ])
-                let conversationID = database.lastInsertRowID
-                for m in snapshot.messages {
-                    let messageFree = try database.scalarInt("SELECT count(*) FROM message WHERE id = ?", [.integer(m.id)]) == 0
-                    try database.run(
-                        """
-                        INSERT INTO message (id, public_id, conversation_id, position, role, content, created_at, model)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                        [
-                            messageFree ? .integer(m.id) : .null, .text(m.publicID), .integer(conversationID),
-                            .integer(Int64(m.position)), .text(m.role.rawValue), .text(m.content),
-                            .integer(m.createdAt.milliseconds), SQLValue(m.model),
-                        ])
+                do {
+                    try restore(snapshot)
+                } catch StorageError.sqlite(let error) where error.code == SQLITE_CONSTRAINT {
+                    throw StorageError.conflict(
+                        "cannot undo: “\(snapshot.conversation.title)” is back already (another process imported it again); nothing was restored")
                 }
             }
+        }
+    }
+
+    private func restore(_ snapshot: ConversationSnapshot) throws {
+        let c = snapshot.conversation
+        // The old row id if it is still free, so that the row is the same row again.
+        let idFree = try database.scalarInt("SELECT count(*) FROM conversation WHERE id = ?", [.integer(c.id)]) == 0
+        try database.run(
+            """
+            INSERT INTO conversation (id, public_id, title, model, source, source_id, created_at, updated_at, pinned)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                idFree ? .integer(c.id) : .null, .text(c.publicID), .text(c.title), SQLValue(c.model), .text(c.source),
+                SQLValue(c.sourceID), .integer(c.createdAt.milliseconds), .integer(c.updatedAt.milliseconds),
+                SQLValue(c.pinned),
+            ])
+        let conversationID = database.lastInsertRowID
+        for m in snapshot.messages {
+            let messageFree = try database.scalarInt("SELECT count(*) FROM message WHERE id = ?", [.integer(m.id)]) == 0
+            try database.run(
+                """
+                INSERT INTO message (id, public_id, conversation_id, position, role, content, created_at, model)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    messageFree ? .integer(m.id) : .null, .text(m.publicID), .integer(conversationID),
+                    .integer(Int64(m.position)), .text(m.role.rawValue), .text(m.content),
+                    .integer(m.createdAt.milliseconds), SQLValue(m.model),
+                ])
         }
     }
 

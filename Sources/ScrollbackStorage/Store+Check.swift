@@ -147,9 +147,21 @@ enum DatabaseCheck {
 
     /// The schema the migrations make, in a private in-memory database.
     static func expectedSchema(_ migrator: Migrator) throws -> [String: String] {
+        Dictionary(try expectedObjects(migrator).map { ($0.name, $0.sql) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The same, as (name, SQL, whether it is a full-text index's shadow table, which its
+    /// virtual table makes) in the order the migrations created them.
+    static func expectedObjects(_ migrator: Migrator) throws -> [(name: String, sql: String, isShadow: Bool)] {
         let scratch = try Database.inMemory()
         for migration in migrator.migrations { try migration.apply(scratch) }
-        return try schema(of: scratch)
+        let rows = try scratch.query("SELECT name, sql, type FROM sqlite_schema WHERE sql IS NOT NULL ORDER BY rowid") {
+            (name: $0.text(0), sql: $0.text(1), type: $0.text(2))
+        }
+        let virtualTables = rows.filter { $0.type == "table" && $0.sql.hasPrefix("CREATE VIRTUAL TABLE") }.map(\.name)
+        return rows.map { row in
+            (row.name, row.sql, row.type == "table" && virtualTables.contains { row.name.hasPrefix($0 + "_") })
+        }
     }
 
     /// SQL with runs of white space made one space, so reformatting is no difference.
@@ -170,9 +182,16 @@ extension StorageError {
 }
 
 extension Store {
-    /// Rebuilds both full-text indexes and recounts messages, in one transaction.
+    /// Puts back scrollback's own schema objects that are missing (a dropped trigger or
+    /// index), rebuilds both full-text indexes and recounts messages, in one transaction.
+    /// Objects that are not scrollback's are left alone: `check` names them.
     public func repair() throws {
+        let expected = try DatabaseCheck.expectedObjects(migrator)
+        let found = try DatabaseCheck.schema(of: database)
         try database.write {
+            for object in expected where found[object.name] == nil && !object.isShadow {
+                try database.execute(object.sql)
+            }
             try database.execute(
                 """
                 INSERT INTO message_fts (message_fts) VALUES ('rebuild');

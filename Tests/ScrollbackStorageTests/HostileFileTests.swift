@@ -141,6 +141,42 @@ struct HostileFileTests {
         let report = try store.check()
         #expect(report.problems.contains("schema: message_counted is missing"))
         #expect(report.problems.contains("schema: spy is not part of scrollback's schema (added by another program?)"))
+        // While the trigger is missing, a new message goes uncounted; repair puts it back and
+        // recounts; the foreign trigger stays for the user to judge.
+        let conversation = try store.conversations.page(sort: .created, at: .first, limit: 1).items[0]
+        _ = try store.messages.append([NewMessage(role: .user, content: "uncounted")], to: conversation.id)
+        try store.repair()
+        let after = try store.check()
+        #expect(after.problems == ["schema: spy is not part of scrollback's schema (added by another program?)"], "\(after)")
+        _ = try store.messages.append([NewMessage(role: .user, content: "counted")], to: conversation.id)
+        #expect(try store.check().problems.count == 1)
+    }
+
+    @Test("a foreign trigger that aborts a write is a plain message, not a raw SQLite code; an undo that meets a re-import too")
+    func foreignTriggerAndUndoConflict() throws {
+        let folder = try TemporaryDirectory()
+        let path = try Self.makeDatabase(folder)
+        let store = try Store.open(path: path)
+        let conversation = try store.conversations.page(sort: .created, at: .first, limit: 1).items[0]
+        try store.database.execute("CREATE TRIGGER evil BEFORE UPDATE ON conversation BEGIN SELECT raise(abort, 'nope'); END")
+        do {
+            _ = try store.conversations.rename(id: conversation.id, to: "x")
+            Issue.record("renamed through an aborting trigger")
+        } catch let error as StorageError {
+            #expect(error.description.hasPrefix("a trigger that is not scrollback's refused the change (nope)"), "\(error)")
+        }
+        try store.database.execute("DROP TRIGGER evil")
+        let snapshots = try store.conversations.deleteKeepingSnapshots(ids: [conversation.id])
+        // Another process imports the same conversation again before the undo.
+        try store.addConversation(title: "again", createdAt: 5, source: conversation.source, sourceID: "same")
+        try store.database.run("UPDATE conversation SET public_id = ? WHERE title = 'again'", [.text(conversation.publicID)])
+        do {
+            try store.conversations.restore(snapshots)
+            Issue.record("restored over a re-import")
+        } catch let error as StorageError {
+            #expect(error.description.hasPrefix("cannot undo: “\(conversation.title)” is back already"), "\(error)")
+        }
+        #expect(try store.conversations.count() == 3)
     }
 
     @Test("a delete right after another connection's bulk import (triggers set aside and back) succeeds")
