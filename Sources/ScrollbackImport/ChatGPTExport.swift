@@ -36,8 +36,12 @@ enum ChatGPTExport {
                 case "title": title = scanner.string(value)
                 case "current_node": currentNode = scanner.string(value)
                 case "default_model_slug": defaultModel = scanner.string(value)
-                case "create_time": createTime = scanner.number(value)
-                case "update_time": updateTime = scanner.number(value)
+                case "create_time", "update_time":
+                    // A time that is there but not a number ("1700000000", true) is no time:
+                    // the record is skipped rather than stored as 1970.
+                    let number = scanner.number(value)
+                    if number == nil && !scanner.isNull(value) { throw SkipReason("\(key) is not a number of seconds") }
+                    if key == "create_time" { createTime = number } else { updateTime = number }
                 case "mapping": mapping = scanner.isObject(value) ? value : nil
                 default: break
                 }
@@ -153,6 +157,9 @@ enum ChatGPTExport {
         }
         guard !ImportText.isBlank(text) else { return nil }
         let model = role == .assistant ? (metadata.string("model_slug") ?? defaultModel) : nil
+        if message["create_time"] != nil && !(message["create_time"] is NSNull) && message.number("create_time") == nil {
+            throw SkipReason("a message's create_time is not a number of seconds")
+        }
         let time = try ImportTime.seconds(message.number("create_time"), field: "a message's create_time") ?? fallbackTime ?? Timestamp(milliseconds: 0)
         return ImportedMessage(role: role, content: text, createdAt: time, model: model)
     }

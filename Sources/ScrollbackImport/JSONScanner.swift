@@ -121,6 +121,11 @@ struct JSONScanner {
         return (try? JSONSerialization.jsonObject(with: data(range), options: [.fragmentsAllowed])) as? String
     }
 
+    /// Whether the value at `range` is JSON's `null`.
+    func isNull(_ range: Range<Int>) -> Bool {
+        range.count == 4 && bytes[range.lowerBound] == 0x6E  // n(ull): the scanner checked the word
+    }
+
     /// The number at `range`, or nil when the value is not a number.
     func number(_ range: Range<Int>) -> Double? {
         guard let first = range.first.map({ bytes[$0] }), first == 0x2D || (0x30...0x39).contains(first) else { return nil }

@@ -41,6 +41,7 @@ public struct ScrollbackRecord: Codable, Equatable, Sendable {
     /// The record as a conversation to store; nil with the reason when it cannot be one.
     func imported() -> Result<ImportedConversation, SkipReason> {
         guard format == "scrollback", version == 1 else { return .failure(SkipReason("not a scrollback version 1 record")) }
+        guard !source.trimmingCharacters(in: .whitespaces).isEmpty else { return .failure(SkipReason("its source is empty")) }
         let created: Timestamp, updated: Timestamp
         do {
             guard let first = try ImportTime.iso8601(createdAt, field: "createdAt"),
