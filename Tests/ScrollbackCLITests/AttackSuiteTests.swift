@@ -225,30 +225,10 @@ struct ConcurrencyAttackTests {
     func commandsAgainstAWriter() throws {
         let runner = try BinaryRunner()
         #expect(try runner.run(["demo", "--count", "400"]).status == 0)
-        let source = try BinaryRunner()
-        #expect(try source.run(["demo", "--count", "3000", "--seed", "5"]).status == 0)
-        let export = source.folder.file("batch.jsonl")
-        #expect(try source.run(["export", "--format", "jsonl", "--out", export]).status == 0)
         let ids = try #require((try runner.json(["list", "--limit", "100"])["conversations"] as? [[String: Any]])?.compactMap { $0["id"] as? String })
-        let batch = try #require((try source.json(["list", "--limit", "3000"])["conversations"] as? [[String: Any]])?.compactMap { $0["id"] as? String })
-        #expect(batch.count == 3000 && Set(batch).isDisjoint(with: ids))
-        let batchFile = runner.folder.file("batch-ids")
-        try batch.joined(separator: "\n").write(toFile: batchFile, atomically: true, encoding: .utf8)
-        // The writer: import the batch, delete it again, over and over, until told to stop.
-        let writer = Process()
-        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
-        writer.arguments = [
-            "-c",
-            "while [ ! -e \"$2\" ]; do \"$0\" --db \"$1\" import \"$3\" --quiet; \"$0\" --db \"$1\" delete $(cat \"$4\") --yes && echo round >> \"$2.rounds\"; done",
-            BinaryRunner.binary.path, runner.databasePath, runner.folder.file("stop"), export, batchFile,
-        ]
-        writer.standardOutput = FileHandle.nullDevice
-        writer.standardError = FileHandle.nullDevice
-        try writer.run()
-        defer {
-            _ = FileManager.default.createFile(atPath: runner.folder.file("stop"), contents: nil)
-            writer.waitUntilExit()
-        }
+        let writer = try WriterLoop(beside: runner, batch: 3000, seed: 5, pause: 0)
+        #expect(Set(writer.batch).isDisjoint(with: ids))
+        defer { writer.stop() }
         var reads = 0
         var busy = 0
         for round in 0..<12 {
@@ -267,10 +247,8 @@ struct ConcurrencyAttackTests {
                 #expect(rename.error.contains("the database is busy"), "\(rename.error)")
             }
         }
-        _ = FileManager.default.createFile(atPath: runner.folder.file("stop"), contents: nil)
-        writer.waitUntilExit()
         // The writer really wrote meanwhile: whole import-and-delete rounds completed.
-        let rounds = (try? String(contentsOfFile: runner.folder.file("stop.rounds"), encoding: .utf8))?.split(separator: "\n").count ?? 0
+        let rounds = writer.stop()
         #expect(rounds >= 1)
         print("attacks: concurrency: \(reads) reads without an error while \(rounds) import+delete rounds ran, \(busy) renames told the database was busy")
     }
@@ -282,27 +260,8 @@ struct BrowserConcurrencyTests {
     func browserAgainstAWriter(readOnly: Bool) throws {
         let runner = try BinaryRunner()
         #expect(try runner.run(["demo", "--count", "300"]).status == 0)
-        let source = try BinaryRunner()
-        #expect(try source.run(["demo", "--count", "1500", "--seed", "6"]).status == 0)
-        let export = source.folder.file("batch.jsonl")
-        #expect(try source.run(["export", "--format", "jsonl", "--out", export]).status == 0)
-        let batch = try #require((try source.json(["list", "--limit", "1500"])["conversations"] as? [[String: Any]])?.compactMap { $0["id"] as? String })
-        let batchFile = runner.folder.file("batch-ids")
-        try batch.joined(separator: "\n").write(toFile: batchFile, atomically: true, encoding: .utf8)
-        let writer = Process()
-        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
-        writer.arguments = [
-            "-c",
-            "while [ ! -e \"$2\" ]; do \"$0\" --db \"$1\" import \"$3\" --quiet; sleep 0.3; \"$0\" --db \"$1\" delete $(cat \"$4\") --yes; sleep 0.3; done",
-            BinaryRunner.binary.path, runner.databasePath, runner.folder.file("stop"), export, batchFile,
-        ]
-        writer.standardOutput = FileHandle.nullDevice
-        writer.standardError = FileHandle.nullDevice
-        try writer.run()
-        defer {
-            _ = FileManager.default.createFile(atPath: runner.folder.file("stop"), contents: nil)
-            writer.waitUntilExit()
-        }
+        let writer = try WriterLoop(beside: runner, batch: 1500, seed: 6, pause: 0.3)
+        defer { writer.stop() }
         let tmux = try TmuxSession(width: 100, height: 20, arguments: ["--db", runner.databasePath] + (readOnly ? ["--readonly"] : []))
         _ = try tmux.waitFor(text: " of ")
         // Outside changes show up: both totals, with and without the batch, are seen.
@@ -326,5 +285,44 @@ struct BrowserConcurrencyTests {
         #expect(totals.count == 2, "saw \(totals) in \(screens) screens")
         try tmux.send("q")
         #expect(try tmux.waitForExit() == 0)
+    }
+}
+
+/// Another process writing in a loop beside a test: it imports a batch of conversations,
+/// deletes them again, and so on until `stop()`, which returns how many rounds completed.
+struct WriterLoop {
+    let batch: [String]
+    private let process: Process
+    private let stopFile: String
+    /// Holds the batch's export file (its folder goes when the runner does).
+    private let source: BinaryRunner
+
+    init(beside runner: BinaryRunner, batch count: Int, seed: Int, pause: Double) throws {
+        source = try BinaryRunner()
+        #expect(try source.run(["demo", "--count", "\(count)", "--seed", "\(seed)"]).status == 0)
+        let export = source.folder.file("batch.jsonl")
+        #expect(try source.run(["export", "--format", "jsonl", "--out", export]).status == 0)
+        batch = ((try source.json(["list", "--limit", "\(count)"])["conversations"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String }
+        #expect(batch.count == count)
+        let batchFile = runner.folder.file("batch-ids")
+        try batch.joined(separator: "\n").write(toFile: batchFile, atomically: true, encoding: .utf8)
+        stopFile = runner.folder.file("stop")
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [
+            "-c",
+            "while [ ! -e \"$2\" ]; do \"$0\" --db \"$1\" import \"$3\" --quiet; sleep $5; \"$0\" --db \"$1\" delete $(cat \"$4\") --yes && echo round >> \"$2.rounds\"; sleep $5; done",
+            BinaryRunner.binary.path, runner.databasePath, stopFile, export, batchFile, "\(pause)",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    @discardableResult
+    func stop() -> Int {
+        _ = FileManager.default.createFile(atPath: stopFile, contents: nil)
+        process.waitUntilExit()
+        return (try? String(contentsOfFile: stopFile + ".rounds", encoding: .utf8))?.split(separator: "\n").count ?? 0
     }
 }
