@@ -1,4 +1,3 @@
-import Foundation
 import ScrollbackModel
 import ScrollbackStorage
 
@@ -14,7 +13,7 @@ struct CheckCommand {
             // where that cannot change anything: no `-wal` with content beside the file
             // (which a live writer, or a crash, may have left). Otherwise check only reads.
             let repairing = context.parsed.has("--repair")
-            let store = try context.openStore(forReading: !repairing && Self.hasWALContent(context.databasePath))
+            let store = try context.openStore(forReading: !repairing && Store.hasWALContent(context.databasePath))
             if context.parsed.has("--repair") {
                 try context.requireWritable(store)
                 try store.repair()
@@ -46,10 +45,5 @@ struct CheckCommand {
         console.errorLine(
             "scrollback: \(report.problems.count) problem(s) in \(context.databasePath); back it up (cp), then try `scrollback check --repair` (it rebuilds indexes and counts and puts back missing schema objects; objects that are not scrollback's it leaves for you), or restore a backup")
         return 1
-    }
-
-    static func hasWALContent(_ path: String) -> Bool {
-        var status = stat()
-        return stat(path + "-wal", &status) == 0 && status.st_size > 0
     }
 }

@@ -61,16 +61,18 @@ public final class Store {
     private static func validate(_ database: Database, with migrator: Migrator, forUpgrade: Bool = false) throws -> Int {
         do {
             return try migrator.validate(database, forUpgrade: forUpgrade)
-        } catch StorageError.notAScrollbackDatabase(let path, let reason) where hasWAL(path) {
+        } catch StorageError.notAScrollbackDatabase(let path, let reason) where hasWALContent(path) {
             throw StorageError.notAScrollbackDatabase(
                 path: path,
                 reason: "\(reason) as read with the -wal file beside it, which may belong to another database; nothing was changed: move \((path as NSString).lastPathComponent)-wal away and try again")
         }
     }
 
-    private static func hasWAL(_ path: String) -> Bool {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path + "-wal")
-        return ((attributes?[.size] as? NSNumber)?.intValue ?? 0) > 0
+    /// Whether a `-wal` with content is beside `path`: changes not yet in the file (a live
+    /// writer's, a crash's, or another database's).
+    public static func hasWALContent(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path + "-wal", &status) == 0 && status.st_size > 0
     }
 
     private init(database: Database, migration: MigrationOutcome, migrator: Migrator) {
