@@ -49,6 +49,12 @@ public protocol SearchRepository {
     /// Conversations whose title matches come first, then messages, newest first.
     /// The query is plain text: quotes, `*`, `AND`, `NEAR` and parentheses are searched for.
     func search(_ query: String, after cursor: Cursor?, limit: Int) throws -> Page<SearchHit>
+    /// The positions (ascending) of the messages of one conversation that match `query`, by
+    /// the same rules as `search`: for finding within the conversation being read.
+    func matchingPositions(conversationID: Int64, query: String) throws -> [Int]
+    /// How far building the search index has come, 0 to 1, while a rebuild (after an upgrade)
+    /// is in progress; nil when every row is indexed. Searches are correct meanwhile, slower.
+    func indexingProgress() throws -> Double?
 }
 
 /// A search running away from the main actor, on a connection of its own.

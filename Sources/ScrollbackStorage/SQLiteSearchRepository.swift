@@ -38,6 +38,20 @@ public final class SQLiteSearchRepository: SearchRepository {
             items: items.map(\.hit), previous: nil, next: hits.count > limit ? items.last?.cursor : nil)
     }
 
+    public func matchingPositions(conversationID: Int64, query: String) throws -> [Int] {
+        let terms = SearchTerms(query)
+        guard !terms.all.isEmpty else { return [] }
+        var sql = "SELECT position FROM message WHERE conversation_id = ?"
+        var arguments: [SQLValue] = [.integer(conversationID)]
+        for term in terms.all {
+            sql += " AND instr(lower(content), lower(?)) > 0"
+            arguments.append(.text(term))
+        }
+        return try database.query(sql + " ORDER BY position", arguments) { $0.int(0) }
+    }
+
+    public func indexingProgress() throws -> Double? { nil }
+
     /// Where one kind of hit comes from.
     private struct Source {
         /// The FTS5 table, whose rowid is `table`'s id.
