@@ -24,7 +24,7 @@ struct BrowseCommand {
             repositories: .init(
                 conversations: store.conversations, messages: store.messages, search: store.search,
                 settings: store.settings),
-            databasePath: store.path, isReadOnly: store.isReadOnly, isSnapshot: store.database.isSnapshot,
+            databasePath: store.path, isReadOnly: store.isReadOnly, isSnapshot: store.isSnapshot,
             searchRunner: BackgroundSearchRunner(path: store.path))
         try browser.start()
         console.flush()

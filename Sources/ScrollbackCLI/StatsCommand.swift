@@ -27,7 +27,7 @@ struct StatsCommand {
             return
         }
         let rows: [(String, String)] = [
-            ("database", OutputFormat.line(store.path) + (store.database.isSnapshot ? " (read-only snapshot)" : "")),
+            ("database", OutputFormat.line(store.path) + (store.isSnapshot ? " (read-only snapshot)" : "")),
             ("schema", "\(stats.schemaVersion)"),
             ("conversations", NumberText.grouped(stats.conversations)),
             ("messages", NumberText.grouped(stats.messages)),

@@ -24,74 +24,40 @@ public struct DemoGenerator: Sendable {
         public var messages: Int
     }
 
-    /// Adds conversations `0..<count` of this seed.
+    /// Adds conversations `0..<count` of this seed, in one transaction (with the search
+    /// index built once at the end when the load is large: the storage layer's bulk policy).
     ///
-    /// A load at least as large as what the database holds (and of 5,000 or more) runs in one
-    /// transaction with the search index built at the end; smaller ones commit every
-    /// `batchSize` conversations with the index kept row by row.
-    ///
-    /// - Parameter progress: called after each batch with the number done so far.
+    /// - Parameter progress: called after each `batchSize` conversations with the number done.
     public func fill(
         _ store: Store, count: Int, batchSize: Int = 2_000, progress: ((Int) -> Void)? = nil
     ) throws -> Outcome {
         var outcome = Outcome(added: 0, alreadyPresent: 0, messages: 0)
-        let database = store.database
-        // A larger page cache lets the full-text index merge in memory. Put back afterwards,
-        // since the connection lives on.
-        let cacheSize = try database.scalarInt("PRAGMA cache_size")
-        try database.execute("PRAGMA cache_size = -262144")
-        defer { try? database.execute("PRAGMA cache_size = \(cacheSize)") }
-        let insertAll = {
-            var start = 0
-            while start < count {
-                let end = min(start + batchSize, count)
-                try database.write {
-                    for index in start..<end {
-                        try insert(makeConversation(index: index), index: index, into: database, outcome: &outcome)
-                    }
+        // About 3.4 messages per conversation.
+        try store.inserting(about: count.multipliedReportingOverflow(by: 3).partialValue) {
+            for index in 0..<count {
+                let conversation = makeConversation(index: index)
+                if try store.add(imported(conversation, index: index)) {
+                    outcome.added += 1
+                    outcome.messages += conversation.messages.count
+                } else {
+                    outcome.alreadyPresent += 1
                 }
-                start = end
-                progress?(start)
+                if (index + 1) % max(1, batchSize) == 0 || index + 1 == count { progress?(index + 1) }
             }
-        }
-        if count >= 5_000, count >= (try store.conversations.count()) {
-            try store.insertingInBulk(insertAll)
-        } else {
-            try insertAll()
         }
         return outcome
     }
 
-    private func insert(_ conversation: DemoConversation, index: Int, into database: Database, outcome: inout Outcome) throws {
-        try database.run(
-            """
-            INSERT INTO conversation (public_id, title, model, source, source_id, created_at, updated_at, pinned)
-            VALUES (?, ?, ?, 'demo', ?, ?, ?, ?) ON CONFLICT (source, source_id) DO NOTHING
-            """,
-            [
-                .text(conversation.publicID), .text(conversation.title), .text(conversation.model),
-                .text("\(seed)-\(index)"), .integer(conversation.createdAt), .integer(conversation.createdAt),
-                .integer(conversation.pinned ? 1 : 0),
-            ])
-        guard database.changes == 1 else {
-            outcome.alreadyPresent += 1
-            return
-        }
-        let conversationID = database.lastInsertRowID
-        for (position, message) in conversation.messages.enumerated() {
-            try database.run(
-                """
-                INSERT INTO message (public_id, conversation_id, position, role, content, created_at, model)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    .text(message.publicID), .integer(conversationID), .integer(Int64(position)),
-                    .text(message.role.rawValue), .text(message.content), .integer(message.createdAt),
-                    message.role == .assistant ? .text(conversation.model) : .null,
-                ])
-        }
-        outcome.added += 1
-        outcome.messages += conversation.messages.count
+    private func imported(_ conversation: DemoConversation, index: Int) -> ImportedConversation {
+        ImportedConversation(
+            source: "demo", sourceID: "\(seed)-\(index)", title: conversation.title, model: conversation.model,
+            createdAt: Timestamp(milliseconds: conversation.createdAt), updatedAt: Timestamp(milliseconds: conversation.createdAt),
+            messages: conversation.messages.map { message in
+                ImportedMessage(
+                    role: message.role, content: message.content, createdAt: Timestamp(milliseconds: message.createdAt),
+                    model: message.role == .assistant ? conversation.model : nil, publicID: message.publicID)
+            },
+            publicID: conversation.publicID, pinned: conversation.pinned)
     }
 
     struct DemoMessage {

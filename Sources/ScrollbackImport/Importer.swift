@@ -166,11 +166,9 @@ public struct Importer {
     ) throws -> ImportSummary {
         let format = try forced ?? Self.detect(path)
         var result = ImportSummary()
-        // A file large next to what the database holds is stored with the search index built
-        // once at the end (several times faster); a small one keeps the index row by row.
+        // About one message per 300 bytes of export, for the storage layer's bulk policy.
         var status = stat()
         let size = stat(path, &status) == 0 ? Int(status.st_size) : 0
-        let inBulk = try size >= 8_000_000 && size / 300 >= store.messages.count()
         // The foreign database is read whole before our transaction starts; it is small next
         // to a JSON export, and is never written.
         let llm = format == .llm ? try LLMLogImport(path: path).conversations() : nil
@@ -239,11 +237,7 @@ public struct Importer {
                 result.skipped += llm?.skipped ?? []
             }
         }
-        if inBulk {
-            try store.insertingInBulk { try store.database.write(body) }
-        } else {
-            try store.database.write(body)
-        }
+        try store.inserting(about: size / 300, body)
         return result
     }
 

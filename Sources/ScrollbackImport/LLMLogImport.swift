@@ -11,10 +11,10 @@ struct LLMLogImport {
     let path: String
 
     /// Opens the file read-only with `trusted_schema=OFF` and checks it before trusting it.
-    func open() throws -> Database {
-        let database: Database
+    func open() throws -> ForeignDatabase {
+        let database: ForeignDatabase
         do {
-            database = try Database.open(path: path, access: .readOnly)
+            database = try ForeignDatabase(readingAt: path)
         } catch let error as StorageError {
             if case .notAScrollbackDatabase(_, let reason) = error {
                 throw ImportError(path: path, problem: "not a SQLite file (\(reason))")
@@ -67,7 +67,7 @@ struct LLMLogImport {
         return (result, skipped)
     }
 
-    private func legacyConversations(_ database: Database) throws -> ([ImportedConversation], [SkippedRecord]) {
+    private func legacyConversations(_ database: ForeignDatabase) throws -> ([ImportedConversation], [SkippedRecord]) {
         let columns = Set(try database.query("SELECT name FROM pragma_table_info('responses')") { $0.text(0) })
         guard ["id", "prompt", "response"].allSatisfy(columns.contains) else {
             throw ImportError(path: path, problem: "the responses table lacks id, prompt or response")
@@ -142,7 +142,7 @@ struct LLMLogImport {
         return (conversations, skipped)
     }
 
-    private func threadConversations(_ database: Database) throws -> ([ImportedConversation], [SkippedRecord]) {
+    private func threadConversations(_ database: ForeignDatabase) throws -> ([ImportedConversation], [SkippedRecord]) {
         struct Message {
             var parent: String?
             var role: String

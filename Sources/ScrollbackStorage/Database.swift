@@ -6,25 +6,25 @@ import ScrollbackModel
 ///
 /// Read-write connections create the file and its folder, use WAL and a busy timeout.
 /// Read-only connections never create anything: see `open(path:access:)`.
-public final class Database {
-    public enum Access: Sendable, Equatable {
+final class Database {
+    enum Access: Sendable, Equatable {
         case readWrite
         case readOnly
     }
 
-    public let path: String
-    public let access: Access
+    let path: String
+    let access: Access
     /// True when a read-only connection reads the file as an immutable snapshot: changes
     /// other processes make while it is open are not seen.
-    public let isSnapshot: Bool
+    let isSnapshot: Bool
     let handle: OpaquePointer
     private var statements: [String: Statement] = [:]
     private var savepointDepth = 0
     /// When not nil, the SQL of every statement run is appended, so that tests can assert on
     /// what ran (and on its `EXPLAIN QUERY PLAN`).
-    public var recordedSQL: [String]?
+    var recordedSQL: [String]?
 
-    public var isReadOnly: Bool { access == .readOnly }
+    var isReadOnly: Bool { access == .readOnly }
 
     private init(path: String, access: Access, isSnapshot: Bool, handle: OpaquePointer) {
         self.path = path
@@ -49,7 +49,7 @@ public final class Database {
     ///   database, as any reader does. Only where that is impossible (a folder nobody can
     ///   write, with no `-wal` in it, so nobody can be writing the file) is it read as an
     ///   immutable snapshot.
-    public static func open(path: String, access: Access, createFolder: Bool = true) throws -> Database {
+    static func open(path: String, access: Access, createFolder: Bool = true) throws -> Database {
         var flags = SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
         let exists = try path != ":memory:" && Self.checkKind(of: path)
         if path != ":memory:" { try Self.checkCompanions(of: path) }
@@ -120,7 +120,7 @@ public final class Database {
 
     /// Lets the connection checkpoint its `-wal` into the file when it closes, as SQLite
     /// normally does: only once the file is known to be ours.
-    public func trustForCheckpoints() {
+    func trustForCheckpoints() {
         var ignored: Int32 = 0
         _ = scrollback_sqlite3_db_config_int(handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, &ignored)
     }
@@ -168,7 +168,7 @@ public final class Database {
     }
 
     /// Opens a private in-memory database (read-write), for tests and scratch work.
-    public static func inMemory() throws -> Database {
+    static func inMemory() throws -> Database {
         try open(path: ":memory:", access: .readWrite)
     }
 
@@ -245,7 +245,7 @@ public final class Database {
     }
 
     /// Runs one statement that returns no rows of interest.
-    public func run(_ sql: String, _ arguments: [SQLValue] = []) throws {
+    func run(_ sql: String, _ arguments: [SQLValue] = []) throws {
         let statement = try statement(sql)
         defer { statement.reset() }
         try statement.bind(arguments)
@@ -253,13 +253,13 @@ public final class Database {
     }
 
     /// Runs a script of statements without arguments (schema, pragmas).
-    public func execute(_ script: String) throws {
+    func execute(_ script: String) throws {
         let code = sqlite3_exec(handle, script, nil, nil, nil)
         guard code == SQLITE_OK else { throw error(code: code, sql: script) }
     }
 
     /// Runs a query and maps each row.
-    public func query<T>(_ sql: String, _ arguments: [SQLValue] = [], _ map: (Row) throws -> T) throws -> [T] {
+    func query<T>(_ sql: String, _ arguments: [SQLValue] = [], _ map: (Row) throws -> T) throws -> [T] {
         let statement = try statement(sql)
         defer { statement.reset() }
         try statement.bind(arguments)
@@ -271,7 +271,7 @@ public final class Database {
     }
 
     /// Runs a query and maps its first row, if any.
-    public func queryFirst<T>(_ sql: String, _ arguments: [SQLValue] = [], _ map: (Row) throws -> T) throws -> T? {
+    func queryFirst<T>(_ sql: String, _ arguments: [SQLValue] = [], _ map: (Row) throws -> T) throws -> T? {
         let statement = try statement(sql)
         defer { statement.reset() }
         try statement.bind(arguments)
@@ -280,31 +280,31 @@ public final class Database {
     }
 
     /// The first column of the first row as an integer (0 when there is no row).
-    public func scalarInt(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int64 {
+    func scalarInt(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int64 {
         try queryFirst(sql, arguments) { $0.int64(0) } ?? 0
     }
 
-    public var changes: Int { Int(sqlite3_changes64(handle)) }
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    var changes: Int { Int(sqlite3_changes64(handle)) }
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// The rows of `EXPLAIN QUERY PLAN` for a statement, for tests that guard index use.
-    public func queryPlan(_ sql: String, _ arguments: [SQLValue] = []) throws -> [String] {
+    func queryPlan(_ sql: String, _ arguments: [SQLValue] = []) throws -> [String] {
         try query("EXPLAIN QUERY PLAN " + sql, arguments) { $0.text(3) }
     }
 
     /// How long to wait for another connection's write lock before `StorageError.busy`.
-    public func setBusyTimeout(milliseconds: Int) {
+    func setBusyTimeout(milliseconds: Int) {
         sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
     }
 
     /// `PRAGMA data_version`: changes when another connection commits.
-    public func dataVersion() throws -> Int64 { try scalarInt("PRAGMA data_version") }
+    func dataVersion() throws -> Int64 { try scalarInt("PRAGMA data_version") }
 
     // MARK: Transactions
 
     /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`, or a savepoint when nested),
     /// committed when it returns and rolled back when it throws.
-    public func write<T>(_ body: () throws -> T) throws -> T {
+    func write<T>(_ body: () throws -> T) throws -> T {
         guard access == .readWrite else { throw StorageError.readOnly }
         let outermost = savepointDepth == 0
         let name = "scrollback_\(savepointDepth)"
@@ -346,7 +346,7 @@ public final class Database {
     }
 
     /// Runs `body` in a read transaction, so that several queries see one state.
-    public func read<T>(_ body: () throws -> T) throws -> T {
+    func read<T>(_ body: () throws -> T) throws -> T {
         guard savepointDepth == 0, sqlite3_get_autocommit(handle) != 0 else { return try body() }
         try execute("BEGIN DEFERRED")
         savepointDepth += 1

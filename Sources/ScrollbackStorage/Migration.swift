@@ -13,7 +13,7 @@ public struct Migration: Sendable {
     }
 
     /// A step with a body, for tests that need to observe or fail a step.
-    public init(name: String, body: @escaping @Sendable (Database) throws -> Void) {
+    init(name: String, body: @escaping @Sendable (Database) throws -> Void) {
         self.name = name
         self.apply = body
     }
@@ -48,7 +48,7 @@ public struct Migrator: Sendable {
     ///
     /// - Parameter forUpgrade: the caller will open the file read-write next (so an older
     ///   schema is fine even on this read-only connection).
-    public func validate(_ database: Database, forUpgrade: Bool = false) throws -> Int {
+    func validate(_ database: Database, forUpgrade: Bool = false) throws -> Int {
         let storedVersion = try database.scalarInt("PRAGMA user_version")
         let applicationID = try database.scalarInt("PRAGMA application_id")
         guard storedVersion >= 0, let version = Int(exactly: storedVersion) else {
@@ -76,7 +76,7 @@ public struct Migrator: Sendable {
     }
 
     /// Upgrades `database` to the latest version.
-    public func migrate(_ database: Database) throws -> MigrationOutcome {
+    func migrate(_ database: Database) throws -> MigrationOutcome {
         let version = try validate(database)
         guard version < latestVersion else {
             return MigrationOutcome(fromVersion: version, toVersion: version, backupPath: nil)

@@ -5,8 +5,9 @@ import ScrollbackModel
 /// `ConversationRepository` over one SQLite connection.
 public final class SQLiteConversationRepository: ConversationRepository {
     let database: Database
+    var writer: Writer { Writer(database: database) }
 
-    public init(database: Database) {
+    init(database: Database) {
         self.database = database
     }
 
@@ -25,17 +26,11 @@ public final class SQLiteConversationRepository: ConversationRepository {
         let title = try Self.validTitle(new.title)
         let updatedAt = max(new.updatedAt ?? new.createdAt, new.createdAt)
         return try database.write {
-            try database.run(
-                """
-                INSERT INTO conversation (public_id, title, model, source, source_id, created_at, updated_at, pinned)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    .text(new.publicID ?? Self.newPublicID()), .text(title), SQLValue(new.model), .text(new.source),
-                    SQLValue(new.sourceID), .integer(new.createdAt.milliseconds), .integer(updatedAt.milliseconds),
-                    SQLValue(new.pinned),
-                ])
-            return try require(id: database.lastInsertRowID)
+            let row = Writer.ConversationRow(
+                publicID: new.publicID ?? Self.newPublicID(), title: title, model: new.model, source: new.source,
+                sourceID: new.sourceID, createdAt: new.createdAt, updatedAt: updatedAt, pinned: new.pinned)
+            guard let id = try writer.insert(row) else { throw StorageError.notFound(id: row.publicID) }
+            return try require(id: id)
         }
     }
 
@@ -69,14 +64,14 @@ public final class SQLiteConversationRepository: ConversationRepository {
     public func rename(id: Int64, to title: String) throws -> ConversationDTO {
         let title = try Self.validTitle(title)
         return try database.write {
-            try database.run("UPDATE conversation SET title = ? WHERE id = ?", [.text(title), .integer(id)])
+            try writer.rename(conversation: id, to: title)
             return try require(id: id)
         }
     }
 
     public func setPinned(id: Int64, _ pinned: Bool) throws -> ConversationDTO {
         try database.write {
-            try database.run("UPDATE conversation SET pinned = ? WHERE id = ?", [SQLValue(pinned), .integer(id)])
+            try writer.setPinned(conversation: id, pinned)
             return try require(id: id)
         }
     }
@@ -87,24 +82,18 @@ public final class SQLiteConversationRepository: ConversationRepository {
 
     public func delete(ids: [Int64]) throws -> Int {
         let unique = Set(ids)
-        let deleteAll = {
+        return try SearchIndex.changing(unique.count, of: count(), database) {
             var deleted = 0
-            for id in unique {
-                try self.database.run("DELETE FROM conversation WHERE id = ?", [.integer(id)])
-                deleted += self.database.changes
+            for id in unique where try self.writer.delete(conversation: id) {
+                deleted += 1
             }
             return deleted
         }
-        // Taking a row out of the trigram index costs about as much as tokenizing it again;
-        // past a quarter of the database, rebuilding the index from what stays is cheaper.
-        if unique.count >= 1_000, try unique.count * 4 >= count() {
-            return try SearchIndex.rebuildingAfter(database, suspending: SearchIndex.conversationDeleteTriggers, deleteAll)
-        }
-        return try database.write(deleteAll)
     }
 
+    /// The number of conversations, from the count the schema keeps (no scan).
     public func count() throws -> Int {
-        Int(try database.scalarInt("SELECT count(*) FROM conversation"))
+        Int(try database.scalarInt("SELECT value FROM tally WHERE name = 'conversations'"))
     }
 
     public func page(sort: ConversationOrder, at position: PagePosition, limit: Int) throws -> Page<ConversationDTO> {
@@ -129,22 +118,18 @@ public final class SQLiteConversationRepository: ConversationRepository {
 
     public func deleteKeepingSnapshots(ids: [Int64]) throws -> [ConversationSnapshot] {
         let unique = Set(ids).sorted()
-        let deleteAll = {
+        return try SearchIndex.changing(unique.count, of: count(), database) {
             var snapshots: [ConversationSnapshot] = []
             for id in unique {
                 guard let conversation = try self.conversation(id: id) else { continue }
                 let messages = try self.database.query(
                     "SELECT \(SQLiteMessageRepository.columns) FROM message WHERE conversation_id = ? ORDER BY position",
                     [.integer(id)], SQLiteMessageRepository.message)
-                try self.database.run("DELETE FROM conversation WHERE id = ?", [.integer(id)])
+                _ = try self.writer.delete(conversation: id)
                 snapshots.append(ConversationSnapshot(conversation: conversation, messages: messages))
             }
             return snapshots
         }
-        if unique.count >= 1_000, try unique.count * 4 >= count() {
-            return try SearchIndex.rebuildingAfter(database, suspending: SearchIndex.conversationDeleteTriggers, deleteAll)
-        }
-        return try database.write(deleteAll)
     }
 
     public func restore(_ snapshots: [ConversationSnapshot]) throws {
@@ -164,29 +149,19 @@ public final class SQLiteConversationRepository: ConversationRepository {
         let c = snapshot.conversation
         // The old row id if it is still free, so that the row is the same row again.
         let idFree = try database.scalarInt("SELECT count(*) FROM conversation WHERE id = ?", [.integer(c.id)]) == 0
-        try database.run(
-            """
-            INSERT INTO conversation (id, public_id, title, model, source, source_id, created_at, updated_at, pinned)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [
-                idFree ? .integer(c.id) : .null, .text(c.publicID), .text(c.title), SQLValue(c.model), .text(c.source),
-                SQLValue(c.sourceID), .integer(c.createdAt.milliseconds), .integer(c.updatedAt.milliseconds),
-                SQLValue(c.pinned),
-            ])
-        let conversationID = database.lastInsertRowID
+        let row = Writer.ConversationRow(
+            publicID: c.publicID, title: c.title, model: c.model, source: c.source, sourceID: c.sourceID,
+            createdAt: c.createdAt, updatedAt: c.updatedAt, pinned: c.pinned)
+        guard let conversationID = try writer.insert(row, id: idFree ? c.id : nil) else {
+            throw StorageError.notFound(id: c.publicID)
+        }
         for m in snapshot.messages {
             let messageFree = try database.scalarInt("SELECT count(*) FROM message WHERE id = ?", [.integer(m.id)]) == 0
-            try database.run(
-                """
-                INSERT INTO message (id, public_id, conversation_id, position, role, content, created_at, model)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    messageFree ? .integer(m.id) : .null, .text(m.publicID), .integer(conversationID),
-                    .integer(Int64(m.position)), .text(m.role.rawValue), .text(m.content),
-                    .integer(m.createdAt.milliseconds), SQLValue(m.model),
-                ])
+            try writer.insert(
+                Writer.MessageRow(
+                    publicID: m.publicID, conversationID: conversationID, position: Int64(m.position), role: m.role,
+                    content: m.content, createdAt: m.createdAt, model: m.model),
+                id: messageFree ? m.id : nil)
         }
     }
 

@@ -3,7 +3,7 @@ import ScrollbackModel
 public final class SQLiteMessageRepository: MessageRepository {
     let database: Database
 
-    public init(database: Database) {
+    init(database: Database) {
         self.database = database
     }
 
@@ -31,18 +31,13 @@ public final class SQLiteMessageRepository: MessageRepository {
             stored.reserveCapacity(messages.count)
             for message in messages {
                 let publicID = message.publicID ?? SQLiteConversationRepository.newPublicID()
-                try database.run(
-                    """
-                    INSERT INTO message (public_id, conversation_id, position, role, content, created_at, model)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """,
-                    [
-                        .text(publicID), .integer(conversationID), .integer(position), .text(message.role.rawValue),
-                        .text(message.content), .integer(message.createdAt.milliseconds), SQLValue(message.model),
-                    ])
+                let id = try Writer(database: database).insert(
+                    Writer.MessageRow(
+                        publicID: publicID, conversationID: conversationID, position: position, role: message.role,
+                        content: message.content, createdAt: message.createdAt, model: message.model))
                 stored.append(
                     MessageDTO(
-                        id: database.lastInsertRowID, publicID: publicID, conversationID: conversationID,
+                        id: id, publicID: publicID, conversationID: conversationID,
                         position: Int(position), role: message.role, content: message.content,
                         createdAt: message.createdAt, model: message.model))
                 position += 1

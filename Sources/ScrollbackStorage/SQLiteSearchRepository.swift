@@ -1,59 +1,77 @@
 import Foundation
 import ScrollbackModel
 
-/// `SearchRepository` over the FTS5 trigram indexes.
+/// `SearchRepository` over the FTS5 indexes (tokenizer `scrollback`), by the rules of
+/// `SearchQuery`.
 ///
-/// The query is split at whitespace into terms that must all occur (case-insensitively) in
-/// one title or one message. Terms of three or more characters go to FTS5 as quoted
-/// strings, so no user text is ever FTS5 syntax; shorter terms (the trigram index cannot
-/// look them up) filter with LIKE, or scan when the query has no longer term.
+/// The index narrows (every term that has words becomes a quoted FTS5 string, so no user
+/// text is ever FTS5 syntax), and each candidate is then checked against the rules, which
+/// decide. Row ids follow time, so walking the index backwards by rowid is newest first
+/// without sorting the matches. Rows an index rebuild has not reached yet (ids below
+/// `search_backlog.below`) are read directly instead, after the indexed ones.
 public final class SQLiteSearchRepository: SearchRepository {
     let database: Database
 
-    public init(database: Database) {
+    init(database: Database) {
         self.database = database
     }
 
     public func search(_ query: String, after cursor: Cursor?, limit: Int) throws -> Page<SearchHit> {
-        let terms = SearchTerms(query)
+        let query = SearchQuery(query)
         let limit = max(1, limit)
-        guard !terms.all.isEmpty else { return Page(items: [], previous: nil, next: nil) }
-        var hits: [(hit: SearchHit, cursor: Cursor)] = []
-        var messagesAfter: Int64?
-        switch cursor?.key {
-        case nil:
-            hits = try titleHits(terms, before: nil, limit: limit + 1)
-        case .searchTitle(let id):
-            hits = try titleHits(terms, before: id, limit: limit + 1)
-        case .searchMessage(let id):
-            messagesAfter = id
-        case .some:
-            throw StorageError.invalidCursor(reason: "the token is for \(cursor?.listing ?? "another listing")")
+        guard !query.isEmpty else { return Page(items: [], previous: nil, next: nil) }
+        return try database.read {
+            var hits: [(hit: SearchHit, cursor: Cursor)] = []
+            var messagesBefore: Int64?
+            switch cursor?.key {
+            case nil:
+                hits = try self.hits(.titles, query, before: nil, limit: limit + 1)
+            case .searchTitle(let id):
+                hits = try self.hits(.titles, query, before: id, limit: limit + 1)
+            case .searchMessage(let id):
+                messagesBefore = id
+            case .some:
+                throw StorageError.invalidCursor(reason: "the token is for \(cursor?.listing ?? "another listing")")
+            }
+            if hits.count <= limit {
+                hits += try self.hits(.messages, query, before: messagesBefore, limit: limit + 1 - hits.count)
+            }
+            let items = Array(hits.prefix(limit))
+            return Page(items: items.map(\.hit), previous: nil, next: hits.count > limit ? items.last?.cursor : nil)
         }
-        if hits.count <= limit {
-            hits += try messageHits(terms, before: messagesAfter, limit: limit + 1 - hits.count)
-        }
-        let items = Array(hits.prefix(limit))
-        return Page(
-            items: items.map(\.hit), previous: nil, next: hits.count > limit ? items.last?.cursor : nil)
     }
 
     public func matchingPositions(conversationID: Int64, query: String) throws -> [Int] {
-        let terms = SearchTerms(query)
-        guard !terms.all.isEmpty else { return [] }
-        var sql = "SELECT position FROM message WHERE conversation_id = ?"
-        var arguments: [SQLValue] = [.integer(conversationID)]
-        for term in terms.all {
-            sql += " AND instr(lower(content), lower(?)) > 0"
-            arguments.append(.text(term))
-        }
-        return try database.query(sql + " ORDER BY position", arguments) { $0.int(0) }
+        let query = SearchQuery(query)
+        guard !query.isEmpty else { return [] }
+        let rows = try database.query(
+            "SELECT position, content FROM message WHERE conversation_id = ? ORDER BY position", [.integer(conversationID)]
+        ) { row in query.matches(row.text(1)) ? row.int(0) : nil }
+        return rows.compactMap { $0 }
     }
 
-    public func indexingProgress() throws -> Double? { nil }
+    public func indexingProgress() throws -> Double? {
+        try database.read {
+            var progress: Double?
+            for table in ["conversation", "message"] {
+                guard
+                    let below = try database.queryFirst(
+                        "SELECT below FROM search_backlog WHERE name = ?", [.text(table)], { $0.int64(0) })
+                else { continue }
+                // By id, which is time: the share of the time span indexed, without counting.
+                let bounds = try database.queryFirst("SELECT min(id), max(id) FROM \(table)") {
+                    ($0.optionalInt64(0), $0.optionalInt64(1))
+                }
+                guard let low = bounds?.0, let high = bounds?.1, high > low else { continue }
+                let done = (Double(high) - Double(below)) / (Double(high) - Double(low))
+                progress = min(progress ?? 1, max(0, min(done, 0.999)))
+            }
+            return progress
+        }
+    }
 
     /// Where one kind of hit comes from.
-    private struct Source {
+    struct Source {
         /// The FTS5 table, whose rowid is `table`'s id.
         let index: String
         /// The table holding the text, and the column searched.
@@ -62,94 +80,93 @@ public final class SQLiteSearchRepository: SearchRepository {
         /// Columns selected after the conversation's, and any join to reach the conversation.
         let extraColumns: String
         let join: String
+        /// The column of the text, in the selected row.
+        let textColumn: Int32
 
-        static let titles = Source(index: "conversation_fts", table: "conversation", column: "title", extraColumns: "", join: "")
+        static let titles = Source(
+            index: "conversation_fts", table: "conversation", column: "title", extraColumns: "", join: "", textColumn: 2)
         static let messages = Source(
             index: "message_fts", table: "message", column: "content",
             extraColumns: ", message.id, message.position, message.role, message.created_at, message.content, message.public_id",
-            join: " JOIN conversation ON conversation.id = message.conversation_id")
+            join: " JOIN conversation ON conversation.id = message.conversation_id", textColumn: 14)
     }
 
-    /// Up to `limit` rows of `source` matching every term, newest first, before `id`.
-    ///
-    /// With a term of three or more characters the FTS index drives the query, ordered by its
-    /// own rowid (FTS5 then walks its index backwards instead of sorting every match);
-    /// shorter terms filter with LIKE.
-    private func rows<T>(
-        _ source: Source, _ terms: SearchTerms, before id: Int64?, limit: Int, map: (Row) throws -> T
-    ) throws -> [T] {
+    /// Up to `limit` rows of `source` that match, newest (highest id) first, below `before`.
+    func hits(_ source: Source, _ query: SearchQuery, before: Int64?, limit: Int) throws -> [(hit: SearchHit, cursor: Cursor)] {
         guard limit > 0 else { return [] }
+        let backlog = try database.queryFirst(
+            "SELECT below FROM search_backlog WHERE name = ?", [.text(source.table)], { $0.int64(0) })
+        var found: [(hit: SearchHit, cursor: Cursor)] = []
+        // First what the index holds (all of it, or the ids from `backlog` up), then the rest.
+        var phases: [(indexed: Bool, from: Int64?)] = [(true, backlog)]
+        if backlog != nil { phases.append((false, nil)) }
+        var below = before
+        for phase in phases {
+            if !phase.indexed, let backlog { below = min(below ?? backlog, backlog) }
+            var chunk = limit + 1
+            while found.count < limit {
+                let rows = try candidates(source, query, indexed: phase.indexed, below: below, from: phase.from, limit: chunk)
+                for row in rows {
+                    if let hit = row.hit { found.append(hit) }
+                    if found.count == limit { break }
+                }
+                guard rows.count == chunk, let last = rows.last else { break }
+                below = last.id
+                chunk = min(chunk * 2, 4_096)
+            }
+            if found.count == limit { break }
+        }
+        return found
+    }
+
+    /// One chunk of candidates, newest first, each with its hit when it matches the rules.
+    private func candidates(
+        _ source: Source, _ query: SearchQuery, indexed: Bool, below: Int64?, from: Int64?, limit: Int
+    ) throws -> [(id: Int64, hit: (hit: SearchHit, cursor: Cursor)?)] {
         var arguments: [SQLValue] = []
-        var sql = "SELECT \(SQLiteConversationRepository.columns)\(source.extraColumns) FROM "
+        var sql = "SELECT \(SQLiteConversationRepository.columns)\(source.extraColumns), \(source.table).id FROM "
         let order: String
-        if let match = terms.matchExpression {
+        if indexed, let expression = query.indexExpression {
             sql += "\(source.index) JOIN \(source.table) ON \(source.table).id = \(source.index).rowid\(source.join)"
             sql += " WHERE \(source.index) MATCH ?"
-            arguments.append(.text(match))
+            arguments.append(.text(expression))
             order = "\(source.index).rowid"
         } else {
             sql += "\(source.table)\(source.join) WHERE 1"
             order = "\(source.table).id"
         }
-        for pattern in terms.likePatterns {
-            sql += " AND \(source.table).\(source.column) LIKE ? ESCAPE '\\'"
-            arguments.append(.text(pattern))
-        }
-        if let id {
+        if let below {
             sql += " AND \(order) < ?"
-            arguments.append(.integer(id))
+            arguments.append(.integer(below))
+        }
+        if let from {
+            sql += " AND \(order) >= ?"
+            arguments.append(.integer(from))
         }
         sql += " ORDER BY \(order) DESC LIMIT ?"
         arguments.append(.integer(Int64(limit)))
-        return try database.query(sql, arguments, map)
-    }
-
-    private func titleHits(_ terms: SearchTerms, before id: Int64?, limit: Int) throws -> [(hit: SearchHit, cursor: Cursor)] {
-        try rows(.titles, terms, before: id, limit: limit) { row in
+        let idColumn: Int32 = source.textColumn == 2 ? 10 : 16
+        return try database.query(sql, arguments) { row in
+            let id = row.int64(idColumn)
+            let text = row.text(source.textColumn)
+            guard query.matches(text) else { return (id, nil) }
             let conversation = SQLiteConversationRepository.conversation(row)
-            let (snippet, matches) = Snippet.make(from: conversation.title, terms: terms.all)
-            return (
-                SearchHit(conversation: conversation, message: nil, snippet: snippet, matches: matches),
-                Cursor(.searchTitle(id: conversation.id))
-            )
-        }
-    }
-
-    private func messageHits(_ terms: SearchTerms, before id: Int64?, limit: Int) throws -> [(hit: SearchHit, cursor: Cursor)] {
-        try rows(.messages, terms, before: id, limit: limit) { row in
-            let conversation = SQLiteConversationRepository.conversation(row)
+            let (snippet, matches) = Snippet.make(from: text, query: query)
+            if source.textColumn == 2 {
+                return (
+                    id,
+                    (SearchHit(conversation: conversation, message: nil, snippet: snippet, matches: matches),
+                     Cursor(.searchTitle(id: conversation.id)))
+                )
+            }
             let reference = SearchHit.MessageReference(
                 id: row.int64(10), publicID: row.text(15), position: row.int(11), role: Role(rawValue: row.text(12)) ?? .user,
                 createdAt: Timestamp(milliseconds: row.int64(13)))
-            let (snippet, matches) = Snippet.make(from: row.text(14), terms: terms.all)
             return (
-                SearchHit(conversation: conversation, message: reference, snippet: snippet, matches: matches),
-                Cursor(.searchMessage(id: reference.id))
+                id,
+                (SearchHit(conversation: conversation, message: reference, snippet: snippet, matches: matches),
+                 Cursor(.searchMessage(id: reference.id)))
             )
-        }
-    }
-}
-
-/// A query split into terms.
-struct SearchTerms {
-    let all: [String]
-    /// For FTS5: every term of three or more characters as a quoted string, ANDed.
-    let matchExpression: String?
-    /// For LIKE: every shorter term as `%term%` with `%`, `_` and `\` escaped.
-    let likePatterns: [String]
-
-    init(_ query: String) {
-        all = query.split(whereSeparator: { $0.isWhitespace }).map(String.init)
-        let long = all.filter { $0.unicodeScalars.count >= 3 }
-        matchExpression =
-            long.isEmpty ? nil : long.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " AND ")
-        likePatterns = all.filter { $0.unicodeScalars.count < 3 }.map { term in
-            var escaped = ""
-            for character in term {
-                if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
-                escaped.append(character)
-            }
-            return "%" + escaped + "%"
         }
     }
 }
@@ -159,17 +176,17 @@ enum Snippet {
     static let before = 30
     static let length = 120
 
-    static func make(from text: String, terms: [String]) -> (String, [Range<Int>]) {
-        let first = terms.compactMap { text.range(of: $0, options: [.caseInsensitive]) }.min { $0.lowerBound < $1.lowerBound }
+    static func make(from text: String, query: SearchQuery) -> (String, [Range<Int>]) {
         var start = text.startIndex
-        if let first {
-            start = text.index(first.lowerBound, offsetBy: -before, limitedBy: text.startIndex) ?? text.startIndex
+        if let first = query.matchRanges(in: text).first {
+            let match = text.index(text.startIndex, offsetBy: first.lowerBound, limitedBy: text.endIndex) ?? text.startIndex
+            start = text.index(match, offsetBy: -before, limitedBy: text.startIndex) ?? text.startIndex
         }
         let end = text.index(start, offsetBy: length, limitedBy: text.endIndex) ?? text.endIndex
         var snippet = folded(text[start..<end])
         if start > text.startIndex { snippet = "…" + snippet }
         if end < text.endIndex { snippet += "…" }
-        return (snippet, TextMatches.ranges(of: terms, in: snippet))
+        return (snippet, query.matchRanges(in: snippet))
     }
 
     /// Whitespace runs (newlines included) become one space; the ends are trimmed.

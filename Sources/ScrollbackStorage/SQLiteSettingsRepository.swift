@@ -5,7 +5,7 @@ import ScrollbackModel
 public final class SQLiteSettingsRepository: SettingsRepository {
     let database: Database
 
-    public init(database: Database) {
+    init(database: Database) {
         self.database = database
     }
 

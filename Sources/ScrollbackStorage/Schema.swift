@@ -6,7 +6,8 @@ extension Migrator {
 
 enum Schema {
     static let migrations: [Migration] = [
-        Migration(name: "v1 conversations, messages, settings, search", sql: version1)
+        Migration(name: "v1 conversations, messages, settings, search", sql: version1),
+        Migration(name: "v2 ids in time order, word and CJK search index, counted conversations", sql: version2),
     ]
 
     static let version1 = """
@@ -86,6 +87,152 @@ enum Schema {
             INSERT INTO conversation_fts (conversation_fts, rowid, title) VALUES ('delete', old.id, old.title);
         END;
         CREATE TRIGGER conversation_fts_update AFTER UPDATE OF title ON conversation BEGIN
+            INSERT INTO conversation_fts (conversation_fts, rowid, title) VALUES ('delete', old.id, old.title);
+            INSERT INTO conversation_fts (rowid, title) VALUES (new.id, new.title);
+        END;
+        """
+
+    /// Version 2. Row ids follow time, so that "newest first" is the order in which FTS5
+    /// walks its index (backwards) without sorting matches: a row's id is its time in
+    /// milliseconds (clamped to ±2^47, about the years −2490 to 6429) times 65,536, plus a
+    /// tie-breaker in insertion order. The trigram index gives way to the `scrollback`
+    /// tokenizer (words and prefixes for alphabetic scripts, unigrams and bigrams for the
+    /// scripts written without spaces). Rows that exist at the upgrade are indexed afterwards,
+    /// newest first, by a resumable job (`search_backlog` says how far it has come); a count
+    /// of conversations is kept in `tally` by the same transactions that change it.
+    static let version2 = """
+        DROP TABLE message_fts;
+        DROP TABLE conversation_fts;
+        DROP TRIGGER message_counted;
+        DROP TRIGGER message_uncounted;
+        DROP TRIGGER message_fts_insert;
+        DROP TRIGGER message_fts_delete;
+        DROP TRIGGER message_fts_update;
+        DROP TRIGGER conversation_fts_insert;
+        DROP TRIGGER conversation_fts_delete;
+        DROP TRIGGER conversation_fts_update;
+
+        CREATE TABLE conversation_v2 (
+            id            INTEGER PRIMARY KEY,
+            public_id     TEXT    NOT NULL UNIQUE CHECK (length(public_id) = 36),
+            title         TEXT    NOT NULL COLLATE NOCASE,
+            model         TEXT,
+            source        TEXT    NOT NULL DEFAULT 'local' CHECK (source <> ''),
+            source_id     TEXT,
+            created_at    INTEGER NOT NULL,
+            updated_at    INTEGER NOT NULL CHECK (updated_at >= created_at),
+            message_count INTEGER NOT NULL DEFAULT 0 CHECK (message_count >= 0),
+            pinned        INTEGER NOT NULL DEFAULT 0 CHECK (pinned IN (0, 1)),
+            UNIQUE (source, source_id)
+        );
+        INSERT INTO conversation_v2
+              (id, public_id, title, model, source, source_id, created_at, updated_at, message_count, pinned)
+        SELECT min(max(created_at, -140737488355328), 140737488355327) * 65536
+                 + row_number() OVER (PARTITION BY min(max(created_at, -140737488355328), 140737488355327) ORDER BY id) - 1,
+               public_id, title, model, source, source_id, created_at, updated_at, message_count, pinned
+          FROM conversation;
+
+        CREATE TABLE message_v2 (
+            id              INTEGER PRIMARY KEY,
+            public_id       TEXT    NOT NULL UNIQUE,
+            conversation_id INTEGER NOT NULL REFERENCES conversation_v2 (id) ON DELETE CASCADE,
+            position        INTEGER NOT NULL CHECK (position >= 0),
+            role            TEXT    NOT NULL CHECK (role IN ('system', 'user', 'assistant', 'tool')),
+            content         TEXT    NOT NULL,
+            created_at      INTEGER NOT NULL,
+            model           TEXT,
+            UNIQUE (conversation_id, position)
+        );
+        -- The new ids first (only integers are sorted), then the rows in the new order.
+        CREATE TEMP TABLE message_key (id INTEGER PRIMARY KEY, old INTEGER NOT NULL);
+        INSERT INTO message_key (id, old)
+        SELECT min(max(created_at, -140737488355328), 140737488355327) * 65536
+                 + row_number() OVER (PARTITION BY min(max(created_at, -140737488355328), 140737488355327)
+                                      ORDER BY conversation_id, position) - 1,
+               id
+          FROM message;
+        INSERT INTO message_v2 (id, public_id, conversation_id, position, role, content, created_at, model)
+        SELECT k.id, m.public_id, c2.id, m.position, m.role, m.content, m.created_at, m.model
+          FROM message_key AS k
+          JOIN message AS m ON m.id = k.old
+          JOIN conversation AS c ON c.id = m.conversation_id
+          JOIN conversation_v2 AS c2 ON c2.public_id = c.public_id
+         ORDER BY k.id;
+        DROP TABLE message_key;
+
+        DROP TABLE message;
+        DROP TABLE conversation;
+        ALTER TABLE conversation_v2 RENAME TO conversation;
+        ALTER TABLE message_v2 RENAME TO message;
+
+        CREATE INDEX conversation_by_updated ON conversation (pinned DESC, updated_at DESC, id DESC);
+        CREATE INDEX conversation_by_created ON conversation (created_at DESC, id DESC);
+        CREATE INDEX conversation_by_title   ON conversation (title, id);
+
+        CREATE TRIGGER message_counted AFTER INSERT ON message BEGIN
+            UPDATE conversation
+               SET message_count = message_count + 1,
+                   updated_at = max(updated_at, new.created_at)
+             WHERE id = new.conversation_id;
+        END;
+        CREATE TRIGGER message_uncounted AFTER DELETE ON message BEGIN
+            UPDATE conversation SET message_count = message_count - 1
+             WHERE id = old.conversation_id;
+        END;
+
+        -- The number of conversations, for the list's position without count(*).
+        CREATE TABLE tally (
+            name  TEXT PRIMARY KEY NOT NULL,
+            value INTEGER NOT NULL CHECK (value >= 0)
+        ) WITHOUT ROWID;
+        INSERT INTO tally (name, value) SELECT 'conversations', count(*) FROM conversation;
+        CREATE TRIGGER conversation_tallied AFTER INSERT ON conversation BEGIN
+            UPDATE tally SET value = value + 1 WHERE name = 'conversations';
+        END;
+        CREATE TRIGGER conversation_untallied AFTER DELETE ON conversation BEGIN
+            UPDATE tally SET value = value - 1 WHERE name = 'conversations';
+        END;
+
+        -- Rows of `name` with an id below `below` are not indexed yet (a rebuild in progress,
+        -- newest first); no row: every row is indexed. The triggers leave those rows to the
+        -- rebuild, so that "indexed" is exactly "id >= below".
+        CREATE TABLE search_backlog (
+            name  TEXT PRIMARY KEY NOT NULL CHECK (name IN ('message', 'conversation')),
+            below INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        INSERT INTO search_backlog (name, below) SELECT 'message', max(id) + 1 FROM message HAVING count(*) > 0;
+        INSERT INTO search_backlog (name, below) SELECT 'conversation', max(id) + 1 FROM conversation HAVING count(*) > 0;
+
+        CREATE VIRTUAL TABLE message_fts USING fts5(
+            content, content = 'message', content_rowid = 'id', tokenize = 'scrollback'
+        );
+        CREATE TRIGGER message_fts_insert AFTER INSERT ON message
+        WHEN NOT EXISTS (SELECT 1 FROM search_backlog WHERE name = 'message' AND below > new.id) BEGIN
+            INSERT INTO message_fts (rowid, content) VALUES (new.id, new.content);
+        END;
+        CREATE TRIGGER message_fts_delete AFTER DELETE ON message
+        WHEN NOT EXISTS (SELECT 1 FROM search_backlog WHERE name = 'message' AND below > old.id) BEGIN
+            INSERT INTO message_fts (message_fts, rowid, content) VALUES ('delete', old.id, old.content);
+        END;
+        CREATE TRIGGER message_fts_update AFTER UPDATE OF content ON message
+        WHEN NOT EXISTS (SELECT 1 FROM search_backlog WHERE name = 'message' AND below > old.id) BEGIN
+            INSERT INTO message_fts (message_fts, rowid, content) VALUES ('delete', old.id, old.content);
+            INSERT INTO message_fts (rowid, content) VALUES (new.id, new.content);
+        END;
+
+        CREATE VIRTUAL TABLE conversation_fts USING fts5(
+            title, content = 'conversation', content_rowid = 'id', tokenize = 'scrollback'
+        );
+        CREATE TRIGGER conversation_fts_insert AFTER INSERT ON conversation
+        WHEN NOT EXISTS (SELECT 1 FROM search_backlog WHERE name = 'conversation' AND below > new.id) BEGIN
+            INSERT INTO conversation_fts (rowid, title) VALUES (new.id, new.title);
+        END;
+        CREATE TRIGGER conversation_fts_delete AFTER DELETE ON conversation
+        WHEN NOT EXISTS (SELECT 1 FROM search_backlog WHERE name = 'conversation' AND below > old.id) BEGIN
+            INSERT INTO conversation_fts (conversation_fts, rowid, title) VALUES ('delete', old.id, old.title);
+        END;
+        CREATE TRIGGER conversation_fts_update AFTER UPDATE OF title ON conversation
+        WHEN NOT EXISTS (SELECT 1 FROM search_backlog WHERE name = 'conversation' AND below > old.id) BEGIN
             INSERT INTO conversation_fts (conversation_fts, rowid, title) VALUES ('delete', old.id, old.title);
             INSERT INTO conversation_fts (rowid, title) VALUES (new.id, new.title);
         END;

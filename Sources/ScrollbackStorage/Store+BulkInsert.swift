@@ -1,10 +1,26 @@
 import ScrollbackModel
 
-/// Large changes with the full-text index rebuilt once instead of row by row.
+/// The one bulk policy: a change of many rows, large next to what the database holds, runs
+/// with the search index's triggers set aside and the index rebuilt once at the end.
 enum SearchIndex {
     static let insertTriggers = ["conversation_fts_insert", "message_fts_insert"]
     /// For deleting whole conversations: their messages' count no longer matters either.
     static let conversationDeleteTriggers = ["conversation_fts_delete", "message_fts_delete", "message_uncounted"]
+
+    /// Whether changing `count` rows of a table holding `total` is cheaper with the index
+    /// rebuilt whole than row by row: a thousand rows or more, and a quarter of the table.
+    static func isLarge(_ count: Int, of total: Int) -> Bool {
+        count >= 1_000 && count >= total / 4
+    }
+
+    /// Runs `body`, which deletes `count` of `total` conversations, in one write
+    /// transaction: row by row, or by the bulk policy when the change is large.
+    static func changing<T>(_ count: Int, of total: Int, _ database: Database, _ body: () throws -> T) throws -> T {
+        if isLarge(count, of: total) {
+            return try rebuildingAfter(database, suspending: conversationDeleteTriggers, body)
+        }
+        return try database.write(body)
+    }
 
     /// Runs `body` in one write transaction with the named index triggers set aside, then
     /// rebuilds both indexes and puts back exactly the triggers the schema had. Everything
@@ -25,27 +41,36 @@ enum SearchIndex {
                 try database.execute("DROP TRIGGER \(name)")
             }
             let result = try body()
-            try database.execute(
-                """
-                INSERT INTO message_fts (message_fts) VALUES ('rebuild');
-                INSERT INTO conversation_fts (conversation_fts) VALUES ('rebuild');
-                """)
+            try rebuild(database)
             for (_, sql) in triggers {
                 try database.execute(sql)
             }
             return result
         }
     }
+
+    /// Both indexes made again from their tables, whole: nothing is left to the backlog.
+    static func rebuild(_ database: Database) throws {
+        try database.execute(
+            """
+            INSERT INTO message_fts (message_fts) VALUES ('rebuild');
+            INSERT INTO conversation_fts (conversation_fts) VALUES ('rebuild');
+            DELETE FROM search_backlog;
+            """)
+    }
 }
 
 extension Store {
-    /// Runs `body`, which only inserts, in one write transaction with the search index
-    /// built once at the end instead of row by row: several times faster for large loads.
-    ///
-    /// The index is rebuilt whole, so this pays only when the load is large compared with
-    /// what the database already holds. Everything, the rebuild included, commits together
-    /// or not at all: an interruption leaves the database as it was.
-    public func insertingInBulk<T>(_ body: () throws -> T) throws -> T {
-        try SearchIndex.rebuildingAfter(database, suspending: SearchIndex.insertTriggers, body)
+    /// Runs `body`, which only inserts about `count` messages, in one write transaction;
+    /// when that is large next to the messages stored (`SearchIndex.isLarge`), the search
+    /// index is built once at the end instead of row by row. Everything, the rebuild
+    /// included, commits together or not at all.
+    public func inserting<T>(about count: Int, _ body: () throws -> T) throws -> T {
+        if SearchIndex.isLarge(count, of: try messages.count()) {
+            return try SearchIndex.rebuildingAfter(database, suspending: SearchIndex.insertTriggers) {
+                try database.write(body)
+            }
+        }
+        return try database.write(body)
     }
 }

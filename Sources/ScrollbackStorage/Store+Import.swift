@@ -42,39 +42,54 @@ extension Store {
                 {
                     return .unchanged
                 }
-                try database.run(
-                    "UPDATE conversation SET title = ?, model = ?, created_at = ?, updated_at = ? WHERE id = ?",
-                    [.text(safeTitle), SQLValue(imported.model), .integer(imported.createdAt.milliseconds),
-                     .integer(max(updatedAt, imported.createdAt).milliseconds), .integer(existing.id)])
+                try writer.update(
+                    conversation: existing.id, title: safeTitle, model: imported.model, createdAt: imported.createdAt,
+                    updatedAt: max(updatedAt, imported.createdAt))
                 if sameMessages { return .updated }
-                try database.run("DELETE FROM message WHERE conversation_id = ?", [.integer(existing.id)])
+                try writer.deleteMessages(ofConversation: existing.id)
                 conversationID = existing.id
             } else {
-                try database.run(
-                    """
-                    INSERT INTO conversation (public_id, title, model, source, source_id, created_at, updated_at, pinned)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                    [
-                        .text(publicID), .text(safeTitle), SQLValue(imported.model), .text(imported.source),
-                        SQLValue(imported.sourceID), .integer(imported.createdAt.milliseconds),
-                        .integer(updatedAt.milliseconds), SQLValue(imported.pinned),
-                    ])
-                conversationID = database.lastInsertRowID
+                let row = Writer.ConversationRow(
+                    publicID: publicID, title: safeTitle, model: imported.model, source: imported.source,
+                    sourceID: imported.sourceID, createdAt: imported.createdAt, updatedAt: updatedAt, pinned: imported.pinned)
+                guard let id = try writer.insert(row) else { return .unchanged }
+                conversationID = id
             }
-            for (position, message) in imported.messages.enumerated() {
-                try database.run(
-                    """
-                    INSERT INTO message (public_id, conversation_id, position, role, content, created_at, model)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """,
-                    [
-                        .text(message.publicID ?? StableID.uuid(publicID, String(position))), .integer(conversationID),
-                        .integer(Int64(position)), .text(message.role.rawValue), .text(message.content),
-                        .integer(message.createdAt.milliseconds), SQLValue(message.model),
-                    ])
-            }
+            try insertMessages(of: imported, into: conversationID, publicID: publicID)
             return existing == nil ? .inserted : .updated
         }
+    }
+
+    /// Adds `imported` unless a conversation of the same source and source id is stored
+    /// already (then it is left as it is); whether it was added.
+    public func add(_ imported: ImportedConversation) throws -> Bool {
+        try database.write {
+            let publicID = imported.publicID ?? StableID.uuid(imported.source, imported.sourceID ?? "")
+            let updatedAt = max(imported.updatedAt, imported.createdAt)
+            let row = Writer.ConversationRow(
+                publicID: publicID, title: imported.title, model: imported.model, source: imported.source,
+                sourceID: imported.sourceID, createdAt: imported.createdAt, updatedAt: updatedAt, pinned: imported.pinned)
+            guard let id = try writer.insert(row, ignoringDuplicate: true) else { return false }
+            try insertMessages(of: imported, into: id, publicID: publicID)
+            return true
+        }
+    }
+
+    private var writer: Writer { Writer(database: database) }
+
+    private func insertMessages(of imported: ImportedConversation, into conversationID: Int64, publicID: String) throws {
+        for (position, message) in imported.messages.enumerated() {
+            try writer.insert(
+                Writer.MessageRow(
+                    publicID: message.publicID ?? StableID.uuid(publicID, String(position)), conversationID: conversationID,
+                    position: Int64(position), role: message.role, content: message.content, createdAt: message.createdAt,
+                    model: message.model))
+        }
+    }
+
+    /// Runs `body` in one write transaction: for a caller that stores many conversations
+    /// (with `upsert`, `add`) that must all be kept or none.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try database.write(body)
     }
 }

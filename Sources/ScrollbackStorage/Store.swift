@@ -6,7 +6,7 @@ import ScrollbackModel
 /// Each `Store` owns one connection; use it from one thread or actor. Background work
 /// opens a `Store` of its own.
 public final class Store {
-    public let database: Database
+    let database: Database
     public let migration: MigrationOutcome
     /// The schema history this store was opened with (what `check` compares against).
     public let migrator: Migrator
@@ -17,6 +17,8 @@ public final class Store {
 
     public var path: String { database.path }
     public var isReadOnly: Bool { database.isReadOnly }
+    /// Opened as an immutable snapshot (an idle database in a folder nobody can write).
+    public var isSnapshot: Bool { database.isSnapshot }
 
     /// Opens (read-write: creating or upgrading as needed) the database at `path`.
     ///

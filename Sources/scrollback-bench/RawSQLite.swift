@@ -58,4 +58,24 @@ final class RawSQLite {
             throw BenchError("\(String(cString: sqlite3_errmsg(handle))) in \(sql.prefix(80))")
         }
     }
+
+    /// The first column of every row, as integers or as text.
+    func integers(_ sql: String) throws -> [Int64] {
+        try rows(sql) { sqlite3_column_int64($0, 0) }
+    }
+
+    func texts(_ sql: String) throws -> [String] {
+        try rows(sql) { statement in sqlite3_column_text(statement, 0).map { String(cString: $0) } ?? "" }
+    }
+
+    private func rows<T>(_ sql: String, _ map: (OpaquePointer) -> T) throws -> [T] {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw BenchError("cannot prepare: \(String(cString: sqlite3_errmsg(handle)))")
+        }
+        defer { sqlite3_finalize(statement) }
+        var result: [T] = []
+        while sqlite3_step(statement) == SQLITE_ROW { result.append(map(statement)) }
+        return result
+    }
 }

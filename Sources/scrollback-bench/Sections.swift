@@ -215,8 +215,8 @@ enum Sections {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: copy + suffix) }
             try FileManager.default.copyItem(atPath: medium, toPath: copy)
         }
+        let ids = try RawSQLite(path: ours).integers("SELECT id FROM conversation ORDER BY id LIMIT \(sizes.deleted)")
         let store = try Store.open(path: ours)
-        let ids = try store.database.query("SELECT id FROM conversation ORDER BY id LIMIT ?", [.integer(Int64(sizes.deleted))]) { $0.int64(0) }
         let oursTime = try Measure.time { _ = try store.conversations.delete(ids: ids) }
         let healthy = try store.check().isHealthy
         let raw = try RawSQLite(path: rawPath)
@@ -256,7 +256,6 @@ enum Sections {
 /// The message texts of a store, for the import baseline.
 enum MessageTexts {
     static func read(path: String) throws -> [String] {
-        let store = try Store.open(path: path, readOnly: true)
-        return try store.database.query("SELECT content FROM message ORDER BY id") { $0.text(0) }
+        try RawSQLite(path: path).texts("SELECT content FROM message ORDER BY id")
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 import ScrollbackModel
-import ScrollbackStorage
+@testable import ScrollbackStorage
 import TestSupport
 
 /// The lasting attacks: damaged databases against every command, kill -9 in the middle of

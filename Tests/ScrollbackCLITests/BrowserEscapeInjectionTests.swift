@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 import ScrollbackModel
-import ScrollbackStorage
+@testable import ScrollbackStorage
 import TestSupport
 
 /// Hostile titles and messages in the browser: the raw stream the program writes (tmux

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ScrollbackCLI
 import ScrollbackModel
-import ScrollbackStorage
+@testable import ScrollbackStorage
 import TestSupport
 
 @Suite("The scrollback binary")

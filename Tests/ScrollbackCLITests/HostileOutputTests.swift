@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 import ScrollbackModel
-import ScrollbackStorage
+@testable import ScrollbackStorage
 import TestSupport
 
 /// What a hostile tester did to the command line's output: full disks, odd targets,

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 import ScrollbackModel
-import ScrollbackStorage
+@testable import ScrollbackStorage
 import TestSupport
 
 /// What the browser leaves behind, however it ends (a signal in any screen, Ctrl-Z, a

@@ -2,7 +2,7 @@ import Testing
 
 import ScrollbackDemo
 import ScrollbackModel
-import ScrollbackStorage
+@testable import ScrollbackStorage
 import TestSupport
 
 @Suite("Demo data")

@@ -3,7 +3,7 @@ import Testing
 
 import ScrollbackModel
 @testable import ScrollbackImport
-import ScrollbackStorage
+@testable import ScrollbackStorage
 import TestSupport
 
 /// Found by a hostile run after the import hardening: each record is skipped with its true

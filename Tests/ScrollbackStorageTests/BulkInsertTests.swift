@@ -15,7 +15,7 @@ struct BulkInsertTests {
         let store = try Store.open(path: ":memory:")
         try store.addConversation(title: "before the load", createdAt: 1, messages: ["an older walrus"])
         let schema = try Self.triggers(store)
-        try store.insertingInBulk {
+        try store.inserting(about: .max) {
             for index in 0..<50 {
                 try store.addConversation(title: "bulk \(index) walrus", createdAt: Int64(index), messages: ["walrus \(index) 東京タワー"])
             }
@@ -36,7 +36,7 @@ struct BulkInsertTests {
         let store = try Store.open(path: ":memory:")
         let schema = try Self.triggers(store)
         #expect(throws: Interrupted.self) {
-            try store.insertingInBulk {
+            try store.inserting(about: .max) {
                 try store.addConversation(title: "half", createdAt: 1, messages: ["x"])
                 throw Interrupted()
             }
@@ -52,7 +52,7 @@ struct BulkInsertTests {
         let store = try Store.open(path: ":memory:")
         let schema = try Self.triggers(store)
         var ids: [Int64] = []
-        try store.insertingInBulk {
+        try store.inserting(about: .max) {
             for index in 0..<1_600 {
                 ids.append(try store.addConversation(title: "walrus \(index)", createdAt: Int64(index), messages: ["tusk \(index) ラーメン"]).id)
             }

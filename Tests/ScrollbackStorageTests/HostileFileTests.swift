@@ -186,7 +186,7 @@ struct HostileFileTests {
         let deleter = try Store.open(path: path)
         let victim = try deleter.conversations.page(sort: .created, at: .first, limit: 1).items[0]
         let importer = try Store.open(path: path)
-        try importer.insertingInBulk {
+        try importer.inserting(about: .max) {
             _ = try importer.addConversation(title: "bulk", createdAt: 99, messages: ["one", "two"])
         }
         #expect(try deleter.conversations.delete(ids: [victim.id]) == 1)

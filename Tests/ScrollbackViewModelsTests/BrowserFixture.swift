@@ -1,5 +1,5 @@
 import ScrollbackModel
-import ScrollbackStorage
+@testable import ScrollbackStorage
 import ScrollbackViewModels
 import TestSupport
 
@@ -24,7 +24,7 @@ struct BrowserFixture {
     /// Conversation `i` was updated `i` minutes before `now`, so the list order is 0, 1, 2…
     static func store(count: Int, messages: Int = 2) throws -> Store {
         let store = try Store.open(path: ":memory:")
-        try store.insertingInBulk {
+        try store.inserting(about: .max) {
             for index in 0..<count {
                 let time = now.milliseconds - Int64(index) * 60_000
                 try store.addConversation(

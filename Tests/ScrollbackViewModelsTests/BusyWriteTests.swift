@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 import ScrollbackModel
-import ScrollbackStorage
+@testable import ScrollbackStorage
 @testable import ScrollbackViewModels
 import TestSupport
 

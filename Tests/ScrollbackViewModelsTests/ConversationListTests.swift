@@ -1,7 +1,7 @@
 import Testing
 
 import ScrollbackModel
-import ScrollbackStorage
+@testable import ScrollbackStorage
 import ScrollbackViewModels
 import TestSupport
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 import ScrollbackModel
-import ScrollbackStorage
+@testable import ScrollbackStorage
 import ScrollbackViewModels
 import TerminalText
 import TestSupport
@@ -13,7 +13,7 @@ struct ReaderAndSearchTests {
     @Test("a conversation of 100,000 messages pages through the repository, bounded")
     func longConversation() throws {
         let store = try Store.open(path: ":memory:")
-        let conversation = try store.insertingInBulk {
+        let conversation = try store.inserting(about: .max) {
             try store.addConversation(title: "long", createdAt: 0, messages: (0..<100_000).map { "line \($0)" })
         }
         let reader = ReaderViewModel(conversation: conversation, messages: store.messages, width: 60, pageSize: 200, maximumLoaded: 1_000)

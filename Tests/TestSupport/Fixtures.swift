@@ -1,5 +1,5 @@
 import ScrollbackModel
-import ScrollbackStorage
+@testable import ScrollbackStorage
 
 /// Small helpers to fill a store in tests.
 extension Store {

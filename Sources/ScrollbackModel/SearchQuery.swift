@@ -1,0 +1,228 @@
+import Foundation
+
+/// What a search query means, as one set of rules shared by the index query, the check of
+/// each candidate, the highlighting of matches and finding within a conversation.
+///
+/// The rules (README → Searching):
+/// - The query is split at white space into terms; text in double quotes is one term (a
+///   phrase), an unclosed quote runs to the end. Every term must occur in the same message
+///   (or title). Every other character is text: nothing is query syntax.
+/// - Letters are compared without case and, for Latin letters, without diacritics.
+/// - A term that starts with a letter or digit must start where a word starts (so `go`
+///   finds `goes` but not `Zalgo`); it may end anywhere (so `refactor` finds
+///   `refactoring`). Characters of the scripts written without spaces (Han, Kana, Hangul,
+///   Thai, Lao, Khmer, Myanmar) match anywhere.
+/// - In a phrase, a run of white space matches any run of white space.
+public struct SearchQuery: Sendable, Hashable {
+    public struct Term: Sendable, Hashable {
+        /// As typed (without the quotes of a phrase).
+        public let text: String
+        public let isPhrase: Bool
+        /// Folded; in a phrase, each white space run is one " ".
+        let pattern: [Unicode.Scalar]
+
+        /// Whether the index can look the term up (it holds a letter, digit or CJK character).
+        var hasWords: Bool { pattern.contains { SearchText.isWord($0) || SearchText.isCJK($0) } }
+        var startsAtWord: Bool { pattern.first.map(SearchText.isWord) ?? false }
+        var endsInWord: Bool { pattern.last.map(SearchText.isWord) ?? false }
+    }
+
+    public let terms: [Term]
+
+    public var isEmpty: Bool { terms.isEmpty }
+
+    public init(_ query: String) {
+        var terms: [Term] = []
+        var current = ""
+        var inQuotes = false
+        func finish() {
+            let pattern = SearchText.folded(current, phrase: inQuotes)
+            if !pattern.scalars.isEmpty { terms.append(Term(text: current, isPhrase: inQuotes, pattern: pattern.scalars)) }
+            current = ""
+        }
+        for character in query {
+            if character == "\"" {
+                finish()
+                inQuotes.toggle()
+            } else if character.isWhitespace && !inQuotes {
+                finish()
+            } else {
+                current.append(character)
+            }
+        }
+        finish()
+        self.terms = terms
+    }
+
+    /// Whether every term occurs in `text`.
+    public func matches(_ text: String) -> Bool {
+        guard !terms.isEmpty else { return false }
+        let folded = SearchText.folded(text, phrase: false)
+        return terms.allSatisfy { !SearchText.occurrences(of: $0, in: folded.scalars, first: true).isEmpty }
+    }
+
+    /// Where the terms occur in `text`, in Characters, sorted, overlaps merged.
+    public func matchRanges(in text: String) -> [Range<Int>] {
+        let folded = SearchText.folded(text, phrase: false)
+        var ranges: [Range<Int>] = []
+        for term in terms {
+            for occurrence in SearchText.occurrences(of: term, in: folded.scalars, first: false) {
+                let lower = folded.characterIndex[occurrence.lowerBound]
+                let upper = folded.characterIndex[occurrence.upperBound - 1] + 1
+                ranges.append(lower..<upper)
+            }
+        }
+        ranges.sort { $0.lowerBound < $1.lowerBound }
+        var merged: [Range<Int>] = []
+        for range in ranges {
+            if let last = merged.last, range.lowerBound <= last.upperBound {
+                merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+            } else {
+                merged.append(range)
+            }
+        }
+        return merged
+    }
+
+    /// An FTS5 expression that every match also matches (the index narrows, `matches`
+    /// decides): each term that has words as one quoted string (FTS5 tokenizes it into a
+    /// phrase of its words), a prefix when it ends in a letter or digit. Nil when no term
+    /// has words (the search then reads every row).
+    public var indexExpression: String? {
+        let parts = terms.filter(\.hasWords).map { term in
+            let text = String(String.UnicodeScalarView(term.pattern))
+            return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" + (term.endsInWord ? "*" : "")
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: " AND ")
+    }
+}
+
+/// Folding and character classes, the same as the `scrollback` tokenizer's (SearchTokenizer).
+enum SearchText {
+    struct Folded {
+        var scalars: [Unicode.Scalar] = []
+        /// For each folded scalar, the index of the Character it came from.
+        var characterIndex: [Int] = []
+    }
+
+    /// Lower case (simple folding, as SQLite's unicode61), Latin diacritics removed;
+    /// with `phrase`, white space runs become one " ".
+    static func folded(_ text: String, phrase: Bool) -> Folded {
+        var result = Folded()
+        var pendingSpace = false
+        for (index, character) in text.enumerated() {
+            for scalar in character.unicodeScalars {
+                if phrase && scalar.properties.isWhitespace {
+                    pendingSpace = !result.scalars.isEmpty
+                    continue
+                }
+                let folded = fold(scalar)
+                if folded.isEmpty { continue }
+                if pendingSpace {
+                    result.scalars.append(" ")
+                    result.characterIndex.append(index)
+                    pendingSpace = false
+                }
+                for piece in folded {
+                    result.scalars.append(piece)
+                    result.characterIndex.append(index)
+                }
+            }
+        }
+        return result
+    }
+
+    /// Letters kept whole by unicode61's diacritic removal, and its foldings beyond lower case.
+    private static let exceptions: [UInt32: String] = [
+        0x1E0: "ǡ", 0x1E1: "ǡ", 0x1E2: "ǣ", 0x1E3: "ǣ", 0x1EE: "ǯ", 0x1EF: "ǯ", 0x1FC: "ǽ", 0x1FD: "ǽ", 0x1FE: "ǿ",
+        0x1FF: "ǿ", 0x1E9B: "s", 0xB5: "μ", 0x17F: "s", 0x3C2: "σ", 0x3D0: "β", 0x3D1: "θ", 0x3D5: "φ", 0x3D6: "π",
+        0x3F0: "κ", 0x3F1: "ρ", 0x3F5: "ε",
+    ]
+
+    static func fold(_ scalar: Unicode.Scalar) -> [Unicode.Scalar] {
+        let value = scalar.value
+        if value < 0x80 {
+            if value >= 0x41 && value <= 0x5A, let lower = Unicode.Scalar(value + 32) { return [lower] }
+            return [scalar]
+        }
+        if value >= 0x300 && value <= 0x36F { return [] }
+        if let exception = exceptions[value] { return Array(exception.unicodeScalars) }
+        var text = String(Character(scalar))
+        if value < 0x250 || (value >= 0x1E00 && value <= 0x1EFF) {
+            text = String(text.decomposedStringWithCanonicalMapping.unicodeScalars.filter {
+                !($0.value >= 0x300 && $0.value <= 0x36F)
+            }.map(Character.init))
+        }
+        return Array(text.lowercased().unicodeScalars.filter { !($0.value >= 0x300 && $0.value <= 0x36F) })
+    }
+
+    /// A letter, digit or private-use character of the alphabetic scripts (what unicode61
+    /// keeps in tokens); CJK-class characters are not words: each stands alone.
+    static func isWord(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.value < 0x80 {
+            let value = scalar.value
+            return (value >= 0x30 && value <= 0x39) || (value >= 0x61 && value <= 0x7A) || (value >= 0x41 && value <= 0x5A)
+        }
+        switch scalar.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .decimalNumber,
+            .letterNumber, .otherNumber, .privateUse:
+            return !isCJK(scalar)
+        default:
+            return false
+        }
+    }
+
+    /// The scripts written without spaces, which the tokenizer splits into single
+    /// characters and pairs; the same table as SearchTokenizer's.
+    static func isCJK(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x3005, 0x3007,  // 々 〇
+            0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF, 0x20000...0x323AF,  // Han
+            0x3040...0x309F, 0x30A0...0x30FF, 0x31F0...0x31FF, 0xFF66...0xFF9F,  // Kana
+            0xAC00...0xD7AF, 0x1100...0x11FF, 0x3130...0x318F, 0xA960...0xA97F, 0xD7B0...0xD7FF,  // Hangul
+            0x0E00...0x0E7F, 0x0E80...0x0EFF,  // Thai, Lao
+            0x1780...0x17FF, 0x19E0...0x19FF,  // Khmer
+            0x1000...0x109F, 0xA9E0...0xA9FF, 0xAA60...0xAA7F:  // Myanmar
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Ranges (in folded scalars) where `term` occurs in `text` by the rules.
+    static func occurrences(of term: SearchQuery.Term, in text: [Unicode.Scalar], first: Bool) -> [Range<Int>] {
+        let pattern = term.pattern
+        guard let head = pattern.first, !text.isEmpty else { return [] }
+        let needsBoundary = term.startsAtWord
+        var found: [Range<Int>] = []
+        var start = 0
+        while start < text.count {
+            if text[start] == head, !needsBoundary || start == 0 || !isWord(text[start - 1]),
+                let end = matchEnd(pattern, in: text, at: start)
+            {
+                found.append(start..<end)
+                if first { return found }
+                start = end
+            } else {
+                start += 1
+            }
+        }
+        return found
+    }
+
+    /// Where a match of `pattern` starting at `start` ends, or nil.
+    private static func matchEnd(_ pattern: [Unicode.Scalar], in text: [Unicode.Scalar], at start: Int) -> Int? {
+        var position = start
+        for scalar in pattern {
+            if scalar == " " {
+                // A run of white space in a phrase matches any run of white space.
+                guard position < text.count, text[position].properties.isWhitespace else { return nil }
+                while position < text.count, text[position].properties.isWhitespace { position += 1 }
+            } else {
+                guard position < text.count, text[position] == scalar else { return nil }
+                position += 1
+            }
+        }
+        return position
+    }
+}

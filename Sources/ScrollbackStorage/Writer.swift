@@ -1,0 +1,131 @@
+import ScrollbackModel
+
+/// The one place that writes the `conversation` and `message` tables: every INSERT, UPDATE
+/// and DELETE of them is here, so that whatever follows the writes (the search index and
+/// the count through the schema's triggers; later a sync outbox) sees all of them.
+///
+/// Row ids follow time (see `Schema.version2`): a new row gets the smallest free id in its
+/// millisecond's range of 65,536, so that id order is time order and FTS5, walking its
+/// index by rowid, returns the newest first without sorting.
+struct Writer {
+    let database: Database
+
+    enum Table: String {
+        case conversation, message
+    }
+
+    static let tieBreakers: Int64 = 65_536
+    /// Times are clamped to ±2^47 ms (about the years −2490 to 6429) for the id, so that
+    /// `time × 65,536 + tie-breaker` fits in 64 bits; the stored time is never clamped.
+    static let timeLimit: Int64 = 1 << 47
+
+    /// The first id of `time`'s range.
+    static func baseID(at time: Timestamp) -> Int64 {
+        min(max(time.milliseconds, -timeLimit), timeLimit - 1) * tieBreakers
+    }
+
+    /// A free id for a row of `table` made at `time`: after the last one of the same
+    /// millisecond; when all 65,536 are taken, the first free id after them (so the order
+    /// stays right but for that crowd).
+    func newID(in table: Table, at time: Timestamp) throws -> Int64 {
+        let base = Self.baseID(at: time)
+        let end = base + (Self.tieBreakers - 1)
+        let last = try database.queryFirst(
+            "SELECT id FROM \(table.rawValue) WHERE id >= ? AND id <= ? ORDER BY id DESC LIMIT 1", [.integer(base), .integer(end)]
+        ) { $0.int64(0) }
+        guard let last else { return base }
+        if last < end { return last + 1 }
+        let free = try database.queryFirst(
+            """
+            SELECT t.id + 1 FROM \(table.rawValue) AS t
+             WHERE t.id >= ? AND t.id < 9223372036854775807
+               AND NOT EXISTS (SELECT 1 FROM \(table.rawValue) AS u WHERE u.id = t.id + 1)
+             ORDER BY t.id LIMIT 1
+            """, [.integer(end)]
+        ) { $0.int64(0) }
+        guard let free else { throw StorageError.conflict("no free row id is left after \(time); nothing was written") }
+        return free
+    }
+
+    // MARK: Conversations
+
+    struct ConversationRow {
+        var publicID: String
+        var title: String
+        var model: String?
+        var source: String
+        var sourceID: String?
+        var createdAt: Timestamp
+        var updatedAt: Timestamp
+        var pinned: Bool
+    }
+
+    /// Inserts a conversation with a new id (or `id`, to put a deleted one back); returns
+    /// its id, or nil when `ignoringDuplicate` and its source and source id are taken.
+    @discardableResult
+    func insert(_ row: ConversationRow, id: Int64? = nil, ignoringDuplicate: Bool = false) throws -> Int64? {
+        let rowID = try id ?? newID(in: .conversation, at: row.createdAt)
+        try database.run(
+            """
+            INSERT INTO conversation (id, public_id, title, model, source, source_id, created_at, updated_at, pinned)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)\(ignoringDuplicate ? " ON CONFLICT (source, source_id) DO NOTHING" : "")
+            """,
+            [
+                .integer(rowID), .text(row.publicID), .text(row.title), SQLValue(row.model), .text(row.source),
+                SQLValue(row.sourceID), .integer(row.createdAt.milliseconds), .integer(row.updatedAt.milliseconds),
+                SQLValue(row.pinned),
+            ])
+        return database.changes == 1 ? rowID : nil
+    }
+
+    func update(conversation id: Int64, title: String, model: String?, createdAt: Timestamp, updatedAt: Timestamp) throws {
+        try database.run(
+            "UPDATE conversation SET title = ?, model = ?, created_at = ?, updated_at = ? WHERE id = ?",
+            [.text(title), SQLValue(model), .integer(createdAt.milliseconds), .integer(updatedAt.milliseconds), .integer(id)])
+    }
+
+    func rename(conversation id: Int64, to title: String) throws {
+        try database.run("UPDATE conversation SET title = ? WHERE id = ?", [.text(title), .integer(id)])
+    }
+
+    func setPinned(conversation id: Int64, _ pinned: Bool) throws {
+        try database.run("UPDATE conversation SET pinned = ? WHERE id = ?", [SQLValue(pinned), .integer(id)])
+    }
+
+    /// Deletes a conversation and (by cascade) its messages; whether it was there.
+    func delete(conversation id: Int64) throws -> Bool {
+        try database.run("DELETE FROM conversation WHERE id = ?", [.integer(id)])
+        return database.changes == 1
+    }
+
+    // MARK: Messages
+
+    struct MessageRow {
+        var publicID: String
+        var conversationID: Int64
+        var position: Int64
+        var role: Role
+        var content: String
+        var createdAt: Timestamp
+        var model: String?
+    }
+
+    @discardableResult
+    func insert(_ row: MessageRow, id: Int64? = nil) throws -> Int64 {
+        let rowID = try id ?? newID(in: .message, at: row.createdAt)
+        try database.run(
+            """
+            INSERT INTO message (id, public_id, conversation_id, position, role, content, created_at, model)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .integer(rowID), .text(row.publicID), .integer(row.conversationID), .integer(row.position),
+                .text(row.role.rawValue), .text(row.content), .integer(row.createdAt.milliseconds), SQLValue(row.model),
+            ])
+        return rowID
+    }
+
+    func deleteMessages(ofConversation id: Int64) throws {
+        try database.run("DELETE FROM message WHERE conversation_id = ?", [.integer(id)])
+    }
+}
