@@ -30,8 +30,12 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .target(
+            name: "SearchTokenizer",
+            dependencies: ["CSQLite"]
+        ),
+        .target(
             name: "ScrollbackStorage",
-            dependencies: ["ScrollbackModel", "CSQLite"],
+            dependencies: ["ScrollbackModel", "CSQLite", "SearchTokenizer"],
             swiftSettings: strictSwift
         ),
         .target(

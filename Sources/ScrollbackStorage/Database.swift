@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import ScrollbackModel
+import SearchTokenizer
 
 /// One SQLite connection, used from one thread (or actor) at a time.
 ///
@@ -114,6 +115,12 @@ final class Database {
             throw StorageError.cannotOpen(path: path, reason: "cannot create its -shm file beside it (the folder is read-only)")
         } catch StorageError.damaged(_, let detail) where detail.code == SQLITE_NOTADB {
             throw StorageError.notAScrollbackDatabase(path: path, reason: "not a SQLite file")
+        }
+        // The FTS tables' tokenizer (tokenize = 'scrollback') lives in this connection only.
+        let registered = scrollback_register_tokenizer(handle)
+        guard registered == SQLITE_OK else {
+            throw StorageError.cannotOpen(
+                path: path, reason: "cannot set up its search tokenizer: \(String(cString: sqlite3_errstr(registered)))")
         }
         return database
     }
