@@ -92,6 +92,18 @@ struct TokenizerTests {
         #expect(try matches(database, #""abc""#) == [])
     }
 
+    @Test("arguments after the name go to unicode61, after remove_diacritics 2; a wrong one is an error")
+    func arguments() throws {
+        let database = try Database.inMemory()
+        try database.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize = 'scrollback remove_diacritics 0')")
+        try database.run("INSERT INTO t(x) VALUES ('café 東京')")
+        #expect(try matches(database, #""cafe""#) == [])
+        #expect(try matches(database, #""café 東京""#) == [1])
+        #expect(throws: StorageError.self) {
+            try database.execute("CREATE VIRTUAL TABLE u USING fts5(x, tokenize = 'scrollback no_such_option 1')")
+        }
+    }
+
     @Test("the tokens and positions of a mixed string (golden)")
     func golden() throws {
         let database = try Self.makeTable(["Café東京タワー towers 한국어! 猫、ＡＢ12 ๑๒ ﾀﾜｰ"])
