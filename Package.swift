@@ -79,7 +79,7 @@ let package = Package(
             name: "scrollback-bench",
             dependencies: [
                 "ScrollbackModel", "ScrollbackStorage", "ScrollbackDemo", "ScrollbackViewModels", "ScrollbackTerminal",
-                "ScrollbackImport", "CSQLite",
+                "ScrollbackImport", "CSQLite", "SearchTokenizer",
             ],
             swiftSettings: strictSwift
         ),

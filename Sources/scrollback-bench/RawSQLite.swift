@@ -1,4 +1,5 @@
 import CSQLite
+import SearchTokenizer
 
 /// The baseline: the same queries through the SQLite C API, one prepared statement, no DTOs.
 final class RawSQLite {
@@ -10,6 +11,8 @@ final class RawSQLite {
             throw BenchError("cannot open \(path)")
         }
         self.handle = handle
+        // The same tokenizer as scrollback's connections: the baseline reads the same index.
+        guard scrollback_register_tokenizer(handle) == SQLITE_OK else { throw BenchError("cannot register the tokenizer") }
     }
 
     deinit { sqlite3_close_v2(handle) }

@@ -184,7 +184,7 @@ struct CommandLineTests {
         _ = try runner.run(["demo", "--count", "30"])
         let stats = try runner.json(["stats"])
         #expect(stats["conversations"] as? Int == 30)
-        #expect(stats["schemaVersion"] as? Int == 1)
+        #expect(stats["schemaVersion"] as? Int == Migrator.scrollback.latestVersion)
         #expect((stats["messages"] as? Int ?? 0) >= 60)
         #expect((stats["fileBytes"] as? Int ?? 0) > 0)
         #expect((stats["oldest"] as? String)?.hasSuffix("Z") == true)
@@ -249,7 +249,7 @@ struct CommandLineTests {
         for arguments in [["list"], ["stats", "--readonly"], ["demo"]] {
             let result = try runner.run(arguments)
             #expect(result.status == 1)
-            #expect(result.error == "scrollback: \(runner.databasePath) was written by a newer scrollback (schema 2, this one knows 1); upgrade scrollback\n")
+            #expect(result.error == "scrollback: \(runner.databasePath) was written by a newer scrollback (schema \(Migrator.scrollback.latestVersion + 1), this one knows \(Migrator.scrollback.latestVersion)); upgrade scrollback\n")
         }
         #expect(try sha256(ofFile: runner.databasePath) == before)
     }
@@ -264,7 +264,7 @@ struct CommandLineTests {
                 messages: ["body \u{1B}[31mred\u{1B}[0m\nsecond line \u{9B}"])
         }
         let id = try #require((try runner.json(["list"])["conversations"] as? [[String: Any]])?.first?["id"] as? String)
-        for arguments in [["list"], ["show", id], ["search", "evil"], ["search", "red"], ["rename", id, "still \u{1B}[1m evil"]] {
+        for arguments in [["list"], ["show", id], ["search", "evil"], ["search", "second"], ["rename", id, "still \u{1B}[1m evil"]] {
             let result = try runner.run(arguments)
             #expect(result.status == 0)
             let everything = result.output + result.error

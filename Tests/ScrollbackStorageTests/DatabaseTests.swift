@@ -16,7 +16,7 @@ struct DatabaseTests {
         #expect(try store.database.queryFirst("PRAGMA journal_mode") { $0.text(0) } == "wal")
         #expect(try store.database.scalarInt("PRAGMA foreign_keys") == 1)
         #expect(try store.database.scalarInt("PRAGMA user_version") == Int64(Migrator.scrollback.latestVersion))
-        #expect(store.migration == MigrationOutcome(fromVersion: 0, toVersion: 1, backupPath: nil))
+        #expect(store.migration == MigrationOutcome(fromVersion: 0, toVersion: Migrator.scrollback.latestVersion, backupPath: nil))
     }
 
     @Test("read-only opening of a missing path fails and creates nothing")

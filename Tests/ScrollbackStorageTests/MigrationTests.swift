@@ -12,6 +12,9 @@ struct MigrationTests {
         Migrator(migrations: Migrator.scrollback.migrations + [step])
     }
 
+    /// The schema version this scrollback writes; the test step makes it one more.
+    static let latest = Migrator.scrollback.latestVersion
+
     static let addNotes = Migration(name: "test: notes", sql: "CREATE TABLE note (id INTEGER PRIMARY KEY, text TEXT NOT NULL);")
 
     func makeVersion1(at path: String) throws {
@@ -23,7 +26,7 @@ struct MigrationTests {
     func newDatabase() throws {
         let folder = try TemporaryDirectory()
         let store = try Store.open(path: folder.file("h.sqlite"), migrator: Self.upgraded(with: Self.addNotes))
-        #expect(store.migration == MigrationOutcome(fromVersion: 0, toVersion: 2, backupPath: nil))
+        #expect(store.migration == MigrationOutcome(fromVersion: 0, toVersion: Self.latest + 1, backupPath: nil))
         #expect(try store.database.scalarInt("SELECT count(*) FROM sqlite_schema WHERE name = 'note'") == 1)
         #expect(try folder.listing().filter { $0.contains("backup") } == [])
     }
@@ -34,16 +37,16 @@ struct MigrationTests {
         let path = folder.file("h.sqlite")
         try makeVersion1(at: path)
         let store = try Store.open(path: path, migrator: Self.upgraded(with: Self.addNotes))
-        #expect(store.migration.fromVersion == 1)
-        #expect(store.migration.toVersion == 2)
+        #expect(store.migration.fromVersion == Self.latest)
+        #expect(store.migration.toVersion == Self.latest + 1)
         let backup = try #require(store.migration.backupPath)
-        #expect(backup.hasPrefix(path + ".schema-1-"))
+        #expect(backup.hasPrefix(path + ".schema-\(Self.latest)-"))
         #expect(FileManager.default.fileExists(atPath: backup))
         // The backup is the old database: version 1, with the data.
         let old = try Store.open(path: backup, readOnly: true)
-        #expect(old.migration.toVersion == 1)
+        #expect(old.migration.toVersion == Self.latest)
         #expect(try old.conversations.count() == 1)
-        #expect(try store.database.scalarInt("PRAGMA user_version") == 2)
+        #expect(try store.database.scalarInt("PRAGMA user_version") == Int64(Self.latest + 1))
         #expect(try store.conversations.count() == 1)
     }
 
@@ -55,13 +58,13 @@ struct MigrationTests {
         let directory = folder.path
         let probe = Migration(name: "test: probe") { database in
             let names = try FileManager.default.contentsOfDirectory(atPath: directory)
-            guard names.contains(where: { $0.hasPrefix("h.sqlite.schema-1-") && $0.hasSuffix(".backup") }) else {
+            guard names.contains(where: { $0.hasPrefix("h.sqlite.schema-\(Self.latest)-") && $0.hasSuffix(".backup") }) else {
                 throw StorageError.invalidTitle  // any error: the test then fails below
             }
             try database.execute("CREATE TABLE probe (id INTEGER PRIMARY KEY)")
         }
         let store = try Store.open(path: path, migrator: Self.upgraded(with: probe))
-        #expect(store.migration.toVersion == 2)
+        #expect(store.migration.toVersion == Self.latest + 1)
     }
 
     @Test("a step that fails midway leaves the database at the old version and intact")
@@ -86,12 +89,12 @@ struct MigrationTests {
                 return
             }
             #expect(step == "test: fails midway")
-            #expect(version == 1)
+            #expect(version == Self.latest)
             #expect(backup.map { FileManager.default.fileExists(atPath: $0) } == true)
-            #expect(error.description.contains("the database is unchanged at schema 1"))
+            #expect(error.description.contains("the database is unchanged at schema \(Self.latest)"))
         }
         let store = try Store.open(path: path)
-        #expect(try store.database.scalarInt("PRAGMA user_version") == 1)
+        #expect(try store.database.scalarInt("PRAGMA user_version") == Int64(Self.latest))
         #expect(try store.database.scalarInt("SELECT count(*) FROM sqlite_schema WHERE name = 'half'") == 0)
         let page = try store.conversations.page(sort: .updated, at: .first, limit: 10)
         #expect(page.items.map(\.title) == ["Kept through upgrades"])
@@ -114,15 +117,15 @@ struct MigrationTests {
         let before = try sha256(ofFile: path)
         let names = try folder.listing()
         for readOnly in [false, true] {
-            #expect(throws: StorageError.newerSchema(path: path, found: 2, known: 1)) {
+            #expect(throws: StorageError.newerSchema(path: path, found: Self.latest + 1, known: Self.latest)) {
                 try Store.open(path: path, readOnly: readOnly)
             }
         }
         #expect(try sha256(ofFile: path) == before)
         #expect(try folder.listing() == names)
         #expect(
-            StorageError.newerSchema(path: path, found: 2, known: 1).description
-                == "\(path) was written by a newer scrollback (schema 2, this one knows 1); upgrade scrollback")
+            StorageError.newerSchema(path: path, found: Self.latest + 1, known: Self.latest).description
+                == "\(path) was written by a newer scrollback (schema \(Self.latest + 1), this one knows \(Self.latest)); upgrade scrollback")
     }
 
     @Test("read-only opening never migrates")
@@ -131,7 +134,7 @@ struct MigrationTests {
         let path = folder.file("h.sqlite")
         try makeVersion1(at: path)
         let before = try sha256(ofFile: path)
-        #expect(throws: StorageError.needsUpgrade(path: path, found: 1, needed: 2)) {
+        #expect(throws: StorageError.needsUpgrade(path: path, found: Self.latest, needed: Self.latest + 1)) {
             try Store.open(path: path, readOnly: true, migrator: Self.upgraded(with: Self.addNotes))
         }
         #expect(try sha256(ofFile: path) == before)
