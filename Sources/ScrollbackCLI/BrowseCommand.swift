@@ -18,7 +18,11 @@ struct BrowseCommand {
         // Before any file is opened or created: a terminal the browser cannot use is said
         // plainly, with what to do, and leaves nothing behind.
         try TerminalApp.checkTerminal(environment: context.environment)
-        let store = try context.openStore()
+        let store = try context.openStore(buildingIndex: false)
+        // What an upgrade left of the search index is built meanwhile, on its own thread.
+        let indexer = BackgroundIndexer()
+        if try !store.isReadOnly && store.searchBacklog() > 0 { indexer.start(path: store.path) }
+        defer { indexer.stop() }
         // The composition root: the SQLite repositories behind the view models' protocols.
         let browser = try BrowserViewModel(
             repositories: .init(

@@ -3,9 +3,15 @@ import ScrollbackDemo
 import ScrollbackModel
 import ScrollbackStorage
 import ScrollbackTerminal
+import TerminalText
 
 /// A command that failed for a reason the user can act on: exit status 1.
 struct CommandFailure: Error {
+    let message: String
+}
+
+/// Stopped by Ctrl-C (or SIGTERM) with nothing lost: exit status 130.
+struct CommandInterrupted: Error {
     let message: String
 }
 
@@ -78,6 +84,9 @@ public enum Scrollback {
         } catch let error as CommandFailure {
             console.errorLine("scrollback: \(error.message)")
             return 1
+        } catch let error as CommandInterrupted {
+            console.errorLine("scrollback: \(error.message)")
+            return 130
         } catch {
             console.errorLine("scrollback: \(error)")
             return 1
@@ -143,7 +152,11 @@ struct CommandContext {
     ///   schema is then opened read-only, so that a command that reads never writes the
     ///   file or its `-wal` (not even SQLite's checkpoint on close). A missing or older
     ///   database is still created or upgraded first.
-    func openStore(forReading: Bool = false) throws -> Store {
+    ///
+    ///   A writable store whose search index an upgrade left to build is finished first
+    ///   (with a progress line on a terminal; Ctrl-C stops it, kept for the next time),
+    ///   unless `buildingIndex` is false (the browser builds it in the background).
+    func openStore(forReading: Bool = false, buildingIndex: Bool = true) throws -> Store {
         if parsed.has("--demo") && !readOnly {
             try DemoCommand.ensureDemoDatabase(at: databasePath, console: console)
         }
@@ -162,7 +175,44 @@ struct CommandContext {
                 "scrollback: upgraded \(databasePath) from schema \(store.migration.fromVersion) to \(store.migration.toVersion); the previous version is kept at \(backup)"
             )
         }
+        if try buildingIndex && !store.isReadOnly && store.searchBacklog() > 0 {
+            try finishSearchIndex(store)
+        }
         return store
+    }
+
+    /// Builds what is left of the search index, newest rows first, with a progress line on
+    /// a terminal. Ctrl-C is held back and looked for between steps: what is built stays.
+    func finishSearchIndex(_ store: Store) throws {
+        let showProgress = console.errorIsTerminal
+        var interrupt = sigset_t()
+        sigemptyset(&interrupt)
+        sigaddset(&interrupt, SIGINT)
+        sigaddset(&interrupt, SIGTERM)
+        var previous = sigset_t()
+        sigprocmask(SIG_BLOCK, &interrupt, &previous)
+        defer { sigprocmask(SIG_SETMASK, &previous, nil) }
+        var lastShown = Date.distantPast
+        var shown = IndexingProgress(done: 0, remaining: 0)
+        if showProgress { console.writeError("building the search index…") }
+        let finished = try store.buildSearchIndex(
+            shouldStop: {
+                var pending = sigset_t()
+                sigpending(&pending)
+                return sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1
+            },
+            progress: { progress in
+                shown = progress
+                guard showProgress, Date().timeIntervalSince(lastShown) > 0.2 else { return }
+                lastShown = Date()
+                console.writeError(
+                    "\r\u{1B}[Kbuilding the search index: \(Int(progress.fraction * 100))% (\(NumberText.grouped(progress.remaining)) rows left)")
+            })
+        if showProgress { console.writeError("\r\u{1B}[K") }
+        if !finished {
+            throw CommandInterrupted(
+                message: "interrupted while building the search index (\(Int(shown.fraction * 100))% of what was left is done, and kept); it goes on the next time scrollback writes, and searches are complete meanwhile")
+        }
     }
 
     /// Fails up front, before any question is asked, when the store cannot be written.
