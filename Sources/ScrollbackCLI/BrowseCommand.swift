@@ -25,7 +25,7 @@ struct BrowseCommand {
                 conversations: store.conversations, messages: store.messages, search: store.search,
                 settings: store.settings),
             databasePath: store.path, isReadOnly: store.isReadOnly, isSnapshot: store.database.isSnapshot,
-            searchRunner: BackgroundSearchRunner(path: store.path))
+            searchRunner: BackgroundSearchRunner(path: store.path), positionRunner: BackgroundPositionRunner(path: store.path))
         try browser.start()
         console.flush()
         return try TerminalApp(
