@@ -110,8 +110,7 @@ public enum BrowserRenderer {
 
     /// `indexing 37%` (never 100% while it is not done).
     static func indexingText(_ progress: Double) -> String {
-        let percent = progress.isFinite ? min(max(Int((progress * 100).rounded(.down)), 0), 99) : 0
-        return "indexing \(percent)%"
+        "indexing \(SearchViewModel.indexingPercent(progress))%"
     }
 
     private static func drawPrompt(_ prompt: BrowserViewModel.Prompt, note: String?, row: Int, on screen: any Screen) {
