@@ -82,7 +82,11 @@ public enum BrowserRenderer {
             let search = browser.search
             let count = search?.hits.count ?? 0
             left = count == 0 ? "no matches" : "\(NumberText.grouped((search?.selection ?? 0) + 1)) of \(NumberText.grouped(count))\(search?.isComplete == false ? "+" : "")"
-            if let progress = browser.indexingProgress { left += " · " + indexingText(progress) }
+            if let progress = browser.indexingProgress {
+                // On a narrow screen the note comes first, so that it is never cut.
+                let note = indexingText(progress)
+                left = DisplayWidth.of(" \(left) · \(note)") <= width ? left + " · " + note : note + " · " + left
+            }
             hints = "Enter open  n/N next  Esc back"
         }
         if browser.isReadOnly { left += " · read-only" }
