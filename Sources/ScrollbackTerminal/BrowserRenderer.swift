@@ -60,7 +60,8 @@ public enum BrowserRenderer {
         let row = screen.height - 1
         let width = screen.width
         if let prompt = browser.prompt {
-            drawPrompt(prompt, note: browser.status, row: row, on: screen)
+            // While the typed search runs, the prompt says so (it stays open for more typing).
+            drawPrompt(prompt, note: browser.status ?? browser.searching.map { _ in "searching…" }, row: row, on: screen)
             return
         }
         var left: String

@@ -374,9 +374,14 @@ public final class BrowserViewModel {
     }
 
     private func submitSearch(_ text: String) throws {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else {
+            // Nothing to search for: as Esc.
+            cancelSearchPrompt()
+            return
+        }
         searchDue = nil
         beforeSearchPrompt = nil
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
         if let search, search.query == trimmed, pendingSearch == nil, mode == .searchResults {
             // What was typed is already shown: Enter just closes the prompt.
             lastQuery = trimmed

@@ -201,6 +201,15 @@ struct SearchAsYouTypeTests {
         #expect(browser.prompt == nil)
         #expect(browser.mode == .list)
         #expect(browser.millisecondsUntilSearch == nil)
+        // Enter on an emptied prompt is Esc too: the typed results do not stay.
+        _ = try browser.handle(.character("/"))
+        try type("rye", into: browser)
+        clock.advance(BrowserViewModel.searchDelay)
+        #expect(browser.poll())
+        #expect(browser.mode == .searchResults)
+        _ = try browser.handle(.control("u"))
+        _ = try browser.handle(.enter)
+        #expect(browser.prompt == nil && browser.mode == .list)
     }
 
     @Test("each new key cancels the search running in the background")
