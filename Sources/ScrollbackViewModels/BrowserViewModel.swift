@@ -231,7 +231,11 @@ public final class BrowserViewModel {
         case .nextMatch, .previousMatch:
             if reader.find != nil {
                 let wrapped = try reader.moveToMatch(forward: command == .nextMatch)
-                if wrapped { status = command == .nextMatch ? "Wrapped to the first match" : "Wrapped to the last match" }
+                if reader.find?.positions.count == 1 {
+                    status = "The only match in this conversation"
+                } else if wrapped {
+                    status = command == .nextMatch ? "Wrapped to the first match" : "Wrapped to the last match"
+                }
                 return
             }
             guard readerOrigin == .searchResults, let search else {
