@@ -27,6 +27,9 @@ struct BrowseCommand {
             databasePath: store.path, isReadOnly: store.isReadOnly, isSnapshot: store.database.isSnapshot,
             searchRunner: BackgroundSearchRunner(path: store.path), positionRunner: BackgroundPositionRunner(path: store.path))
         try browser.start()
+        // Checkpoints happen away from the main actor, so that no write waits for one.
+        let checkpointer = try BackgroundCheckpointer(for: store)
+        defer { checkpointer.stop() }
         console.flush()
         return try TerminalApp(
             browser: browser, environment: context.environment,

@@ -23,6 +23,9 @@ enum KeyToFrame {
         let screen = MemoryScreen(width: 200, height: 60)
         browser.resize(width: 200, height: 60)
         try browser.start()
+        // As the browser runs: checkpoints on a thread of their own.
+        let checkpointer = try BackgroundCheckpointer(for: store)
+        defer { checkpointer.stop() }
         let originalOrder = browser.list.order
         let rounds = quick ? 4 : 60
         let pagesUp = quick ? 5 : 200
