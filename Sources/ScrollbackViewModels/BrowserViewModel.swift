@@ -366,9 +366,14 @@ public final class BrowserViewModel {
     /// The text in the prompt changed: the search in flight is stopped, and a new one
     /// starts once typing pauses (`poll`).
     private func searchAsTyped(_ text: String) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        // A space typed at either end changes nothing: what runs or shows stays.
+        if pendingSearch?.query == trimmed || (pendingSearch == nil && mode == .searchResults && search?.query == trimmed) {
+            searchDue = nil
+            return
+        }
         pendingSearch?.job.cancel()
         pendingSearch = nil
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else {
             searchDue = nil
             return

@@ -196,6 +196,9 @@ struct SearchAsYouTypeTests {
         clock.advance(BrowserViewModel.searchDelay)
         #expect(browser.poll())
         #expect(browser.search?.query == "rye bread")
+        // A trailing space searches nothing again.
+        _ = try browser.handle(.character(" "))
+        #expect(browser.millisecondsUntilSearch == nil)
         // Esc: the list, as it was before the prompt opened.
         _ = try browser.handle(.escape)
         #expect(browser.prompt == nil)
