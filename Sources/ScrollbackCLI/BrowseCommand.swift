@@ -29,8 +29,11 @@ struct BrowseCommand {
                 conversations: store.conversations, messages: store.messages, search: store.search,
                 settings: store.settings),
             databasePath: store.path, isReadOnly: store.isReadOnly, isSnapshot: store.isSnapshot,
-            searchRunner: BackgroundSearchRunner(path: store.path))
+            searchRunner: BackgroundSearchRunner(path: store.path), positionRunner: BackgroundPositionRunner(path: store.path))
         try browser.start()
+        // Checkpoints happen away from the main actor, so that no write waits for one.
+        let checkpointer = try BackgroundCheckpointer(for: store)
+        defer { checkpointer.stop() }
         console.flush()
         return try TerminalApp(
             browser: browser, environment: context.environment,

@@ -1,5 +1,6 @@
 import ScrollbackModel
 import ScrollbackStorage
+import ScrollbackViewModels
 import TerminalText
 
 /// `scrollback search QUERY`: titles first, then messages, newest first.
@@ -15,6 +16,9 @@ struct SearchCommand {
         }
         let conversation: ConversationJSON
         let message: Message?
+        /// When the hit was written: the message's created time, or the conversation's for a
+        /// title hit (ISO 8601, UTC).
+        let date: String
         let snippet: String
         /// `[start, end)` pairs, in Characters of `snippet`.
         let matches: [[Int]]
@@ -33,6 +37,10 @@ struct SearchCommand {
         let store = try context.openStore(forReading: true)
         let page = try store.search.search(query, after: cursor, limit: limit)
         let console = context.console
+        // A note for a person, never for a script reading standard error.
+        if console.errorIsTerminal, let progress = try? store.search.indexingProgress() {
+            console.errorLine(Self.indexingNote(progress))
+        }
         if context.wantsJSON {
             let hits = page.items.map { hit in
                 Hit(
@@ -40,7 +48,7 @@ struct SearchCommand {
                     message: hit.message.map {
                         Hit.Message(id: $0.publicID, position: $0.position, role: $0.role.rawValue, createdAt: $0.createdAt.iso8601)
                     },
-                    snippet: hit.snippet, matches: hit.matches.map { [$0.lowerBound, $0.upperBound] })
+                    date: Self.date(of: hit).iso8601, snippet: hit.snippet, matches: hit.matches.map { [$0.lowerBound, $0.upperBound] })
             }
             console.line(try OutputFormat.json(Output(query: query, hits: hits, next: page.next?.token), for: context.console))
             return
@@ -57,12 +65,23 @@ struct SearchCommand {
         for hit in page.items {
             let place = hit.message.map { "#\($0.position + 1) \($0.role.rawValue)" } ?? "title"
             console.line(
-                OutputFormat.shortID(hit.conversation.publicID) + "  " + OutputFormat.line(hit.conversation.title))
+                OutputFormat.shortID(hit.conversation.publicID) + "  " + TimeText.absolute(Self.date(of: hit)) + "  "
+                    + OutputFormat.line(hit.conversation.title))
             console.line("          \(place): " + Self.marked(hit.snippet, matches: hit.matches, highlight: highlight))
         }
         if let next = page.next {
             console.errorLine("more: scrollback search --after \(next.token) \(Self.shellQuoted(query))")
         }
+    }
+
+    /// When a hit was written: its message's time, or its conversation's for a title hit.
+    static func date(of hit: SearchHit) -> Timestamp {
+        hit.message?.createdAt ?? hit.conversation.createdAt
+    }
+
+    /// `the search index is being rebuilt (37%); results are complete but slower`.
+    static func indexingNote(_ progress: Double) -> String {
+        "the search index is being rebuilt (\(SearchViewModel.indexingPercent(progress))%); results are complete but slower"
     }
 
     /// The snippet made safe, with matches in bold on a terminal or in [brackets] elsewhere.

@@ -69,3 +69,30 @@ public protocol SearchJob: AnyObject, Sendable {
 public protocol SearchRunner: Sendable {
     func start(_ query: String, limit: Int) -> any SearchJob
 }
+
+/// Where a conversation stands in an order, and how many there are: found away from the
+/// main actor, because counting the rows before it costs time in proportion to its place.
+public struct ListPosition: Sendable, Equatable {
+    /// How many conversations come before it (its 0-based index).
+    public var index: Int
+    /// How many conversations there are.
+    public var total: Int
+
+    public init(index: Int, total: Int) {
+        self.index = index
+        self.total = total
+    }
+}
+
+/// The position of one conversation, being found on a connection of its own.
+public protocol PositionJob: AnyObject, Sendable {
+    /// The position once found (or failed); nil while it is being found.
+    var result: Result<ListPosition, any Error>? { get }
+    /// Stops the work; its result is then never used.
+    func cancel()
+}
+
+/// Finds positions in the background, so that no key waits for a count.
+public protocol PositionRunner: Sendable {
+    func start(_ conversation: ConversationDTO, sort: ConversationOrder) -> any PositionJob
+}

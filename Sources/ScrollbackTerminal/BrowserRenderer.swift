@@ -60,26 +60,34 @@ public enum BrowserRenderer {
         let row = screen.height - 1
         let width = screen.width
         if let prompt = browser.prompt {
-            drawPrompt(prompt, note: browser.status, row: row, on: screen)
+            // While the typed search runs, the prompt says so (it stays open for more typing).
+            drawPrompt(prompt, note: browser.status ?? browser.searching.map { _ in "searching…" }, row: row, on: screen)
             return
         }
         var left: String
         let hints: String
         switch browser.mode {
         case .list:
-            let list = browser.list
-            left = list.total == 0 ? "0 conversations" : "\(NumberText.grouped(list.selection + 1)) of \(NumberText.grouped(list.total))"
-            if !list.marks.isEmpty { left += " · \(NumberText.grouped(list.marks.count)) marked" }
+            left = listPosition(browser.list)
+            if !browser.list.marks.isEmpty { left += " · \(NumberText.grouped(browser.list.marks.count)) marked" }
             hints = "? help  / search  q quit"
         case .reader:
             let reader = browser.reader
             let position = (reader?.topPosition ?? 0) + 1
             left = "message \(NumberText.grouped(position)) of \(NumberText.grouped(reader?.conversation.messageCount ?? 0))"
-            hints = "j/k scroll  Esc back"
+            if let find = reader?.find {
+                left += " · match \(NumberText.grouped(find.current + 1)) of \(NumberText.grouped(find.positions.count))"
+            }
+            hints = reader?.find != nil ? "n/N match  Esc back" : "j/k scroll  / find  Esc back"
         case .searchResults:
             let search = browser.search
             let count = search?.hits.count ?? 0
             left = count == 0 ? "no matches" : "\(NumberText.grouped((search?.selection ?? 0) + 1)) of \(NumberText.grouped(count))\(search?.isComplete == false ? "+" : "")"
+            if let progress = browser.indexingProgress {
+                // On a narrow screen the note comes first, so that it is never cut.
+                let note = indexingText(progress)
+                left = DisplayWidth.of(" \(left) · \(note)") <= width ? left + " · " + note : note + " · " + left
+            }
             hints = "Enter open  n/N next  Esc back"
         }
         if browser.isReadOnly { left += " · read-only" }
@@ -94,6 +102,20 @@ public enum BrowserRenderer {
         } else {
             screen.draw(DisplayWidth.truncated(" " + left, to: width), row: row, column: 0, style: .plain)
         }
+    }
+
+    /// `123 of 1,000,000`; `~123 of 1,000,000` while the index is being counted, `~` before
+    /// the total too while another process's change is being counted.
+    static func listPosition(_ list: ConversationListViewModel) -> String {
+        guard list.total > 0 else { return "0 conversations" }
+        let index = (list.isIndexExact ? "" : "~") + NumberText.grouped(list.selection + 1)
+        let total = (list.isTotalExact ? "" : "~") + NumberText.grouped(list.total)
+        return "\(index) of \(total)"
+    }
+
+    /// `indexing 37%` (never 100% while it is not done).
+    static func indexingText(_ progress: Double) -> String {
+        "indexing \(SearchViewModel.indexingPercent(progress))%"
     }
 
     private static func drawPrompt(_ prompt: BrowserViewModel.Prompt, note: String?, row: Int, on screen: any Screen) {
@@ -112,14 +134,19 @@ public enum BrowserRenderer {
         switch prompt {
         case .confirmDelete(_, let question):
             screen.draw(DisplayWidth.truncated(" " + question, to: width), row: row, column: 0, style: TextStyle(bold: true))
-        case .rename(_, let editor), .search(let editor):
+        case .rename(_, let editor), .search(let editor), .find(let editor):
             let label: String
-            if case .rename = prompt { label = " Rename: " } else { label = " /" }
+            switch prompt {
+            case .rename: label = " Rename: "
+            case .find: label = " Find: "
+            default: label = " /"
+            }
             let labelWidth = DisplayWidth.of(label)
             screen.draw(label, row: row, column: 0, style: TextStyle(bold: true))
             let available = max(width - labelWidth - 1, 1)
             let (text, cursorColumn) = editor.visible(width: available)
-            screen.draw(text, row: row, column: labelWidth, style: .plain)
+            // Selected text (the last query, which typing replaces) is shown reversed.
+            screen.draw(text, row: row, column: labelWidth, style: editor.isAllSelected ? selection : .plain)
             screen.placeCursor(row: row, column: labelWidth + cursorColumn)
         }
     }
@@ -220,13 +247,17 @@ public enum BrowserRenderer {
             "search “\(UntrustedText.sanitized(search.query))” · \(NumberText.grouped(search.hits.count))\(more) matches",
             right: readOnlyLabel(browser), on: screen)
         let width = screen.width
+        let now = browser.now()
         for (offset, item) in search.visibleHits.enumerated() {
             let row = 1 + offset * 2
             guard row + 1 < screen.height - 1 else { break }
             let hit = item.hit
             let place = hit.message.map { "#\($0.position + 1) \($0.role.rawValue)" } ?? "title"
-            let title = DisplayWidth.fitted(
-                "  " + UntrustedText.sanitized(hit.conversation.title) + "  · " + place, to: width)
+            let date = " " + TimeText.relative(hit.message?.createdAt ?? hit.conversation.createdAt, now: now) + " "
+            let title =
+                DisplayWidth.fitted(
+                    "  " + UntrustedText.sanitized(hit.conversation.title) + "  · " + place, to: width - DisplayWidth.of(date))
+                + date
             var titleStyle = TextStyle(bold: true)
             if item.index == search.selection { titleStyle.reverse = true }
             screen.draw(title, row: row, column: 0, style: titleStyle)
@@ -257,11 +288,12 @@ public enum BrowserRenderer {
 
     // MARK: Helpers
 
-    /// Draws `text` with every case-insensitive occurrence of `terms` highlighted.
+    /// Draws `text` with what the query of `terms` matches highlighted, by the search's own
+    /// rules (`SearchQuery`: word starts, folded case and accents, phrases).
     static func drawHighlighted(
         _ text: String, terms: [String], row: Int, column: Int, width: Int, style: TextStyle, on screen: any Screen
     ) {
-        let ranges = TextMatches.ranges(of: terms, in: text)
+        let ranges = SearchQuery(terms.joined(separator: " ")).matchRanges(in: text)
         guard !ranges.isEmpty else {
             screen.draw(text, row: row, column: column, style: style)
             return

@@ -105,7 +105,9 @@ public final class TerminalApp {
                 dirty = true
                 continue
             }
-            let event = input.next(waiting: dirty ? 0 : 100)
+            // A search waiting for typing to pause wakes the loop in time to start it.
+            let wait = browser.millisecondsUntilSearch.map { Int32(min($0, 100)) } ?? 100
+            let event = input.next(waiting: dirty ? 0 : wait)
             // Background work that finished is taken in at every turn of the loop.
             if browser.poll() { dirty = true }
             guard let event else {

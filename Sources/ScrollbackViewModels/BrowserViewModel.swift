@@ -13,6 +13,8 @@ public final class BrowserViewModel {
         case confirmDelete(ids: [Int64], question: String)
         case rename(id: Int64, editor: LineEditor)
         case search(editor: LineEditor)
+        /// Finding within the conversation being read.
+        case find(editor: LineEditor)
     }
 
     private enum UndoAction {
@@ -58,6 +60,16 @@ public final class BrowserViewModel {
     private let searchRunner: (any SearchRunner)?
     /// A search still running in the background, and its query.
     private var pendingSearch: (query: String, job: any SearchJob)?
+    /// When the search for what is typed in the prompt starts (results follow the typing,
+    /// once it pauses for `searchDelay`).
+    private var searchDue: (query: String, at: Timestamp)?
+    /// What the screen showed when the search prompt opened, for Esc to go back to.
+    private var beforeSearchPrompt: (mode: Mode, search: SearchViewModel?)?
+    /// How long typing must pause before the search runs, in milliseconds.
+    public static let searchDelay: Int64 = 150
+    /// How far building the search index has come (0 to 1) while it is rebuilt; nil when
+    /// the index is complete.
+    public private(set) var indexingProgress: Double?
     private var undoAction: UndoAction?
     private var readerOrigin: Mode = .list
     private var lastQuery = ""
@@ -70,7 +82,8 @@ public final class BrowserViewModel {
 
     public init(
         repositories: Repositories, databasePath: String, isReadOnly: Bool, isSnapshot: Bool = false,
-        searchRunner: (any SearchRunner)? = nil, now: @escaping () -> Timestamp = { .now() }
+        searchRunner: (any SearchRunner)? = nil, positionRunner: (any PositionRunner)? = nil,
+        now: @escaping () -> Timestamp = { .now() }
     ) throws {
         self.repositories = repositories
         self.searchRunner = searchRunner
@@ -80,6 +93,7 @@ public final class BrowserViewModel {
         self.now = now
         list = ConversationListViewModel(
             conversations: repositories.conversations, order: try repositories.settings.value(.listSort))
+        list.positionRunner = positionRunner
     }
 
     /// Loads the first page.
@@ -160,7 +174,7 @@ public final class BrowserViewModel {
                 status = "Marks cleared"
             }
         case .quit: return false
-        case .search: prompt = .search(editor: LineEditor(text: lastQuery))
+        case .search: openSearchPrompt()
         case .nextMatch, .previousMatch:
             if search != nil { mode = .searchResults } else { status = "No search yet: / searches" }
         case .rename:
@@ -215,13 +229,22 @@ public final class BrowserViewModel {
             mode = readerOrigin
             self.reader = nil
         case .nextMatch, .previousMatch:
+            if reader.find != nil {
+                let wrapped = try reader.moveToMatch(forward: command == .nextMatch)
+                if reader.find?.positions.count == 1 {
+                    status = "The only match in this conversation"
+                } else if wrapped {
+                    status = command == .nextMatch ? "Wrapped to the first match" : "Wrapped to the last match"
+                }
+                return
+            }
             guard readerOrigin == .searchResults, let search else {
-                status = "No search yet: / searches"
+                status = "No search yet: / finds in this conversation"
                 return
             }
             try search.move(by: command == .nextMatch ? 1 : -1)
             try openSearchHit()
-        case .search: prompt = .search(editor: LineEditor(text: lastQuery))
+        case .search: prompt = .find(editor: LineEditor(text: lastQuery, selected: true))
         case .help: showingHelp = true
         case .suspend: break  // the front end's (it owns the terminal)
         case .rename, .delete, .toggleMark, .deleteMarked, .undo, .cycleSort:
@@ -243,7 +266,7 @@ public final class BrowserViewModel {
         case .bottom: try search.move(by: SearchViewModel.maximumHits)
         case .open: try openSearchHit()
         case .back, .quit: mode = .list
-        case .search: prompt = .search(editor: LineEditor(text: lastQuery))
+        case .search: openSearchPrompt()
         case .help: showingHelp = true
         case .suspend: break  // the front end's (it owns the terminal)
         case .rename, .delete, .toggleMark, .deleteMarked, .undo, .cycleSort:
@@ -307,17 +330,115 @@ public final class BrowserViewModel {
                 }
             }
         case .search(var editor):
+            let typed = editor.text
             let outcome = editor.apply(key)
             noteIfCut(editor)
             switch outcome {
             case .editing:
                 self.prompt = .search(editor: editor)
+                if editor.text != typed { searchAsTyped(editor.text) }
+            case .cancelled:
+                cancelSearchPrompt()
+            case .submitted:
+                try submitSearch(editor.text)
+            }
+        case .find(var editor):
+            let outcome = editor.apply(key)
+            noteIfCut(editor)
+            switch outcome {
+            case .editing:
+                self.prompt = .find(editor: editor)
             case .cancelled:
                 break
             case .submitted:
-                try runSearch(editor.text)
+                try find(editor.text)
             }
         }
+    }
+
+    // MARK: Search as you type
+
+    private func openSearchPrompt() {
+        beforeSearchPrompt = (mode, search)
+        prompt = .search(editor: LineEditor(text: lastQuery, selected: true))
+    }
+
+    /// The text in the prompt changed: the search in flight is stopped, and a new one
+    /// starts once typing pauses (`poll`).
+    private func searchAsTyped(_ text: String) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        // A space typed at either end changes nothing: what runs or shows stays.
+        if pendingSearch?.query == trimmed || (pendingSearch == nil && mode == .searchResults && search?.query == trimmed) {
+            searchDue = nil
+            return
+        }
+        pendingSearch?.job.cancel()
+        pendingSearch = nil
+        guard !trimmed.isEmpty else {
+            searchDue = nil
+            return
+        }
+        let (due, overflow) = now().milliseconds.addingReportingOverflow(Self.searchDelay)
+        searchDue = (trimmed, Timestamp(milliseconds: overflow ? Int64.max : due))
+    }
+
+    private func submitSearch(_ text: String) throws {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else {
+            // Nothing to search for: as Esc.
+            cancelSearchPrompt()
+            return
+        }
+        searchDue = nil
+        beforeSearchPrompt = nil
+        if let search, search.query == trimmed, pendingSearch == nil, mode == .searchResults {
+            // What was typed is already shown: Enter just closes the prompt.
+            lastQuery = trimmed
+            if search.hits.isEmpty { status = "Nothing matches “\(UntrustedText.sanitized(search.query))”" }
+            return
+        }
+        if let pending = pendingSearch, pending.query == trimmed { return }
+        try runSearch(text)
+    }
+
+    /// Esc in the search prompt: the search stops and the screen is as before the prompt.
+    private func cancelSearchPrompt() {
+        pendingSearch?.job.cancel()
+        pendingSearch = nil
+        searchDue = nil
+        if let before = beforeSearchPrompt {
+            search = before.search
+            mode = before.mode == .searchResults && before.search == nil ? .list : before.mode
+            if mode == .searchResults { search?.viewportHits = max(contentHeight / 2, 1) }
+        }
+        beforeSearchPrompt = nil
+    }
+
+    /// Milliseconds until the typed search is due to start, if one is waiting (so that the
+    /// front end wakes in time).
+    public var millisecondsUntilSearch: Int64? {
+        guard let due = searchDue else { return nil }
+        let (left, overflow) = due.at.milliseconds.subtractingReportingOverflow(now().milliseconds)
+        return overflow ? 0 : max(left, 0)
+    }
+
+    // MARK: Find in the conversation
+
+    private func find(_ text: String) throws {
+        guard let reader else { return }
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else {
+            reader.clearFind()
+            return
+        }
+        lastQuery = trimmed
+        let positions = try repositories.search.matchingPositions(conversationID: reader.conversation.id, query: trimmed)
+        guard !positions.isEmpty else {
+            reader.clearFind()
+            status = "Not in this conversation: “\(UntrustedText.sanitized(trimmed))”"
+            return
+        }
+        try reader.setFind(query: trimmed, positions: positions)
     }
 
     private func noteIfCut(_ editor: LineEditor) {
@@ -359,6 +480,7 @@ public final class BrowserViewModel {
         let trimmed = query.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return }
         lastQuery = trimmed
+        searchDue = nil
         pendingSearch?.job.cancel()
         pendingSearch = nil
         if let searchRunner {
@@ -377,7 +499,14 @@ public final class BrowserViewModel {
         self.search = search
         mode = .searchResults
         reader = nil
-        if search.hits.isEmpty { status = "Nothing matches “\(UntrustedText.sanitized(search.query))”" }
+        refreshIndexingProgress()
+        // While the prompt is open the results follow the typing: no message over them.
+        if search.hits.isEmpty && prompt == nil { status = "Nothing matches “\(UntrustedText.sanitized(search.query))”" }
+    }
+
+    private func refreshIndexingProgress() {
+        // Progress is a nicety: failing to read it never stands in the way.
+        indexingProgress = (try? repositories.search.indexingProgress()).flatMap { $0 }
     }
 
     /// The query of a search still running in the background, if any (for the footer).
@@ -386,6 +515,20 @@ public final class BrowserViewModel {
     /// Takes in what background work has finished; returns true when the screen changed.
     @discardableResult
     public func poll() -> Bool {
+        var changed = list.takePosition()
+        if let due = searchDue, now() >= due.at {
+            searchDue = nil
+            do {
+                try runSearch(due.query)
+            } catch {
+                report(error)
+            }
+            changed = true
+        }
+        return takeSearchResult() || changed
+    }
+
+    private func takeSearchResult() -> Bool {
         guard let pending = pendingSearch, let result = pending.job.result else { return false }
         pendingSearch = nil
         switch result {
@@ -406,7 +549,7 @@ public final class BrowserViewModel {
         let snapshots = try repositories.conversations.deleteKeepingSnapshots(ids: ids)
         undoAction = .deleted(snapshots)
         list.unmark(doomed)
-        try list.reload(keeping: keep, fallbacks: fallbacks)
+        try list.reload(keeping: keep, fallbacks: fallbacks, totalChange: -snapshots.count)
         let count = snapshots.count
         status = "Deleted \(count) conversation\(count == 1 ? "" : "s") — u undoes"
     }
@@ -415,7 +558,7 @@ public final class BrowserViewModel {
         guard let before = try repositories.conversations.conversation(id: id) else {
             // Another process deleted it while the editor was open.
             status = "Not renamed: that conversation was deleted meanwhile, by another process"
-            try list.reload(keeping: id)
+            try list.reload(keeping: id, totalChange: nil)
             return
         }
         _ = try repositories.conversations.rename(id: id, to: title)
@@ -432,7 +575,7 @@ public final class BrowserViewModel {
         case .deleted(let snapshots):
             try repositories.conversations.restore(snapshots)
             undoAction = nil
-            try list.reload(keeping: snapshots.first?.conversation.id)
+            try list.reload(keeping: snapshots.first?.conversation.id, totalChange: snapshots.count)
             status = "Restored \(snapshots.count) conversation\(snapshots.count == 1 ? "" : "s")"
         case .renamed(let id, let title):
             _ = try repositories.conversations.rename(id: id, to: title)
@@ -448,12 +591,20 @@ public final class BrowserViewModel {
     /// the list around the same conversation. Returns true when something changed.
     @discardableResult
     public func idle() throws -> Bool {
+        var changed = false
+        if indexingProgress != nil || mode == .searchResults {
+            let before = indexingProgress
+            refreshIndexingProgress()
+            changed = indexingProgress != before
+        }
         let token = try repositories.conversations.changeToken()
-        guard token != changeToken, prompt == nil else { return false }
+        guard token != changeToken, prompt == nil else { return changed }
         changeToken = token
         try list.pruneMarks()
         let fallbacks = list.neighbours(of: list.selection, excluding: [])
-        try list.reload(keeping: list.selected?.id, fallbacks: fallbacks)
+        // Another process changed the data: how many there are now is counted away from
+        // the main actor, with the selection's index.
+        try list.reload(keeping: list.selected?.id, fallbacks: fallbacks, totalChange: nil)
         return true
     }
 

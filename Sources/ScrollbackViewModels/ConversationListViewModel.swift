@@ -19,6 +19,14 @@ public final class ConversationListViewModel {
     /// The absolute index of the first row on screen.
     public private(set) var top = 0
     public private(set) var marks: Set<Int64> = []
+    /// False while the selection's index is a guess (after a change, until the background
+    /// count arrives): the footer shows it as approximate. Moves keep it exact by arithmetic.
+    public private(set) var isIndexExact = true
+    /// False while `total` may be off (after another process's change, until counted).
+    public private(set) var isTotalExact = true
+    /// Finds the selection's index away from the main actor; nil counts at once (for an
+    /// in-memory database, which no other connection can see).
+    public var positionRunner: (any PositionRunner)?
     /// Rows on screen; set by the front end when the terminal is resized.
     public var viewportHeight = 20 {
         didSet { keepSelectionVisible() }
@@ -33,6 +41,12 @@ public final class ConversationListViewModel {
     private var after: Cursor?
     /// The row a move is heading for while pages load: rows near it are never dropped.
     private var focus: Int?
+    /// Changes whenever rows are numbered afresh (so that a position found for an older
+    /// numbering is not applied to this one).
+    private var numbering = 0
+    /// The position being found in the background: for which numbering, and the index the
+    /// conversation was given meanwhile.
+    private var pendingPosition: (job: any PositionJob, guessed: Int, numbering: Int)?
 
     public init(
         conversations: any ConversationRepository, order: ConversationOrder, pageSize: Int = 100, maximumLoaded: Int = 600
@@ -63,6 +77,7 @@ public final class ConversationListViewModel {
     /// Loads the first page.
     public func load() throws {
         total = try conversations.count()
+        isTotalExact = true
         try loadFirstPage()
     }
 
@@ -74,14 +89,26 @@ public final class ConversationListViewModel {
         after = page.next
         selection = 0
         top = 0
+        numbering += 1
+        isIndexExact = true
+        if after == nil {
+            total = rows.count
+            isTotalExact = true
+        }
     }
 
     private func loadLastPage() throws {
         let page = try conversations.page(sort: order, at: .last, limit: pageSize)
         rows = page.items
-        windowStart = max(0, total - rows.count)
         before = page.previous
         after = nil
+        if before == nil {
+            total = rows.count
+            isTotalExact = true
+        }
+        windowStart = max(0, total - rows.count)
+        numbering += 1
+        isIndexExact = isTotalExact
     }
 
     private func loadAfter() throws {
@@ -108,7 +135,9 @@ public final class ConversationListViewModel {
             selection += shift
             top += shift
             total += shift
+            numbering += 1
         }
+        if before == nil && windowStart == 0 { isIndexExact = true }
         dropFarRows()
     }
 
@@ -226,26 +255,104 @@ public final class ConversationListViewModel {
 
     /// Fetches the window again around `id` (or, if it is gone, around the nearest row that
     /// is not), keeping it on the same line of the screen.
-    public func reload(keeping id: Int64?, fallbacks: [Int64] = []) throws {
+    ///
+    /// Nothing here counts the conversations: `totalChange` is how many were added (or,
+    /// negative, removed) by the action, nil when not known (another process's change). The
+    /// selection's index is exact near either end; elsewhere it is a guess until the
+    /// position runner's answer arrives (`takePosition`).
+    public func reload(keeping id: Int64?, fallbacks: [Int64] = [], totalChange: Int? = 0) throws {
         let screenLine = selection - top
-        total = try conversations.count()
+        pendingPosition?.job.cancel()
+        pendingPosition = nil
+        if let totalChange {
+            total = max(total + totalChange, 0)
+        } else {
+            isTotalExact = false
+        }
+        numbering += 1
         for candidate in ([id].compactMap { $0 } + fallbacks) {
             guard let conversation = try conversations.conversation(id: candidate) else { continue }
-            let index = try conversations.index(of: conversation, sort: order)
             let cursor = Cursor.conversation(conversation, order: order)
             let half = pageSize / 2
             let earlier = try conversations.page(sort: order, at: .before(cursor), limit: half)
             let later = try conversations.page(sort: order, at: .after(cursor), limit: half)
             rows = earlier.items + [conversation] + later.items
-            windowStart = index - earlier.items.count
             before = earlier.items.isEmpty ? nil : earlier.previous
             after = later.items.isEmpty ? nil : later.next
+            let atTop = earlier.previous == nil
+            let atBottom = later.next == nil
+            if atTop && atBottom {
+                total = rows.count
+                isTotalExact = true
+            }
+            let index: Int
+            if positionRunner == nil {
+                // No other connection can see this database: count here.
+                total = try conversations.count()
+                isTotalExact = true
+                index = try conversations.index(of: conversation, sort: order)
+                isIndexExact = true
+            } else if atTop {
+                index = earlier.items.count
+                isIndexExact = true
+            } else if atBottom && isTotalExact {
+                index = max(total - 1 - later.items.count, earlier.items.count)
+                isIndexExact = true
+            } else {
+                // Where it was, as far as the rows around it allow, until counted.
+                var guess = max(selection, earlier.items.count)
+                let lastPossible = total - 1 - later.items.count
+                if lastPossible >= earlier.items.count { guess = min(guess, lastPossible) }
+                index = guess
+                isIndexExact = false
+            }
+            windowStart = index - earlier.items.count
+            total = max(total, windowStart + rows.count)
+            if let positionRunner, !(isIndexExact && isTotalExact) {
+                pendingPosition = (positionRunner.start(conversation, sort: order), index, numbering)
+            }
             selection = index
             top = max(0, selection - screenLine)
             keepSelectionVisible()
             return
         }
         try loadFirstPage()
+        if positionRunner == nil {
+            total = try conversations.count()
+            isTotalExact = true
+        }
+    }
+
+    /// True while a position is being found in the background.
+    public var isFindingPosition: Bool { pendingPosition != nil }
+
+    /// Takes in the position found in the background, if it has arrived: renumbers the
+    /// window (the rows stay as they are on screen) and sets the total. Returns true when
+    /// it arrived.
+    @discardableResult
+    public func takePosition() -> Bool {
+        guard let pending = pendingPosition, let result = pending.job.result else { return false }
+        pendingPosition = nil
+        // A failure (the database busy, say) leaves the position approximate; the next
+        // change looks again.
+        guard case .success(let position) = result else { return true }
+        var shift = 0
+        if pending.numbering == numbering {
+            shift = position.index - pending.guessed
+            isIndexExact = true
+        } else if after == nil && before != nil && !isIndexExact {
+            // `G` was pressed meanwhile: the window ends at the last row.
+            shift = position.total - (windowStart + rows.count)
+            isIndexExact = true
+        }
+        if windowStart + shift < 0 { shift = -windowStart }
+        windowStart += shift
+        selection += shift
+        top += shift
+        total = after == nil ? windowStart + rows.count : max(position.total, windowStart + rows.count)
+        isTotalExact = true
+        keepSelectionVisible()
+        return true
     }
 
     /// The rows a delete should fall back to when the selected one goes: the next rows,

@@ -23,18 +23,37 @@ public struct LineEditor: Sendable, Equatable {
     public private(set) var isEdited = false
     /// True when the last typed or pasted text did not all fit under `limit`.
     public private(set) var wasCut = false
+    /// True while the whole text is selected (as the search prompt opens with the last
+    /// query): typing or pasting replaces it, Backspace clears it, and a movement key
+    /// keeps it for editing.
+    public private(set) var isAllSelected = false
     public let limit: Int
 
-    public init(text: String = "", limit: Int = LineEditor.defaultLimit) {
+    public init(text: String = "", limit: Int = LineEditor.defaultLimit, selected: Bool = false) {
         characters = Array(text)
         cursor = characters.count
         self.limit = max(limit, 1)
+        isAllSelected = selected && !characters.isEmpty
     }
 
     public var text: String { String(characters) }
 
     public mutating func apply(_ key: Key) -> Outcome {
         wasCut = false
+        if isAllSelected {
+            isAllSelected = false
+            switch key {
+            case .character, .paste, .backspace, .delete, .control("h"), .control("d"), .control("u"), .control("k"),
+                .control("w"):
+                // Replaces (or clears) the selected text.
+                characters.removeAll()
+                cursor = 0
+                isEdited = true
+                if case .character = key {} else if case .paste = key {} else { return .editing }
+            default:
+                break
+            }
+        }
         switch key {
         case .enter: return .submitted
         case .escape, .control("c"), .control("g"): return .cancelled

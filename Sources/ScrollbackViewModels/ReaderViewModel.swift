@@ -30,8 +30,12 @@ public final class ReaderViewModel {
         didSet { clampTop() }
     }
     public private(set) var width: Int
-    /// Words to highlight (from a search), if any.
-    public let highlights: [String]
+    /// Words to highlight (from a search, or what is being found), if any.
+    public private(set) var highlights: [String]
+    /// What `/` is finding in this conversation: the query, the positions of the messages
+    /// that match (ascending) and which of them is the current one.
+    public private(set) var find: (query: String, positions: [Int], current: Int)?
+    private let searchHighlights: [String]
 
     private let messages: any MessageRepository
     private var loaded: [MessageDTO] = []
@@ -50,6 +54,7 @@ public final class ReaderViewModel {
         self.messages = messages
         self.width = max(width, 1)
         self.highlights = highlights
+        searchHighlights = highlights
         self.pageSize = max(pageSize, 2)
         self.maximumLoaded = max(maximumLoaded, 3 * pageSize)
     }
@@ -163,6 +168,58 @@ public final class ReaderViewModel {
             lineStarts.removeLast(lineStarts.count - keep)
             lines.removeLast(lines.count - cutLine)
             after = loaded.last.map { Cursor.message(conversationID: conversation.id, position: $0.position) }
+        }
+    }
+
+    // MARK: Finding
+
+    /// Starts finding `query`: the first match at or after the top of the screen (else the
+    /// first) becomes current and is shown.
+    public func setFind(query: String, positions: [Int]) throws {
+        guard !positions.isEmpty else {
+            clearFind()
+            return
+        }
+        let here = topPosition ?? 0
+        let current = positions.firstIndex { $0 >= here } ?? 0
+        find = (query, positions, current)
+        highlights = query.split(whereSeparator: { $0.isWhitespace }).map(String.init)
+        try show(position: positions[current])
+    }
+
+    public func clearFind() {
+        find = nil
+        highlights = searchHighlights
+    }
+
+    /// Moves to the next (or previous) match, wrapping at either end; returns true when it
+    /// wrapped.
+    @discardableResult
+    public func moveToMatch(forward: Bool) throws -> Bool {
+        guard var find, !find.positions.isEmpty else { return false }
+        var next = find.current + (forward ? 1 : -1)
+        var wrapped = false
+        if next >= find.positions.count {
+            next = 0
+            wrapped = true
+        } else if next < 0 {
+            next = find.positions.count - 1
+            wrapped = true
+        }
+        find.current = next
+        self.find = find
+        try show(position: find.positions[next])
+        return wrapped
+    }
+
+    /// Shows the message at `position` at the top of the screen (as far as the end allows).
+    public func show(position: Int) throws {
+        if let index = loaded.firstIndex(where: { $0.position == position }) {
+            topLine = lineStarts[index]
+            try fillAround()
+            clampTop()
+        } else {
+            try open(at: position)
         }
     }
 

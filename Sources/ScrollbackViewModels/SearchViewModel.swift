@@ -30,6 +30,14 @@ public final class SearchViewModel {
     /// The words of the query, for highlighting.
     public var terms: [String] { query.split(whereSeparator: { $0.isWhitespace }).map(String.init) }
 
+    /// Indexing progress (0 to 1) as a whole percentage, 0...99: never 100 while not done,
+    /// and any value a damaged reading gives is in range.
+    public nonisolated static func indexingPercent(_ progress: Double) -> Int {
+        guard progress.isFinite else { return 0 }
+        let percent = (progress * 100).rounded(.down)
+        return percent <= 0 ? 0 : percent >= 99 ? 99 : Int(percent)
+    }
+
     public var selected: SearchHit? { hits.indices.contains(selection) ? hits[selection] : nil }
 
     public var visibleHits: [(index: Int, hit: SearchHit)] {

@@ -22,7 +22,7 @@ struct Options {
     var child: String?
     var database: String?
     var file: String?
-    /// Run only these sections (page, frame, memory, key, import, delete, search).
+    /// Run only these sections (page, frame, memory, key, keyframe, import, delete, search).
     var only: Set<String> = []
 
     init(_ arguments: [String]) throws {
@@ -82,6 +82,7 @@ func main() throws {
     if wanted("frame") { try Sections.firstFrame(big: big, binary: options.binary, report: &report) }
     if wanted("memory") { try Sections.memory(big: big, small: small, tiny: tiny, sizes: sizes, report: &report) }
     if wanted("key") { try Sections.perKey(big: big, report: &report) }
+    if wanted("keyframe") { try KeyToFrame.run(big: big, quick: options.quick, report: &report) }
     if wanted("import") { try Sections.importSpeed(data: data, sizes: sizes, report: &report) }
     if wanted("delete") { try Sections.batchDelete(data: data, sizes: sizes, report: &report) }
     if wanted("search") { try Sections.search(big: big, report: &report) }
