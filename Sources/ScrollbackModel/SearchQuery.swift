@@ -25,6 +25,21 @@ public struct SearchQuery: Sendable, Hashable {
         var hasWords: Bool { pattern.contains { SearchText.isWord($0) || SearchText.isCJK($0) } }
         var startsAtWord: Bool { pattern.first.map(SearchText.isWord) ?? false }
         var endsInWord: Bool { pattern.last.map(SearchText.isWord) ?? false }
+
+        /// Whether the index finds it cheaply: not a prefix of three letters or fewer, which
+        /// FTS5 answers by merging the lists of every word that starts so (`t*`: most words).
+        var isSelective: Bool {
+            guard hasWords else { return false }
+            guard endsInWord else { return true }
+            return pattern.reversed().prefix { SearchText.isWord($0) }.count > 3
+        }
+
+        /// This term as an FTS5 string: FTS5 tokenizes it into a phrase of its words; a
+        /// prefix when it ends in a letter or digit.
+        var indexString: String {
+            let text = String(String.UnicodeScalarView(pattern))
+            return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" + (endsInWord ? "*" : "")
+        }
     }
 
     public let terms: [Term]
@@ -61,14 +76,27 @@ public struct SearchQuery: Sendable, Hashable {
         return terms.allSatisfy { !SearchText.occurrences(of: $0, in: folded.scalars, first: true).isEmpty }
     }
 
+    /// Where the first match in `text` starts, in Characters, when every term occurs in it;
+    /// nil when one does not.
+    public func firstMatch(in text: String) -> Int? {
+        guard !terms.isEmpty else { return nil }
+        let folded = SearchText.folded(text, phrase: false)
+        var first: Int?
+        for term in terms {
+            guard let occurrence = SearchText.occurrences(of: term, in: folded.scalars, first: true).first else { return nil }
+            first = min(first ?? Int.max, folded.scalarIndex[occurrence.lowerBound])
+        }
+        return first.map { SearchText.Folded.characterOffset(of: $0, in: text) }
+    }
+
     /// Where the terms occur in `text`, in Characters, sorted, overlaps merged.
     public func matchRanges(in text: String) -> [Range<Int>] {
         let folded = SearchText.folded(text, phrase: false)
         var ranges: [Range<Int>] = []
         for term in terms {
             for occurrence in SearchText.occurrences(of: term, in: folded.scalars, first: false) {
-                let lower = folded.characterIndex[occurrence.lowerBound]
-                let upper = folded.characterIndex[occurrence.upperBound - 1] + 1
+                let lower = SearchText.Folded.characterOffset(of: folded.scalarIndex[occurrence.lowerBound], in: text)
+                let upper = SearchText.Folded.characterOffset(of: folded.scalarIndex[occurrence.upperBound - 1], in: text) + 1
                 ranges.append(lower..<upper)
             }
         }
@@ -89,10 +117,15 @@ public struct SearchQuery: Sendable, Hashable {
     /// phrase of its words), a prefix when it ends in a letter or digit. Nil when no term
     /// has words (the search then reads every row).
     public var indexExpression: String? {
-        let parts = terms.filter(\.hasWords).map { term in
-            let text = String(String.UnicodeScalarView(term.pattern))
-            return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" + (term.endsInWord ? "*" : "")
-        }
+        let parts = terms.filter(\.hasWords).map(\.indexString)
+        return parts.isEmpty ? nil : parts.joined(separator: " AND ")
+    }
+
+    /// The same, of the selective terms only (the others are left to `matches`); nil when
+    /// there is none, and the newest rows are then read first (a short prefix such as
+    /// `the` matches most of them), before the index is asked.
+    public var selectiveIndexExpression: String? {
+        let parts = terms.filter(\.isSelective).map(\.indexString)
         return parts.isEmpty ? nil : parts.joined(separator: " AND ")
     }
 }
@@ -101,31 +134,55 @@ public struct SearchQuery: Sendable, Hashable {
 enum SearchText {
     struct Folded {
         var scalars: [Unicode.Scalar] = []
-        /// For each folded scalar, the index of the Character it came from.
-        var characterIndex: [Int] = []
+        /// For each folded scalar, the index of the scalar of the text it came from.
+        var scalarIndex: [Int] = []
+
+        /// The Characters (grapheme clusters) of `text` before the one holding scalar `offset`.
+        static func characterOffset(of offset: Int, in text: String) -> Int {
+            let scalars = text.unicodeScalars
+            var index = scalars.index(scalars.startIndex, offsetBy: offset, limitedBy: scalars.endIndex) ?? scalars.endIndex
+            // Back to the start of its Character.
+            while index > scalars.startIndex, index.samePosition(in: text) == nil { index = scalars.index(before: index) }
+            return text.distance(from: text.startIndex, to: index)
+        }
     }
 
     /// Lower case (simple folding, as SQLite's unicode61), Latin diacritics removed;
     /// with `phrase`, white space runs become one " ".
     static func folded(_ text: String, phrase: Bool) -> Folded {
         var result = Folded()
+        result.scalars.reserveCapacity(text.utf8.count)
+        result.scalarIndex.reserveCapacity(text.utf8.count)
         var pendingSpace = false
-        for (index, character) in text.enumerated() {
-            for scalar in character.unicodeScalars {
+        for (index, scalar) in text.unicodeScalars.enumerated() {
+            do {
                 if phrase && scalar.properties.isWhitespace {
                     pendingSpace = !result.scalars.isEmpty
                     continue
                 }
-                let folded = fold(scalar)
-                if folded.isEmpty { continue }
+                let value = scalar.value
+                if value >= 0x300 && value <= 0x36F { continue }
                 if pendingSpace {
                     result.scalars.append(" ")
-                    result.characterIndex.append(index)
+                    result.scalarIndex.append(index)
                     pendingSpace = false
                 }
-                for piece in folded {
-                    result.scalars.append(piece)
-                    result.characterIndex.append(index)
+                // The common cases without allocating: ASCII, and what has no case and no
+                // diacritic to remove (CJK, most symbols).
+                if value < 0x80 {
+                    result.scalars.append(value >= 0x41 && value <= 0x5A ? Unicode.Scalar(UInt8(truncatingIfNeeded: value + 32)) : scalar)
+                    result.scalarIndex.append(index)
+                } else if (value >= 0x2E80 && value < 0xA640) || (value >= 0xAC00 && value < 0xD800)
+                    || (value >= 0x250 && !(value >= 0x1E00 && value <= 0x1EFF) && exceptions[value] == nil
+                        && !scalar.properties.changesWhenLowercased)
+                {
+                    result.scalars.append(scalar)
+                    result.scalarIndex.append(index)
+                } else {
+                    for piece in fold(scalar) {
+                        result.scalars.append(piece)
+                        result.scalarIndex.append(index)
+                    }
                 }
             }
         }

@@ -103,9 +103,38 @@ public final class SQLiteSearchRepository: SearchRepository {
         var below = before
         for phase in phases {
             if !phase.indexed, let backlog { below = min(below ?? backlog, backlog) }
+            var expression: String?
+            if phase.indexed {
+                expression = query.selectiveIndexExpression
+                if expression == nil, let broad = query.indexExpression {
+                    // Only short prefixes (`a`, `go`, `the`): FTS5 answers those by merging
+                    // the lists of every word that starts so, which costs the same however
+                    // few hits are wanted. Read the newest rows first: a prefix that common
+                    // fills the page from them; one that is rare is cheap for the index.
+                    var scanned = 0
+                    for budget in Self.scanFirst {
+                        let before = found.count
+                        let rows = try candidates(source, query, expression: nil, below: below, from: phase.from, limit: budget)
+                        for row in rows where found.count < limit {
+                            if let hit = row.hit { found.append(hit) }
+                            below = row.id
+                        }
+                        scanned += rows.count
+                        // Done, or too few hits so far to fill the page soon.
+                        if found.count == limit || rows.count < budget || (found.count - before) * 10 < limit { break }
+                    }
+                    if found.count == limit { break }
+                    if scanned < Self.scanFirst.reduce(0, +), found.count < limit,
+                        try candidates(source, query, expression: nil, below: below, from: phase.from, limit: 1).isEmpty
+                    {
+                        continue
+                    }
+                    expression = broad
+                }
+            }
             var chunk = limit + 1
             while found.count < limit {
-                let rows = try candidates(source, query, indexed: phase.indexed, below: below, from: phase.from, limit: chunk)
+                let rows = try candidates(source, query, expression: expression, below: below, from: phase.from, limit: chunk)
                 for row in rows {
                     if let hit = row.hit { found.append(hit) }
                     if found.count == limit { break }
@@ -119,14 +148,18 @@ public final class SQLiteSearchRepository: SearchRepository {
         return found
     }
 
+    /// How many of the newest rows a query of short prefixes reads before asking the index:
+    /// a probe, then more while a tenth of a page or more turns up in each.
+    static let scanFirst = [400, 3_600]
+
     /// One chunk of candidates, newest first, each with its hit when it matches the rules.
     private func candidates(
-        _ source: Source, _ query: SearchQuery, indexed: Bool, below: Int64?, from: Int64?, limit: Int
+        _ source: Source, _ query: SearchQuery, expression: String?, below: Int64?, from: Int64?, limit: Int
     ) throws -> [(id: Int64, hit: (hit: SearchHit, cursor: Cursor)?)] {
         var arguments: [SQLValue] = []
         var sql = "SELECT \(SQLiteConversationRepository.columns)\(source.extraColumns), \(source.table).id FROM "
         let order: String
-        if indexed, let expression = query.indexExpression {
+        if let expression {
             sql += "\(source.index) JOIN \(source.table) ON \(source.table).id = \(source.index).rowid\(source.join)"
             sql += " WHERE \(source.index) MATCH ?"
             arguments.append(.text(expression))
@@ -149,9 +182,9 @@ public final class SQLiteSearchRepository: SearchRepository {
         return try database.query(sql, arguments) { row in
             let id = row.int64(idColumn)
             let text = row.text(source.textColumn)
-            guard query.matches(text) else { return (id, nil) }
+            guard let first = query.firstMatch(in: text) else { return (id, nil) }
             let conversation = SQLiteConversationRepository.conversation(row)
-            let (snippet, matches) = Snippet.make(from: text, query: query)
+            let (snippet, matches) = Snippet.make(from: text, query: query, firstMatch: first)
             if source.textColumn == 2 {
                 return (
                     id,
@@ -176,10 +209,10 @@ enum Snippet {
     static let before = 30
     static let length = 120
 
-    static func make(from text: String, query: SearchQuery) -> (String, [Range<Int>]) {
+    static func make(from text: String, query: SearchQuery, firstMatch: Int? = nil) -> (String, [Range<Int>]) {
         var start = text.startIndex
-        if let first = query.matchRanges(in: text).first {
-            let match = text.index(text.startIndex, offsetBy: first.lowerBound, limitedBy: text.endIndex) ?? text.startIndex
+        if let first = firstMatch ?? query.matchRanges(in: text).first?.lowerBound {
+            let match = text.index(text.startIndex, offsetBy: first, limitedBy: text.endIndex) ?? text.startIndex
             start = text.index(match, offsetBy: -before, limitedBy: text.startIndex) ?? text.startIndex
         }
         let end = text.index(start, offsetBy: length, limitedBy: text.endIndex) ?? text.endIndex

@@ -9,6 +9,7 @@ struct DataSet {
     let sizes: Sizes
 
     static let rareWord = "quetzalcoatl"
+    static let rareCJK = "鰻丼"
 
     func path(_ name: String) -> String { (work as NSString).appendingPathComponent(name) }
 
@@ -17,24 +18,29 @@ struct DataSet {
     func demo(_ count: Int, name: String, rare: Bool = false) throws -> String {
         let file = path("\(name)-\(count).sqlite")
         if FileManager.default.fileExists(atPath: file), let store = try? Store.open(path: file),
-           (try? store.conversations.count()) == count + (rare ? 3 : 0)
+           let stored = try? store.conversations.count(), stored == count || stored == count + (rare ? 3 : 0)
         {
+            if rare { try addRare(to: store) }
             return file
         }
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) }
         print("making \(name): \(count) conversations…")
         let store = try Store.open(path: file)
         _ = try DemoGenerator(seed: 1).fill(store, count: count)
-        if rare {
-            for index in 0..<3 {
-                let conversation = try store.conversations.create(
-                    NewConversation(title: "Rare \(index)", source: "bench", sourceID: "rare-\(index)", createdAt: Timestamp(milliseconds: 1_600_000_000_000)))
-                _ = try store.messages.append(
-                    [NewMessage(role: .user, content: "Tell me about \(Self.rareWord) number \(index)", createdAt: Timestamp(milliseconds: 1_600_000_000_000))],
-                    to: conversation.id)
-            }
-        }
+        if rare { try addRare(to: store) }
         return file
+    }
+
+    /// Three conversations holding a word and a CJK word found nowhere else, unless there.
+    private func addRare(to store: Store) throws {
+        for index in 0..<3 {
+            let time = Timestamp(milliseconds: 1_600_000_000_000 + Int64(index) * 86_400_000)
+            _ = try store.add(
+                ImportedConversation(
+                    source: "bench", sourceID: "rare-\(index)", title: "Rare \(index)", model: nil, createdAt: time,
+                    updatedAt: time,
+                    messages: [ImportedMessage(role: .user, content: "Tell me about \(Self.rareWord) number \(index), and \(Self.rareCJK)", createdAt: time)]))
+        }
     }
 
     /// A ChatGPT-format export of `exportConversations` × `exportMessages`, written as a

@@ -5,9 +5,10 @@ import SearchTokenizer
 final class RawSQLite {
     let handle: OpaquePointer
 
-    init(path: String) throws {
+    init(path: String, create: Bool = false) throws {
         var handle: OpaquePointer?
-        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let handle else {
+        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
+        guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let handle else {
             throw BenchError("cannot open \(path)")
         }
         self.handle = handle
@@ -19,7 +20,9 @@ final class RawSQLite {
 
     final class Statement {
         let handle: OpaquePointer
+        let sql: String
         init(_ database: RawSQLite, _ sql: String) throws {
+            self.sql = sql
             var statement: OpaquePointer?
             guard sqlite3_prepare_v2(database.handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
                 throw BenchError("cannot prepare: \(String(cString: sqlite3_errmsg(database.handle)))")
