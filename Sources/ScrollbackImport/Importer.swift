@@ -289,3 +289,17 @@ public struct Importer {
             problem: "not a chat export (expected ChatGPT or Claude conversations.json, an llm logs.db or scrollback JSON Lines)")
     }
 }
+
+extension Importer {
+    /// Reads the conversations of a ChatGPT export, as `import` does, without storing them:
+    /// for the benchmark's floor (the same parsing, into a table without any index).
+    public static func readChatGPTExport(path: String, _ body: (ImportedConversation) throws -> Void) throws {
+        var reader = try JSONArrayReader(path: path)
+        while let range = try reader.nextRange() {
+            let conversation = try? reader.withScanner { scanner throws(SkipReason) in
+                try ChatGPTExport.conversation(in: range, of: scanner)
+            }
+            if let conversation { try body(conversation) }
+        }
+    }
+}
