@@ -3,7 +3,9 @@ import ScrollbackModel
 /// The one bulk policy: a change of many rows, large next to what the database holds, runs
 /// with the search index's triggers set aside and the index rebuilt once at the end.
 enum SearchIndex {
-    static let insertTriggers = ["conversation_fts_insert", "message_fts_insert"]
+    /// For loading many rows: the indexes, and the count of each conversation's messages
+    /// (set once at the end, `recount`, instead of a conversation row rewritten per message).
+    static let insertTriggers = ["conversation_fts_insert", "message_fts_insert", "message_counted"]
     /// For deleting whole conversations: their messages' count no longer matters either.
     static let conversationDeleteTriggers = ["conversation_fts_delete", "message_fts_delete", "message_uncounted"]
 
@@ -41,12 +43,25 @@ enum SearchIndex {
                 try database.execute("DROP TRIGGER \(name)")
             }
             let result = try body()
+            if names.contains("message_counted") { try recount(database) }
             try rebuild(database)
             for (_, sql) in triggers {
                 try database.execute(sql)
             }
             return result
         }
+    }
+
+    /// Every conversation's message count and updated time, as `message_counted` keeps them.
+    static func recount(_ database: Database) throws {
+        try database.execute(
+            """
+            UPDATE conversation SET message_count = counted.messages, updated_at = max(updated_at, counted.latest)
+              FROM (SELECT conversation_id, count(*) AS messages, max(created_at) AS latest FROM message GROUP BY conversation_id)
+                   AS counted
+             WHERE counted.conversation_id = conversation.id
+               AND (conversation.message_count <> counted.messages OR conversation.updated_at < counted.latest);
+            """)
     }
 
     /// Both indexes made again from their tables, whole: nothing is left to the backlog.

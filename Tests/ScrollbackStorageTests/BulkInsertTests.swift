@@ -22,6 +22,15 @@ struct BulkInsertTests {
         }
         #expect(try Self.triggers(store) == schema)
         #expect(try store.check().isHealthy)
+        // Counts and updated times are set at the end as the trigger would have set them.
+        let bulk = try store.conversations.page(sort: .title, at: .first, limit: 100).items.filter { $0.title.hasPrefix("bulk") }
+        #expect(bulk.count == 50 && bulk.allSatisfy { $0.messageCount == 1 })
+        try store.inserting(about: .max) {
+            let late = try store.conversations.create(NewConversation(title: "late", createdAt: Timestamp(milliseconds: 5)))
+            _ = try store.messages.append([NewMessage(role: .user, content: "later", createdAt: Timestamp(milliseconds: 500))], to: late.id)
+        }
+        let late = try #require(try store.conversations.page(sort: .title, at: .first, limit: 200).items.first { $0.title == "late" })
+        #expect(late.messageCount == 1 && late.updatedAt.milliseconds == 500)
         #expect(try store.search.search("walrus", after: nil, limit: 500).items.count == 50 + 51)
         #expect(try store.search.search("東京タワー", after: nil, limit: 500).items.count == 50)
         // Row-by-row indexing works again afterwards.
