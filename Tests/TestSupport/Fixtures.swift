@@ -1,5 +1,5 @@
 import ScrollbackModel
-@testable import ScrollbackStorage
+import ScrollbackStorage
 
 /// Small helpers to fill a store in tests.
 extension Store {
