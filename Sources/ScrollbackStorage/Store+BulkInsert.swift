@@ -43,25 +43,13 @@ enum SearchIndex {
                 try database.execute("DROP TRIGGER \(name)")
             }
             let result = try body()
-            if names.contains("message_counted") { try recount(database) }
+            if names.contains("message_counted") { try Writer(database: database).recount() }
             try rebuild(database)
             for (_, sql) in triggers {
                 try database.execute(sql)
             }
             return result
         }
-    }
-
-    /// Every conversation's message count and updated time, as `message_counted` keeps them.
-    static func recount(_ database: Database) throws {
-        try database.execute(
-            """
-            UPDATE conversation SET message_count = counted.messages, updated_at = max(updated_at, counted.latest)
-              FROM (SELECT conversation_id, count(*) AS messages, max(created_at) AS latest FROM message GROUP BY conversation_id)
-                   AS counted
-             WHERE counted.conversation_id = conversation.id
-               AND (conversation.message_count <> counted.messages OR conversation.updated_at < counted.latest);
-            """)
     }
 
     /// Both indexes made again from their tables, whole: nothing is left to the backlog.

@@ -206,13 +206,7 @@ extension Store {
                 try database.execute(object.sql)
             }
             try SearchIndex.rebuild(database)
-            try database.execute(
-                """
-                INSERT OR REPLACE INTO tally (name, value) SELECT 'conversations', count(*) FROM conversation;
-                UPDATE conversation SET message_count =
-                    (SELECT count(*) FROM message WHERE conversation_id = conversation.id)
-                WHERE message_count <> (SELECT count(*) FROM message WHERE conversation_id = conversation.id);
-                """)
+            try Writer(database: database).recount()
         }
     }
 }

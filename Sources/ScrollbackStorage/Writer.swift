@@ -128,4 +128,21 @@ struct Writer {
     func deleteMessages(ofConversation id: Int64) throws {
         try database.run("DELETE FROM message WHERE conversation_id = ?", [.integer(id)])
     }
+
+    // MARK: Counts
+
+    /// Every conversation's message count and updated time as `message_counted` keeps them,
+    /// and the count of conversations: after a bulk load (which sets the trigger aside) or a
+    /// repair.
+    func recount() throws {
+        try database.execute(
+            """
+            UPDATE conversation SET message_count = counted.messages, updated_at = max(updated_at, coalesce(counted.latest, updated_at))
+              FROM (SELECT c.id AS id, count(m.id) AS messages, max(m.created_at) AS latest
+                      FROM conversation AS c LEFT JOIN message AS m ON m.conversation_id = c.id GROUP BY c.id) AS counted
+             WHERE counted.id = conversation.id
+               AND (conversation.message_count <> counted.messages OR conversation.updated_at < counted.latest);
+            INSERT OR REPLACE INTO tally (name, value) SELECT 'conversations', count(*) FROM conversation;
+            """)
+    }
 }
