@@ -261,7 +261,7 @@ enum SearchText {
         var found: [Range<Int>] = []
         var start = 0
         while start < text.count {
-            if text[start] == head, !needsBoundary || start == 0 || !isWord(text[start - 1]),
+            if text[start] == head, !needsBoundary || !continuesWord(text, before: start),
                 let end = matchEnd(pattern, in: text, at: start)
             {
                 found.append(start..<end)
@@ -272,6 +272,22 @@ enum SearchText {
             }
         }
         return found
+    }
+
+    /// Whether the text before `index` ends in a letter or digit, looking through combining
+    /// marks (`निया` starts inside `दुनिया`, after a vowel sign on a letter).
+    private static func continuesWord(_ text: [Unicode.Scalar], before index: Int) -> Bool {
+        var position = index - 1
+        while position >= 0 {
+            let scalar = text[position]
+            switch scalar.properties.generalCategory {
+            case .nonspacingMark, .spacingMark, .enclosingMark:
+                position -= 1
+            default:
+                return isWord(scalar)
+            }
+        }
+        return false
     }
 
     /// Where a match of `pattern` starting at `start` ends, or nil.

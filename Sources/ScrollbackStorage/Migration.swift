@@ -83,12 +83,16 @@ public struct Migrator: Sendable {
         }
         let backup = version > 0 ? try makeBackup(of: database, version: version) : nil
         var current = version
+        var applied = 0
         for index in version..<latestVersion {
             let step = migrations[index]
             do {
                 try database.write {
+                    // Another process may have upgraded the file since it was validated.
+                    guard try database.scalarInt("PRAGMA user_version") == Int64(index) else { return }
                     try step.apply(database)
                     try database.execute("PRAGMA user_version = \(index + 1)")
+                    applied += 1
                 }
             } catch {
                 throw StorageError.migrationFailed(
@@ -96,6 +100,11 @@ public struct Migrator: Sendable {
                     reason: (error as? StorageError)?.description ?? "\(error)")
             }
             current = index + 1
+        }
+        if applied == 0, let backup {
+            // Another process did the upgrade (and kept its own copy): ours is not needed.
+            try? FileManager.default.removeItem(atPath: backup)
+            return MigrationOutcome(fromVersion: current, toVersion: current, backupPath: nil)
         }
         return MigrationOutcome(fromVersion: version, toVersion: current, backupPath: backup)
     }
@@ -112,11 +121,18 @@ public struct Migrator: Sendable {
             suffix += 1
             path = "\(database.path).schema-\(version)-\(stamp)-\(suffix).backup"
         }
+        // Written under a temporary name and renamed into place once complete and synced, so
+        // that a kill midway never leaves a partial copy under the backup's name.
+        let partial = path + ".partial"
         do {
-            try database.run("VACUUM INTO ?", [.text(path)])
-            try Self.fsync(path: path)
+            try? FileManager.default.removeItem(atPath: partial)
+            try database.run("VACUUM INTO ?", [.text(partial)])
+            try Self.fsync(path: partial)
+            guard rename(partial, path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
             try Self.fsync(path: (path as NSString).deletingLastPathComponent)
         } catch {
+            try? FileManager.default.removeItem(atPath: partial)
+            try? FileManager.default.removeItem(atPath: partial + "-journal")
             try? FileManager.default.removeItem(atPath: path)
             throw StorageError.migrationFailed(
                 path: database.path, step: "backup", version: version, backup: nil,

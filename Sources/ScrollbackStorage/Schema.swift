@@ -93,9 +93,11 @@ enum Schema {
         """
 
     /// Version 2. Row ids follow time, so that "newest first" is the order in which FTS5
-    /// walks its index (backwards) without sorting matches: a row's id is its time in
-    /// milliseconds (clamped to ±2^47, about the years −2490 to 6429) times 65,536, plus a
-    /// tie-breaker in insertion order. The trigram index gives way to the `scrollback`
+    /// walks its index (backwards) without sorting matches: a row's id is at least its time
+    /// in milliseconds (clamped to ±2^46, about the years −260 to 4199) times 65,536, and
+    /// above the id of every row before it in (time, old order): `r + max(base − r)` over
+    /// the rows so far, with r the row's rank, which is unique and in order however many
+    /// rows share a millisecond. The trigram index gives way to the `scrollback`
     /// tokenizer (words and prefixes for alphabetic scripts, unigrams and bigrams for the
     /// scripts written without spaces). Rows that exist at the upgrade are indexed afterwards,
     /// newest first, by a resumable job (`search_backlog` says how far it has come); a count
@@ -127,10 +129,11 @@ enum Schema {
         );
         INSERT INTO conversation_v2
               (id, public_id, title, model, source, source_id, created_at, updated_at, message_count, pinned)
-        SELECT min(max(created_at, -140737488355328), 140737488355327) * 65536
-                 + row_number() OVER (PARTITION BY min(max(created_at, -140737488355328), 140737488355327) ORDER BY id) - 1,
+        SELECT ordinal + max(base - ordinal) OVER (ORDER BY ordinal ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),
                public_id, title, model, source, source_id, created_at, updated_at, message_count, pinned
-          FROM conversation;
+          FROM (SELECT *, min(max(created_at, -70368744177664), 70368744177663) * 65536 AS base,
+                       row_number() OVER (ORDER BY min(max(created_at, -70368744177664), 70368744177663), id) AS ordinal
+                  FROM conversation);
 
         CREATE TABLE message_v2 (
             id              INTEGER PRIMARY KEY,
@@ -146,11 +149,11 @@ enum Schema {
         -- The new ids first (only integers are sorted), then the rows in the new order.
         CREATE TEMP TABLE message_key (id INTEGER PRIMARY KEY, old INTEGER NOT NULL);
         INSERT INTO message_key (id, old)
-        SELECT min(max(created_at, -140737488355328), 140737488355327) * 65536
-                 + row_number() OVER (PARTITION BY min(max(created_at, -140737488355328), 140737488355327)
-                                      ORDER BY conversation_id, position) - 1,
-               id
-          FROM message;
+        SELECT ordinal + max(base - ordinal) OVER (ORDER BY ordinal ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW), id
+          FROM (SELECT id, min(max(created_at, -70368744177664), 70368744177663) * 65536 AS base,
+                       row_number() OVER (ORDER BY min(max(created_at, -70368744177664), 70368744177663),
+                                          conversation_id, position) AS ordinal
+                  FROM message);
         INSERT INTO message_v2 (id, public_id, conversation_id, position, role, content, created_at, model)
         SELECT k.id, m.public_id, c2.id, m.position, m.role, m.content, m.created_at, m.model
           FROM message_key AS k

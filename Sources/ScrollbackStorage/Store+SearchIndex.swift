@@ -44,11 +44,12 @@ extension Store {
         let step = Int64(max(1, rowsPerStep))
         var done = 0
         var remaining = try searchBacklog()
-        while try remaining > 0 || !backlog().isEmpty {
+        while true {
             if shouldStop() { return false }
-            let indexed: Int = try database.write {
-                // Read again under the write lock: another process may be building too.
-                guard let (table, below) = try backlog().first else { return 0 }
+            let indexed: Int? = try database.write {
+                // Read again under the write lock: another process may be building too, and
+                // may have finished.
+                guard let (table, below) = try backlog().first else { return nil }
                 let index = table == "message" ? "message_fts" : "conversation_fts"
                 let column = table == "message" ? "content" : "title"
                 let low = try database.queryFirst(
@@ -70,6 +71,7 @@ extension Store {
                 }
                 return rows
             }
+            guard let indexed else { break }
             done += indexed
             remaining = max(0, remaining - indexed)
             progress(IndexingProgress(done: done, remaining: remaining))

@@ -15,9 +15,10 @@ struct Writer {
     }
 
     static let tieBreakers: Int64 = 65_536
-    /// Times are clamped to ±2^47 ms (about the years −2490 to 6429) for the id, so that
-    /// `time × 65,536 + tie-breaker` fits in 64 bits; the stored time is never clamped.
-    static let timeLimit: Int64 = 1 << 47
+    /// Times are clamped to ±2^46 ms (about the years −260 to 4199) for the id, so that
+    /// `time × 65,536` plus any number of rows after it fits in 64 bits; the stored time is
+    /// never clamped.
+    static let timeLimit: Int64 = 1 << 46
 
     /// The first id of `time`'s range.
     static func baseID(at time: Timestamp) -> Int64 {

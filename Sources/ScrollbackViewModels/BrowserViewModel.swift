@@ -149,6 +149,23 @@ public final class BrowserViewModel {
             return true
         }
         guard let command = KeyBindings.command(for: key) else { return true }
+        if pendingSearch != nil && prompt == nil {
+            // A search was asked for and its results are not shown yet: what acts on a
+            // conversation must not reach the one behind them (a query pasted with a line
+            // break and a `d` after it deleted the list's selection).
+            switch command {
+            case .rename, .delete, .toggleMark, .deleteMarked, .undo, .open, .nextMatch, .previousMatch:
+                status = "Searching… the results come first (Esc cancels)"
+                return true
+            case .quit, .back:
+                pendingSearch?.job.cancel()
+                pendingSearch = nil
+                status = "Search cancelled"
+                return true
+            default:
+                break
+            }
+        }
         switch mode {
         case .list: return try handleInList(command)
         case .reader: try handleInReader(command)

@@ -183,6 +183,11 @@ struct SearchRulesTests {
         #expect(!SearchQuery("std::vector").matches("std vector"))
         #expect(SearchQuery("a* OR b").terms.map(\.text) == ["a*", "OR", "b"])
         #expect(SearchQuery("\"\"").isEmpty)
+        // A vowel sign or other combining mark continues its word: no match starts after it.
+        #expect(!SearchQuery("निया").matches("दुनिया"))
+        #expect(SearchQuery("दुनिया").matches("नमस्ते दुनिया"))
+        #expect(!SearchQuery("yz").matches("x\u{20DD}yz"))
+        #expect(SearchQuery("ไทย").matches("ภาษาไทย"))
     }
 
     @Test("newest first by the message's time, not by when it was stored")

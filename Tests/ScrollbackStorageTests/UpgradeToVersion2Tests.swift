@@ -140,4 +140,72 @@ struct UpgradeToVersion2Tests {
         #expect(process.terminationStatus == 0)
         #expect(text == "ok\n20\n1\n20\n0\n0\n")
     }
+
+    @Test("rows crowded into one millisecond, and times past the ids' range, upgrade in order")
+    func crowdedTimes() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("crowded.sqlite")
+        do {
+            let store = try Store.open(path: path, migrator: Self.version1)
+            let database = store.database
+            try database.write {
+                // 70,000 messages at one millisecond, 67,000 at the last millisecond of 9999,
+                // and one ordinary conversation between.
+                for (index, time) in [Int64(1_700_000_000_000), 1_750_000_000_000, 253_402_300_799_999].enumerated() {
+                    try database.run(
+                        "INSERT INTO conversation (public_id, title, source, created_at, updated_at) VALUES (?, ?, 'local', ?, ?)",
+                        [.text(StableID.uuid("crowd", String(index))), .text("crowd \(index)"), .integer(time), .integer(time)])
+                    let conversation = database.lastInsertRowID
+                    let count = index == 1 ? 2 : (index == 0 ? 70_000 : 67_000)
+                    for position in 0..<count {
+                        try database.run(
+                            "INSERT INTO message (public_id, conversation_id, position, role, content, created_at) VALUES (?, ?, ?, 'user', ?, ?)",
+                            [.text(StableID.uuid("crowd", String(index), String(position))), .integer(conversation),
+                             .integer(Int64(position)), .text("m \(index) \(position)"), .integer(time)])
+                    }
+                }
+            }
+        }
+        let store = try Store.open(path: path)
+        #expect(store.migration.toVersion == Migrator.scrollback.latestVersion)
+        let rows = try store.database.query("SELECT created_at, conversation_id, position FROM message ORDER BY id") {
+            [$0.int64(0), $0.int64(1), $0.int64(2)]
+        }
+        #expect(rows.count == 137_002)
+        #expect(rows == rows.sorted { ($0[0], $0[1], $0[2]) < ($1[0], $1[1], $1[2]) })
+        // New rows at those times still get free ids, in order.
+        let crowded = try store.conversations.conversation(matching: StableID.uuid("crowd", "0"))
+        let added = try store.messages.append(
+            [NewMessage(role: .user, content: "one more", createdAt: Timestamp(milliseconds: 1_700_000_000_000))], to: crowded.id)
+        let newest = try store.database.scalarInt("SELECT max(id) FROM message WHERE created_at = 1700000000000")
+        #expect(added.first?.id == newest)
+        #expect(try store.buildSearchIndex())
+        #expect(try store.check().isHealthy)
+    }
+
+    @Test("two processes building the index at once both finish, whoever does the last step")
+    func twoBuilders() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("two.sqlite")
+        try Self.makeVersion1(at: path, corpus: SearchRulesTests.corpus(seed: 3, conversations: 60))
+        let first = try Store.open(path: path)
+        let second = try Store.open(path: path)
+        // The second process finishes the work between two of the first's steps; the first
+        // then finds nothing left and returns (it once went on asking forever; the count of
+        // questions stops it here if it does again).
+        var asked = 0
+        var secondFinished = false
+        let finished = try first.buildSearchIndex(
+            rowsPerStep: 50,
+            shouldStop: {
+                asked += 1
+                if asked == 3 { secondFinished = (try? second.buildSearchIndex(rowsPerStep: 50)) == true }
+                return asked > 1_000
+            })
+        #expect(secondFinished)
+        #expect(finished)
+        #expect(asked < 10)
+        #expect(try first.check().isHealthy)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".partial") }.isEmpty)
+    }
 }

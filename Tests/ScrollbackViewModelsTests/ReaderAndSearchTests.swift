@@ -157,4 +157,25 @@ struct BackgroundSearchTests {
         #expect(!browser.poll())
         #expect(browser.mode == .list)
     }
+
+    @Test("keys that act on a conversation, between a search asked for and its results, never reach the list behind")
+    func nothingActsBehindAPendingSearch() throws {
+        let folder = try TemporaryDirectory()
+        let (store, browser) = try Self.browser(folder)
+        // As an unbracketed paste of "walrus\nd" then y would arrive: one key at a time.
+        _ = try browser.handle(.character("/"))
+        for character in "walrus" { _ = try browser.handle(.character(character)) }
+        _ = try browser.handle(.enter)
+        #expect(browser.searching == "walrus")
+        for key in [Key.character("d"), .character("y"), .character("r"), .character(" "), .character("D"), .character("u")] {
+            #expect(try browser.handle(key))
+            #expect(browser.prompt == nil)
+        }
+        #expect(browser.status == "Searching… the results come first (Esc cancels)")
+        #expect(try store.conversations.count() == 40)
+        // q stops the search rather than quitting.
+        #expect(try browser.handle(.character("q")))
+        #expect(browser.searching == nil && browser.status == "Search cancelled")
+        #expect(try store.conversations.count() == 40)
+    }
 }
