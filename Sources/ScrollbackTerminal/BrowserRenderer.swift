@@ -95,6 +95,11 @@ public enum BrowserRenderer {
             left = "Searching “\(UntrustedText.sanitized(query))”… (Esc cancels)"
         }
         if let status = browser.status { left = status + (browser.isReadOnly && !status.hasPrefix("read-only") ? " · read-only" : "") }
+        // A search's own line ("Searching…", "Nothing matches") still says the index is
+        // being built: that is why it is slower.
+        if let progress = browser.indexingProgress, browser.searching != nil || (browser.status != nil && browser.mode == .searchResults) {
+            left += " · " + indexingText(progress)
+        }
         let leftWidth = DisplayWidth.of(left)
         if leftWidth + 2 + DisplayWidth.of(hints) <= width - 1 {
             screen.draw(DisplayWidth.fitted(" " + left, to: width - DisplayWidth.of(hints) - 1), row: row, column: 0, style: .plain)

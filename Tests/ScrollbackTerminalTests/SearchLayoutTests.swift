@@ -54,6 +54,17 @@ struct SearchLayoutTests {
         if width == 80 { #expect(screen.lines[9].contains("1 of 2 · indexing 37%")) }
     }
 
+    @Test("with no match, the footer still says the index is being built")
+    func indexingWithoutMatches() throws {
+        let browser = try Self.browser(LayoutTests.makeStore(), width: 80, height: 10, indexing: true)
+        _ = try browser.handle(.character("/"))
+        try type("zzqxv", browser)
+        _ = try browser.handle(.enter)
+        let screen = LayoutTests.render(browser, width: 80, height: 10)
+        #expect(screen.lines[9].contains("Nothing matches"), "\(screen.lines[9])")
+        #expect(screen.lines[9].contains("indexing 37%"), "\(screen.lines[9])")
+    }
+
     @Test("the prompt shows the last query selected, reversed", arguments: [20, 80])
     func selectedQuery(width: Int) throws {
         let browser = try Self.browser(LayoutTests.makeStore(), width: width, height: 8)
