@@ -169,6 +169,17 @@ struct CommandContext {
                 // An empty file becomes a new database below.
             }
         }
+        if !readOnly && console.errorIsTerminal && FileManager.default.fileExists(atPath: databasePath) {
+            // The upgrade is one transaction and says nothing while it runs: say so first.
+            do {
+                _ = try Store.open(path: databasePath, readOnly: true)
+            } catch StorageError.needsUpgrade(_, let found, let needed) {
+                console.writeError(
+                    "upgrading \(UntrustedText.sanitized(databasePath)) from schema \(found) to \(needed), after a backup copy (about 10 seconds per 100,000 conversations)…\n")
+            } catch {
+                // The open below says what is wrong.
+            }
+        }
         let store = try Store.open(path: databasePath, readOnly: readOnly, createFolder: createsFolder)
         if let backup = store.migration.backupPath {
             console.errorLine(

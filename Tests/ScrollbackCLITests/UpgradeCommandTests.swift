@@ -8,11 +8,9 @@ import TestSupport
 /// A database of the previous release, met by the command line.
 @Suite("Upgrading from the command line")
 struct UpgradeCommandTests {
-    @Test("a read command on a schema-1 database backs it up, upgrades it, builds the index and answers")
-    func searchUpgrades() throws {
-        let runner = try BinaryRunner()
+    static func makeVersion1(at path: String) throws {
         do {
-            let old = try Store.open(path: runner.databasePath, migrator: Migrator(migrations: [Migrator.scrollback.migrations[0]]))
+            let old = try Store.open(path: path, migrator: Migrator(migrations: [Migrator.scrollback.migrations[0]]))
             try old.database.write {
                 for index in 0..<30 {
                     try old.database.run(
@@ -26,6 +24,12 @@ struct UpgradeCommandTests {
                 }
             }
         }
+    }
+
+    @Test("a read command on a schema-1 database backs it up, upgrades it, builds the index and answers")
+    func searchUpgrades() throws {
+        let runner = try BinaryRunner()
+        try Self.makeVersion1(at: runner.databasePath)
         let search = try runner.run(["search", "--json", "鰻"])
         #expect(search.status == 0)
         #expect(search.error.contains("upgraded \(runner.databasePath) from schema 1 to \(Migrator.scrollback.latestVersion)"))
@@ -39,5 +43,18 @@ struct UpgradeCommandTests {
         // Newest first by time: conversation 29's message first.
         let go = try runner.run(["search", "go"])
         #expect(go.output.split(separator: "\n").first?.contains("walrus 29") == true, "\(go.output)")
+    }
+
+    @Test("on a terminal, the upgrade says it is coming before it runs, and the index build shows its progress")
+    func saysSoOnATerminal() throws {
+        let folder = try TemporaryDirectory()
+        let database = folder.file("old.sqlite")
+        try Self.makeVersion1(at: database)
+        let result = try HostileOutputTests.shell("script -q -e -c \"\\\"$0\\\" --db \(database) search go\" /dev/null")
+        let text = String(decoding: result.output, as: UTF8.self)
+        #expect(result.status == 0, "\(text)")
+        #expect(text.contains("upgrading \(database) from schema 1 to \(Migrator.scrollback.latestVersion), after a backup copy"), "\(text)")
+        #expect(text.contains("building the search index"), "\(text)")
+        #expect(text.contains("walrus 29"), "\(text)")
     }
 }
