@@ -21,7 +21,7 @@ struct BrowseCommand {
         let store = try context.openStore(buildingIndex: false)
         // What an upgrade left of the search index is built meanwhile, on its own thread.
         let indexer = BackgroundIndexer()
-        if try !store.isReadOnly && store.searchBacklog() > 0 { indexer.start(path: store.path) }
+        if try !store.isReadOnly && store.hasSearchBacklog() { indexer.start(path: store.path) }
         defer { indexer.stop() }
         // The composition root: the SQLite repositories behind the view models' protocols.
         let browser = try BrowserViewModel(

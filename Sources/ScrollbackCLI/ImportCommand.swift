@@ -28,30 +28,21 @@ struct ImportCommand {
         let showProgress = console.errorIsTerminal && !context.parsed.has("--quiet")
         // Ctrl-C is held back and looked for between records, so that the file being read
         // is rolled back cleanly rather than cut off.
-        var interrupt = sigset_t()
-        sigemptyset(&interrupt)
-        sigaddset(&interrupt, SIGINT)
-        sigaddset(&interrupt, SIGTERM)
-        var previous = sigset_t()
-        sigprocmask(SIG_BLOCK, &interrupt, &previous)
-        defer { sigprocmask(SIG_SETMASK, &previous, nil) }
         let started = Date()
         var lastShown = Date.distantPast
-        let summary = Importer(store: store, unzipLimit: unzipLimit).run(
-            paths: context.parsed.positional, format: format,
-            progress: { progress in
-                guard showProgress, Date().timeIntervalSince(lastShown) > 0.2 else { return }
-                lastShown = Date()
-                let percent = progress.bytesTotal > 0 ? progress.bytesDone * 100 / progress.bytesTotal : 100
-                let rate = Double(progress.records) / max(Date().timeIntervalSince(started), 0.001)
-                console.writeError(
-                    "\r\u{1B}[K\(UntrustedText.sanitized((progress.path as NSString).lastPathComponent)): \(NumberText.grouped(progress.records)) conversations, \(percent)% (\(NumberText.grouped(Int(rate)))/s)")
-            },
-            shouldStop: {
-                var pending = sigset_t()
-                sigpending(&pending)
-                return sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1
-            })
+        let summary = withInterruptsHeld { interrupted in
+            Importer(store: store, unzipLimit: unzipLimit).run(
+                paths: context.parsed.positional, format: format,
+                progress: { progress in
+                    guard showProgress, Date().timeIntervalSince(lastShown) > 0.2 else { return }
+                    lastShown = Date()
+                    let percent = progress.bytesTotal > 0 ? progress.bytesDone * 100 / progress.bytesTotal : 100
+                    let rate = Double(progress.records) / max(Date().timeIntervalSince(started), 0.001)
+                    console.writeError(
+                        "\r\u{1B}[K\(UntrustedText.sanitized((progress.path as NSString).lastPathComponent)): \(NumberText.grouped(progress.records)) conversations, \(percent)% (\(NumberText.grouped(Int(rate)))/s)")
+                },
+                shouldStop: interrupted)
+        }
         if showProgress { console.writeError("\r\u{1B}[K") }
         var line = "imported \(summary.inserted) new, \(summary.updated) updated, \(summary.unchanged) unchanged"
         if !summary.skipped.isEmpty { line += "; skipped \(summary.skipped.count)" }

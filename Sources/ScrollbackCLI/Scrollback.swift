@@ -169,24 +169,21 @@ struct CommandContext {
                 // An empty file becomes a new database below.
             }
         }
-        if !readOnly && console.errorIsTerminal && FileManager.default.fileExists(atPath: databasePath) {
-            // The upgrade is one transaction and says nothing while it runs: say so first.
-            do {
-                _ = try Store.open(path: databasePath, readOnly: true)
-            } catch StorageError.needsUpgrade(_, let found, let needed) {
+        let store = try Store.open(
+            path: databasePath, readOnly: readOnly, createFolder: createsFolder,
+            willUpgrade: { from, to in
+                // The upgrade is one transaction and says nothing while it runs: say so first.
+                guard console.errorIsTerminal else { return }
                 console.writeError(
-                    "upgrading \(UntrustedText.sanitized(databasePath)) from schema \(found) to \(needed), after a backup copy (about 10 seconds per 100,000 conversations)…\n")
-            } catch {
-                // The open below says what is wrong.
-            }
-        }
-        let store = try Store.open(path: databasePath, readOnly: readOnly, createFolder: createsFolder)
+                    "upgrading \(UntrustedText.sanitized(databasePath)) from schema \(from) to \(to), after a backup copy (about 10 seconds per 100,000 conversations)…\n")
+                console.flush()
+            })
         if let backup = store.migration.backupPath {
             console.errorLine(
                 "scrollback: upgraded \(databasePath) from schema \(store.migration.fromVersion) to \(store.migration.toVersion); the previous version is kept at \(backup)"
             )
         }
-        if try buildingIndex && !store.isReadOnly && store.searchBacklog() > 0 {
+        if try buildingIndex && !store.isReadOnly && store.hasSearchBacklog() {
             try finishSearchIndex(store)
         }
         return store
@@ -196,29 +193,20 @@ struct CommandContext {
     /// a terminal. Ctrl-C is held back and looked for between steps: what is built stays.
     func finishSearchIndex(_ store: Store) throws {
         let showProgress = console.errorIsTerminal
-        var interrupt = sigset_t()
-        sigemptyset(&interrupt)
-        sigaddset(&interrupt, SIGINT)
-        sigaddset(&interrupt, SIGTERM)
-        var previous = sigset_t()
-        sigprocmask(SIG_BLOCK, &interrupt, &previous)
-        defer { sigprocmask(SIG_SETMASK, &previous, nil) }
         var lastShown = Date.distantPast
         var shown = IndexingProgress(done: 0, remaining: 0)
         if showProgress { console.writeError("building the search index…") }
-        let finished = try store.buildSearchIndex(
-            shouldStop: {
-                var pending = sigset_t()
-                sigpending(&pending)
-                return sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1
-            },
-            progress: { progress in
-                shown = progress
-                guard showProgress, Date().timeIntervalSince(lastShown) > 0.2 else { return }
-                lastShown = Date()
-                console.writeError(
-                    "\r\u{1B}[Kbuilding the search index: \(Int(progress.fraction * 100))% (\(NumberText.grouped(progress.remaining)) rows left)")
-            })
+        let finished = try withInterruptsHeld { interrupted in
+            try store.buildSearchIndex(
+                shouldStop: interrupted,
+                progress: { progress in
+                    shown = progress
+                    guard showProgress, Date().timeIntervalSince(lastShown) > 0.2 else { return }
+                    lastShown = Date()
+                    console.writeError(
+                        "\r\u{1B}[Kbuilding the search index: \(Int(progress.fraction * 100))% (\(NumberText.grouped(progress.remaining)) rows left)")
+                })
+        }
         if showProgress { console.writeError("\r\u{1B}[K") }
         if !finished {
             throw CommandInterrupted(

@@ -71,9 +71,7 @@ public struct SearchQuery: Sendable, Hashable {
 
     /// Whether every term occurs in `text`.
     public func matches(_ text: String) -> Bool {
-        guard !terms.isEmpty else { return false }
-        let folded = SearchText.folded(text, phrase: false)
-        return terms.allSatisfy { !SearchText.occurrences(of: $0, in: folded.scalars, first: true).isEmpty }
+        firstMatch(in: text) != nil
     }
 
     /// Where the first match in `text` starts, in Characters, when every term occurs in it;
@@ -196,19 +194,12 @@ enum SearchText {
         0x3F0: "κ", 0x3F1: "ρ", 0x3F5: "ε",
     ]
 
-    static func fold(_ scalar: Unicode.Scalar) -> [Unicode.Scalar] {
-        let value = scalar.value
-        if value < 0x80 {
-            if value >= 0x41 && value <= 0x5A, let lower = Unicode.Scalar(value + 32) { return [lower] }
-            return [scalar]
-        }
-        if value >= 0x300 && value <= 0x36F { return [] }
-        if let exception = exceptions[value] { return Array(exception.unicodeScalars) }
+    /// The slow path of `folded`: one scalar that may have case or a Latin diacritic.
+    private static func fold(_ scalar: Unicode.Scalar) -> [Unicode.Scalar] {
+        if let exception = exceptions[scalar.value] { return Array(exception.unicodeScalars) }
         var text = String(Character(scalar))
-        if value < 0x250 || (value >= 0x1E00 && value <= 0x1EFF) {
-            text = String(text.decomposedStringWithCanonicalMapping.unicodeScalars.filter {
-                !($0.value >= 0x300 && $0.value <= 0x36F)
-            }.map(Character.init))
+        if scalar.value < 0x250 || (scalar.value >= 0x1E00 && scalar.value <= 0x1EFF) {
+            text = text.decomposedStringWithCanonicalMapping
         }
         return Array(text.lowercased().unicodeScalars.filter { !($0.value >= 0x300 && $0.value <= 0x36F) })
     }

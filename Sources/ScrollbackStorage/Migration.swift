@@ -76,11 +76,15 @@ public struct Migrator: Sendable {
     }
 
     /// Upgrades `database` to the latest version.
-    func migrate(_ database: Database) throws -> MigrationOutcome {
+    ///
+    /// - Parameter willUpgrade: called with the versions before an existing database's
+    ///   backup and upgrade start (they may take a while, without progress).
+    func migrate(_ database: Database, willUpgrade: ((_ from: Int, _ to: Int) -> Void)? = nil) throws -> MigrationOutcome {
         let version = try validate(database)
         guard version < latestVersion else {
             return MigrationOutcome(fromVersion: version, toVersion: version, backupPath: nil)
         }
+        if version > 0 { willUpgrade?(version, latestVersion) }
         let backup = version > 0 ? try makeBackup(of: database, version: version) : nil
         var current = version
         var applied = 0

@@ -74,21 +74,24 @@ public final class SQLiteSearchRepository: SearchRepository {
     struct Source {
         /// The FTS5 table, whose rowid is `table`'s id.
         let index: String
-        /// The table holding the text, and the column searched.
+        /// The table holding the text.
         let table: String
-        let column: String
         /// Columns selected after the conversation's, and any join to reach the conversation.
         let extraColumns: String
         let join: String
-        /// The column of the text, in the selected row.
+        /// The columns of the text and of the row's own id, in the selected row.
         let textColumn: Int32
+        let idColumn: Int32
+
+        var isTitles: Bool { table == "conversation" }
 
         static let titles = Source(
-            index: "conversation_fts", table: "conversation", column: "title", extraColumns: "", join: "", textColumn: 2)
+            index: "conversation_fts", table: "conversation", extraColumns: "", join: "", textColumn: 2,
+            idColumn: 10)
         static let messages = Source(
-            index: "message_fts", table: "message", column: "content",
+            index: "message_fts", table: "message",
             extraColumns: ", message.id, message.position, message.role, message.created_at, message.content, message.public_id",
-            join: " JOIN conversation ON conversation.id = message.conversation_id", textColumn: 14)
+            join: " JOIN conversation ON conversation.id = message.conversation_id", textColumn: 14, idColumn: 16)
     }
 
     /// Up to `limit` rows of `source` that match, newest (highest id) first, below `before`.
@@ -178,14 +181,13 @@ public final class SQLiteSearchRepository: SearchRepository {
         }
         sql += " ORDER BY \(order) DESC LIMIT ?"
         arguments.append(.integer(Int64(limit)))
-        let idColumn: Int32 = source.textColumn == 2 ? 10 : 16
         return try database.query(sql, arguments) { row in
-            let id = row.int64(idColumn)
+            let id = row.int64(source.idColumn)
             let text = row.text(source.textColumn)
             guard let first = query.firstMatch(in: text) else { return (id, nil) }
             let conversation = SQLiteConversationRepository.conversation(row)
             let (snippet, matches) = Snippet.make(from: text, query: query, firstMatch: first)
-            if source.textColumn == 2 {
+            if source.isTitles {
                 return (
                     id,
                     (SearchHit(conversation: conversation, message: nil, snippet: snippet, matches: matches),

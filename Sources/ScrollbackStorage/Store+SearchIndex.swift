@@ -14,6 +14,11 @@ public struct IndexingProgress: Sendable, Equatable {
 }
 
 extension Store {
+    /// Whether an upgrade left rows for the index (without counting them).
+    public func hasSearchBacklog() throws -> Bool {
+        try !backlog().isEmpty
+    }
+
     /// Rows an upgrade left for the index (the conversations', then the messages'), or 0.
     public func searchBacklog() throws -> Int {
         try database.read {

@@ -28,9 +28,11 @@ public final class Store {
     ///
     /// - Parameter createFolder: make the missing folders of `path` (for the default
     ///   location only: a mistyped `--db` must not create a new database).
+    /// - Parameter willUpgrade: told before an existing database is backed up and upgraded.
     /// - Throws: `StorageError` with a message fit for the user.
     public static func open(
-        path: String, readOnly: Bool = false, createFolder: Bool = true, migrator: Migrator = .scrollback
+        path: String, readOnly: Bool = false, createFolder: Bool = true, migrator: Migrator = .scrollback,
+        willUpgrade: ((_ from: Int, _ to: Int) -> Void)? = nil
     ) throws -> Store {
         if !readOnly && path != ":memory:" && FileManager.default.fileExists(atPath: path) {
             let probe = try Database.open(path: path, access: .readOnly)
@@ -55,7 +57,7 @@ public final class Store {
             }
             try database.execute("PRAGMA synchronous = NORMAL")
         }
-        let outcome = try migrator.migrate(database)
+        let outcome = try migrator.migrate(database, willUpgrade: willUpgrade)
         return Store(database: database, migration: outcome, migrator: migrator)
     }
 

@@ -15,18 +15,7 @@ struct AttackSuiteTests {
         Int(ProcessInfo.processInfo.environment[variable] ?? "") ?? sample
     }
 
-    /// A small deterministic generator (SplitMix64), so that a failing case can be replayed.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(bound, 1))) }
-    }
+    typealias Random = SeededRandom
 
     /// The ways a file gets damaged, each applied to a copy of a healthy database.
     static func damage(_ data: Data, kind: Int, random: inout Random, foreignWAL: Data) -> (Data, wal: Data?, label: String) {

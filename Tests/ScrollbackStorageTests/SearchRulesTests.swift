@@ -40,7 +40,7 @@ struct SearchRulesTests {
     }
 
     static func corpus(seed: UInt64, conversations: Int) -> Corpus {
-        var random = SystemRandom(seed: seed)
+        var random = SeededRandom(state: seed)
         var corpus = Corpus()
         for index in 0..<conversations {
             // Few distinct times, so that ties are common and their order is tested too.
@@ -153,7 +153,7 @@ struct SearchRulesTests {
         let ids = try Self.store(corpus, in: store)
         #expect(corpus.messages.count > 2_000)
         var randomQueries: [String] = []
-        var random = SystemRandom(seed: 99)
+        var random = SeededRandom(state: 99)
         for _ in 0..<60 {
             // Pieces of real words: starts and middles of words, one or two of them.
             let word = Array(Self.vocabulary[random.below(Self.vocabulary.count)])
@@ -208,7 +208,7 @@ struct SearchRulesTests {
         let path = folder.file("p.sqlite")
         let store = try Store.open(path: path)
         let writer = try Store.open(path: path)
-        var random = SystemRandom(seed: 3)
+        var random = SeededRandom(state: 3)
         for index in 0..<300 {
             try store.addConversation(
                 title: "c\(index)", createdAt: Int64(random.below(1_000_000)) * 1_000 + 1_500_000_000_000,
@@ -289,18 +289,4 @@ enum BruteForce {
             return regex.firstMatch(in: haystack, range: NSRange(location: 0, length: haystack.utf16.count)) != nil
         }
     }
-}
-
-/// A seeded generator, so that a failure can be replayed.
-struct SystemRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(1, bound))) }
 }
