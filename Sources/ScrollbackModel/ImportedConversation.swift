@@ -49,14 +49,19 @@ public struct ImportedMessage: Sendable, Hashable {
 /// Ids that are the same every time for the same name: a re-import gives the same public
 /// ids. Two FNV-1a hashes make the 128 bits, formatted as a UUID.
 public enum StableID {
+    /// The parts joined by U+001F, hashed; written straight into the 36 bytes of the text
+    /// (this runs once per imported message).
     public static func uuid(_ parts: String...) -> String {
-        let name = parts.joined(separator: "\u{1F}")
         var first: UInt64 = 0xCBF2_9CE4_8422_2325
         var second: UInt64 = 0x84222325CBF29CE4
-        for byte in name.utf8 {
+        func add(_ byte: UInt8) {
             first = (first ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
             second = (second ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
             second = second ^ (second >> 29)
+        }
+        for (index, part) in parts.enumerated() {
+            if index > 0 { add(0x1F) }
+            for byte in part.utf8 { add(byte) }
         }
         // A final mix, so that similar names give unrelated ids (and short prefixes differ).
         func mixed(_ value: UInt64) -> UInt64 {
@@ -65,19 +70,19 @@ public enum StableID {
             z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
             return z ^ (z >> 31)
         }
-        let hex = Array(String(mixed(first), radix: 16).leftPadded(16) + String(mixed(second ^ first), radix: 16).leftPadded(16))
-        var result = ""
-        for (index, character) in hex.enumerated() {
-            if [8, 12, 16, 20].contains(index) { result.append("-") }
-            // Version 8 (custom) and the RFC 4122 variant, so it reads as a UUID.
-            if index == 12 { result.append("8") } else if index == 16 { result.append("a") } else { result.append(character) }
+        let high = mixed(first), low = mixed(second ^ first)
+        // Version 8 (custom) and the RFC 4122 variant, so it reads as a UUID.
+        let digits: StaticString = "0123456789abcdef"
+        return String(unsafeUninitializedCapacity: 36) { buffer in
+            var at = 0
+            for nibble in 0..<32 {
+                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 { buffer[at] = UInt8(ascii: "-"); at += 1 }
+                let word = nibble < 16 ? high : low
+                let value = Int((word >> UInt64(60 - 4 * (nibble % 16))) & 0xF)
+                buffer[at] = nibble == 12 ? UInt8(ascii: "8") : nibble == 16 ? UInt8(ascii: "a") : digits.utf8Start[value]
+                at += 1
+            }
+            return at
         }
-        return result
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(_ length: Int) -> String {
-        count >= length ? self : String(repeating: "0", count: length - count) + self
     }
 }
