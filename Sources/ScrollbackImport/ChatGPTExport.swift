@@ -64,7 +64,7 @@ enum ChatGPTExport {
         } catch let skip as SkipReason {
             throw skip
         } catch {
-            throw SkipReason("malformed JSON" + ((error as? JSONScanner.Malformed).map { " (at byte \($0.offset + 1))" } ?? ""))
+            throw SkipReason("malformed JSON" + ((error as? JSONScanner.Malformed).map { " (at byte \(scanner.fileByte($0.offset)))" } ?? ""))
         }
         guard let sourceID = conversationID ?? id, !sourceID.isEmpty else { throw SkipReason("no id") }
         let createdAt = try ImportTime.seconds(createTime, field: "create_time")
@@ -96,10 +96,10 @@ enum ChatGPTExport {
             guard let range else { continue }
             let data = scanner.data(range)
             guard String(data: data, encoding: .utf8) != nil else {
-                throw SkipReason("not UTF-8 text, in a message (at byte \(range.lowerBound + 1))")
+                throw SkipReason("not UTF-8 text, in a message (at byte \(scanner.fileByte(range.lowerBound)))")
             }
             guard let message = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-                throw SkipReason("malformed JSON, such as a lone surrogate \\ud800, in a message (at byte \(range.lowerBound + 1))")
+                throw SkipReason("malformed JSON, such as a lone surrogate \\ud800, in a message (at byte \(scanner.fileByte(range.lowerBound)))")
             }
             if let imported = try self.message(message, defaultModel: defaultModel, fallbackTime: createdAt) {
                 messages.append(imported)

@@ -249,7 +249,7 @@ public struct Importer {
         let head = (try? handle.read(upToCount: 64 * 1024)) ?? Data()
         if head.isEmpty { throw ImportError(path: path, problem: "the file is empty") }
         if head.starts(with: Array("SQLite format 3\u{0}".utf8)) { return .llm }
-        if JSONArrayReader.startsWithArray(head) {
+        if JSONArrayReader.holdsArray(path: path, head: head) {
             // The first record that is an object says which; broken ones before it are
             // skipped later, with their reasons.
             // Only the keys are read, in place: the first record may be huge.

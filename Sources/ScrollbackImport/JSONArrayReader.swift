@@ -1,11 +1,13 @@
 import Foundation
 
-/// Reads a JSON array one element at a time from a memory-mapped file, so that a large
-/// export never has to be parsed (or held as objects) whole: each element is found by
-/// scanning bytes (strings and escapes respected) and parsed on its own.
+/// Reads a JSON array one element at a time from a file read forward in chunks
+/// (`FileReader`), so that a large export is never parsed (or held) whole: each element is
+/// found by scanning bytes (strings and escapes respected) and parsed on its own, and only
+/// it is kept in memory.
 struct JSONArrayReader {
     let path: String
-    private let data: Data
+    private let file: FileReader
+    /// The file offset of the next byte to read.
     private var offset: Int
     private(set) var count = 0
     /// True when the array is the `conversations` member of an object around it.
@@ -14,75 +16,81 @@ struct JSONArrayReader {
     /// - Throws: `ImportError` when the file cannot be read, is empty, or is not a JSON array.
     init(path: String) throws {
         self.path = path
-        data = try mappedContents(of: path)
+        file = try FileReader(path: path)
+        offset = 0
         // A UTF-8 byte order mark is allowed at the start.
-        offset = data.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        skipWhitespace()
-        guard offset < data.count else { throw ImportError(path: path, problem: "the file is empty") }
-        if data[data.startIndex + offset] == UInt8(ascii: "{"), let start = Self.conversationsArray(in: data, from: offset) {
+        if try file.byte(at: 0) == 0xEF, try file.byte(at: 1) == 0xBB, try file.byte(at: 2) == 0xBF { offset = 3 }
+        try skipWhitespace()
+        guard let first = try file.byte(at: offset) else { throw ImportError(path: path, problem: "the file is empty") }
+        if first == UInt8(ascii: "{"), let start = try conversationsArray(from: offset) {
             // `{"conversations": [ … ], …}`: read the array inside.
             offset = start
             wrapped = true
         }
-        guard data[data.startIndex + offset] == UInt8(ascii: "[") else {
+        guard try file.byte(at: offset) == UInt8(ascii: "[") else {
             throw ImportError(path: path, problem: "not a JSON array of conversations", location: "byte \(offset + 1)")
         }
         offset += 1
     }
 
     /// Where the `conversations` array of the top-level object at `start` begins, if it has one.
-    static func conversationsArray(in data: Data, from start: Int) -> Int? {
-        let key = Array("\"conversations\"".utf8)
-        return data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Int? in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            var index = start + 1
-            var depth = 1
-            var inString = false
-            var escaped = false
-            var stringStart = 0
-            while index < bytes.count {
-                let value = bytes[index]
-                if inString {
-                    if escaped { escaped = false } else if value == 0x5C { escaped = true } else if value == 0x22 {
-                        inString = false
-                        if depth == 1 && index + 1 - stringStart == key.count
-                            && bytes[stringStart...index].elementsEqual(key)
-                        {
-                            var next = index + 1
-                            while next < bytes.count, isWhitespace(bytes[next]) { next += 1 }
-                            guard next < bytes.count, bytes[next] == UInt8(ascii: ":") else { index += 1; continue }
-                            next += 1
-                            while next < bytes.count, isWhitespace(bytes[next]) { next += 1 }
-                            return next < bytes.count && bytes[next] == UInt8(ascii: "[") ? next : nil
-                        }
-                    }
-                } else {
-                    switch value {
-                    case 0x22:
-                        inString = true
-                        stringStart = index
-                    case 0x7B, 0x5B: depth += 1
-                    case 0x7D, 0x5D:
-                        depth -= 1
-                        if depth == 0 { return nil }
-                    default: break
+    private func conversationsArray(from start: Int) throws -> Int? {
+        var index = start + 1
+        var depth = 1
+        var inString = false
+        var escaped = false
+        var key: [UInt8] = []
+        while let value = try file.byte(at: index) {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if value == 0x5C {
+                    escaped = true
+                } else if value == 0x22 {
+                    inString = false
+                    if depth == 1 && key == Self.conversationsKey {
+                        var next = index + 1
+                        while let byte = try file.byte(at: next), Self.isWhitespace(byte) { next += 1 }
+                        guard try file.byte(at: next) == UInt8(ascii: ":") else { index += 1; continue }
+                        next += 1
+                        while let byte = try file.byte(at: next), Self.isWhitespace(byte) { next += 1 }
+                        return try file.byte(at: next) == UInt8(ascii: "[") ? next : nil
                     }
                 }
-                index += 1
+                // Only a short key is kept: none longer can be the one looked for.
+                if inString, key.count <= Self.conversationsKey.count { key.append(value) }
+            } else {
+                switch value {
+                case 0x22:
+                    inString = true
+                    key = []
+                case 0x7B, 0x5B: depth += 1
+                case 0x7D, 0x5D:
+                    depth -= 1
+                    if depth == 0 { return nil }
+                default: break
+                }
+                // Bytes behind are not needed again (a long member before the array).
+                if index - file.base > FileReader.chunk { file.discard(before: index) }
             }
-            return nil
+            index += 1
         }
+        return nil
     }
 
-    var size: Int { data.count }
+    private static let conversationsKey = Array("conversations".utf8)
+
+    /// The file's size when it was opened, and how far it has been read.
+    var size: Int { file.size }
     var position: Int { offset }
 
-    /// Whether the file starts with a JSON array (after whitespace).
-    static func startsWithArray(_ data: Data) -> Bool {
-        let first = data.drop { isWhitespace($0) || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
-        if first.first == UInt8(ascii: "[") { return true }
-        // Or an object wrapping the array as `conversations`.
-        return first.first == UInt8(ascii: "{") && conversationsArray(in: Data(first), from: 0) != nil
+    /// Whether the file whose first bytes are `head` holds a JSON array: it starts with one
+    /// (after whitespace), or with an object that has a `conversations` array, found
+    /// however far into the file that member is.
+    static func holdsArray(path: String, head: Data) -> Bool {
+        let first = head.first { !(isWhitespace($0) || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF) }
+        if first == UInt8(ascii: "[") { return true }
+        return first == UInt8(ascii: "{") && (try? JSONArrayReader(path: path))?.wrapped == true
     }
 
     /// The next element as a JSON object, or nil at the end of the array.
@@ -91,103 +99,115 @@ struct JSONArrayReader {
     ///   can go on after it); `ImportError` when the array itself is broken.
     mutating func next() throws -> Any? {
         guard let range = try nextRange() else { return nil }
-        let slice = data.subdata(in: (data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound))
+        let at = file.base + range.lowerBound + 1
+        let slice = file.buffer.withUnsafeBufferPointer { Data(buffer: UnsafeBufferPointer(rebasing: $0[range])) }
         guard String(data: slice, encoding: .utf8) != nil else {
-            throw SkipReason("not UTF-8 text (the record at byte \(range.lowerBound + 1))")
+            throw SkipReason("not UTF-8 text (the record at byte \(at))")
         }
         do {
             return try JSONSerialization.jsonObject(with: slice, options: [.fragmentsAllowed])
         } catch {
-            throw SkipReason("malformed JSON, such as a lone surrogate \\ud800 (the record at byte \(range.lowerBound + 1))")
+            throw SkipReason("malformed JSON, such as a lone surrogate \\ud800 (the record at byte \(at))")
         }
     }
 
-    /// Calls `body` with a scanner over the whole file, for reading a record in place.
+    /// Calls `body` with a scanner over the bytes read, for reading in place the record whose
+    /// range `nextRange` returned last.
     func withScanner<T>(_ body: (JSONScanner) throws -> T) rethrows -> T {
-        try data.withUnsafeBytes { try body(JSONScanner(bytes: $0)) }
+        try file.buffer.withUnsafeBytes { try body(JSONScanner(bytes: $0, origin: file.base)) }
     }
 
-    /// Where the next element is in the file (its bounds found by scanning, not parsed), or
-    /// nil at the end of the array.
+    /// Where the next element is among the bytes read (its bounds found by scanning, not
+    /// parsed; for `withScanner`, until the next call), or nil at the end of the array.
     ///
-    /// - Throws: `ImportError` when the array itself is broken.
+    /// - Throws: `ImportError` when the array itself is broken, or the file ends early.
     mutating func nextRange() throws -> Range<Int>? {
-        skipWhitespace()
-        guard offset < data.count else { throw truncated() }
-        if byte(offset) == UInt8(ascii: "]") {
+        // The records before are done with.
+        if offset - file.base >= FileReader.chunk { file.discard(before: offset) }
+        try skipWhitespace()
+        guard let first = try file.byte(at: offset) else { throw truncated() }
+        if first == UInt8(ascii: "]") {
             offset += 1
-            skipWhitespace()
+            try skipWhitespace()
             // After a wrapped array, the rest of the object (other members) is not read.
-            if offset < data.count && !wrapped {
+            if try file.byte(at: offset) != nil && !wrapped {
                 throw ImportError(path: path, problem: "unexpected text after the array", location: "byte \(offset + 1)")
             }
             return nil
         }
         if count > 0 {
-            guard byte(offset) == UInt8(ascii: ",") else {
+            guard first == UInt8(ascii: ",") else {
                 throw ImportError(path: path, problem: "malformed JSON: expected , or ]", location: "byte \(offset + 1)")
             }
             offset += 1
-            skipWhitespace()
+            try skipWhitespace()
         }
         let start = offset
         var depth = 0
         var inString = false
         var escaped = false
-        // Scanned through a raw pointer: byte by byte through Data's subscript is several
-        // times slower on a large export.
-        var position = offset
-        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            let end = bytes.count
-            scan: while position < end {
-                let value = bytes[position]
-                position += 1
-                if inString {
-                    if escaped {
-                        escaped = false
-                    } else if value == 0x5C {  // backslash
-                        escaped = true
-                    } else if value == 0x22 {  // quote
-                        inString = false
+        var done = false
+        // Scanned through a raw pointer (byte by byte through a subscript is several times
+        // slower on a large export), reading on whenever the record goes past the bytes read.
+        var position = offset - file.base
+        while !done {
+            if position >= file.buffer.count {
+                guard try file.fill() else { throw truncated() }
+            }
+            file.buffer.withUnsafeBufferPointer { bytes in
+                let end = bytes.count
+                scan: while position < end {
+                    let value = bytes[position]
+                    position += 1
+                    if inString {
+                        if escaped {
+                            escaped = false
+                        } else if value == 0x5C {  // backslash
+                            escaped = true
+                        } else if value == 0x22 {  // quote
+                            inString = false
+                        }
+                        continue
                     }
-                    continue
-                }
-                switch value {
-                case 0x22: inString = true
-                case 0x7B, 0x5B: depth += 1  // { [
-                case 0x7D, 0x5D:  // } ]
-                    if depth == 0 {
-                        // The end of the array after a bare value.
-                        position -= 1
-                        break scan
+                    switch value {
+                    case 0x22: inString = true
+                    case 0x7B, 0x5B: depth += 1  // { [
+                    case 0x7D, 0x5D:  // } ]
+                        if depth == 0 {
+                            // The end of the array after a bare value.
+                            position -= 1
+                            done = true
+                            break scan
+                        }
+                        depth -= 1
+                        if depth == 0 {
+                            done = true
+                            break scan
+                        }
+                    case 0x2C:  // ,
+                        if depth == 0 {
+                            position -= 1
+                            done = true
+                            break scan
+                        }
+                    default: break
                     }
-                    depth -= 1
-                    if depth == 0 { break scan }
-                case 0x2C:  // ,
-                    if depth == 0 {
-                        position -= 1
-                        break scan
-                    }
-                default: break
                 }
             }
         }
-        offset = position
-        guard depth == 0, !inString else { throw truncated() }
+        offset = file.base + position
         // The record's bounds are known: a bad record is skipped and reading goes on.
         count += 1
-        return start..<offset
+        return (start - file.base)..<(offset - file.base)
     }
 
     private func truncated() -> ImportError {
-        ImportError(path: path, problem: "truncated JSON: the file ends inside the array", location: "byte \(data.count)")
+        if file.end < file.size { return file.endedEarly(at: file.end) }
+        return ImportError(path: path, problem: "truncated JSON: the file ends inside the array", location: "byte \(file.end)")
     }
 
-    private func byte(_ index: Int) -> UInt8 { data[data.startIndex + index] }
-
-    private mutating func skipWhitespace() {
-        while offset < data.count && Self.isWhitespace(byte(offset)) { offset += 1 }
+    private mutating func skipWhitespace() throws {
+        while let byte = try file.byte(at: offset), Self.isWhitespace(byte) { offset += 1 }
     }
 
     static func isWhitespace(_ value: UInt8) -> Bool {

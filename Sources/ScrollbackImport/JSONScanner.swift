@@ -1,10 +1,15 @@
 import Foundation
 
-/// Walks JSON text in place (a memory-mapped record) without building objects: finds where
+/// Walks JSON text in place (a record among the bytes read) without building objects: finds where
 /// values start and end, lists an object's members, and decodes the few strings and numbers
 /// a reader asks for. Used where parsing a whole record would cost many times its size.
 struct JSONScanner {
     let bytes: UnsafeRawBufferPointer
+    /// The file offset of `bytes`' first byte, for saying where in the file something is.
+    var origin = 0
+
+    /// The 1-based position in the file of `bytes[index]`.
+    func fileByte(_ index: Int) -> Int { origin + index + 1 }
 
     struct Malformed: Error {
         let offset: Int

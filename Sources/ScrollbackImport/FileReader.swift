@@ -1,0 +1,114 @@
+import Foundation
+
+/// A file read forward into a buffer, a chunk at a time, with `read(2)`, or at any offset
+/// with `pread(2)`. Never memory-mapped: a mapped file that another program truncates while
+/// it is read ends the process with SIGBUS (seen: `import` of an export being re-downloaded
+/// crashed with "Bus error"); read, it ends early, which the readers report as a file that
+/// ended or changed while it was read.
+///
+/// Memory is the chunk plus whatever the caller keeps (a reader of records keeps one record),
+/// not the file.
+final class FileReader {
+    let path: String
+    /// The size when the file was opened.
+    let size: Int
+    /// The bytes from file offset `base` on, read so far and not yet discarded.
+    private(set) var buffer: [UInt8] = []
+    private(set) var base = 0
+    /// Whether `fill` found the end of the file.
+    private(set) var atEnd = false
+    private let descriptor: Int32
+    static let chunk = 1 << 20
+
+    /// - Throws: `ImportError` when the file cannot be opened or is not a regular file.
+    init(path: String) throws {
+        self.path = path
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw ImportError(path: path, problem: "cannot read the file (\(String(cString: strerror(errno))))")
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            throw ImportError(path: path, problem: "not a regular file; import an export file or folder")
+        }
+        self.descriptor = descriptor
+        size = Int(status.st_size)
+    }
+
+    deinit { close(descriptor) }
+
+    /// The file offset just after the bytes in the buffer.
+    var end: Int { base + buffer.count }
+
+    /// Reads the next chunk onto the end of the buffer; false at the end of the file.
+    func fill() throws -> Bool {
+        if atEnd { return false }
+        let old = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: Self.chunk))
+        let count = try buffer.withUnsafeMutableBytes { bytes in
+            try read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[old...]), at: nil)
+        }
+        buffer.removeLast(Self.chunk - count)
+        if count == 0 { atEnd = true }
+        return count > 0
+    }
+
+    /// Forgets the bytes before file offset `offset` (which must be in the buffer or at its end).
+    func discard(before offset: Int) {
+        let count = min(max(0, offset - base), buffer.count)
+        guard count > 0 else { return }
+        buffer.removeFirst(count)
+        base += count
+    }
+
+    /// The byte at file offset `offset`, reading on as needed; nil past the end of the file.
+    func byte(at offset: Int) throws -> UInt8? {
+        while offset >= end {
+            guard try fill() else { return nil }
+        }
+        guard offset >= base else { return nil }
+        return buffer[offset - base]
+    }
+
+    /// Reads up to `bytes.count` bytes at file offset `offset`, or where the last read ended
+    /// when nil; how many were read (0 at the end of the file).
+    func read(into bytes: UnsafeMutableRawBufferPointer, at offset: Int?) throws -> Int {
+        guard let start = bytes.baseAddress, bytes.count > 0 else { return 0 }
+        while true {
+            let count = if let offset { pread(descriptor, start, bytes.count, off_t(offset)) } else { Foundation.read(descriptor, start, bytes.count) }
+            if count >= 0 { return count }
+            if errno == EINTR { continue }
+            throw ImportError(path: path, problem: "cannot read the file (\(String(cString: strerror(errno))))")
+        }
+    }
+
+    /// Exactly `count` bytes at file offset `offset`.
+    ///
+    /// - Throws: `ImportError` when the file ends first (it is shorter than it said, or
+    ///   another program shortened it while it was read).
+    func bytes(at offset: Int, count: Int) throws -> [UInt8] {
+        var result = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let got = try result.withUnsafeMutableBytes { all in
+                try read(into: UnsafeMutableRawBufferPointer(rebasing: all[done...]), at: offset + done)
+            }
+            if got == 0 { throw endedEarly(at: offset + done) }
+            done += got
+        }
+        return result
+    }
+
+    /// The error for a file that ends before `offset`, which the reader was told is in it.
+    func endedEarly(at offset: Int) -> ImportError {
+        var status = stat()
+        let now = fstat(descriptor, &status) == 0 ? Int(status.st_size) : size
+        if now < size {
+            return ImportError(
+                path: path,
+                problem: "the file became shorter while it was read (\(size) bytes, now \(now)): another program changed it; nothing of it was imported, import it again when it is complete")
+        }
+        return ImportError(path: path, problem: "the file ends early", location: "byte \(offset)")
+    }
+}

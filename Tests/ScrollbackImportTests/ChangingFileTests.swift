@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+
+import ScrollbackModel
+@testable import ScrollbackImport
+@testable import ScrollbackStorage
+import TestSupport
+
+/// An export is read, never memory-mapped: one that another program shortens while it is
+/// read (a download being redone) made `import` die of SIGBUS. Now it is a clear error, the
+/// database keeps nothing of that file, and records that cross the reader's chunks come out
+/// whole.
+@Suite("Import: files that change or are large")
+struct ChangingFileTests {
+    /// A ChatGPT export of `count` conversations whose single message is `text(index)`.
+    static func export(_ count: Int, text: (Int) -> String) -> String {
+        let records = (0..<count).map { index in
+            """
+            {"id":"c\(index)","title":"t\(index)","create_time":1700000000,"update_time":null,"current_node":"a",
+             "mapping":{"a":{"id":"a","parent":null,"children":[],"message":{"id":"a","author":{"role":"user"},
+             "content":{"content_type":"text","parts":["\(text(index))"]},"create_time":1700000000}}}}
+            """
+        }
+        return "[" + records.joined(separator: ",\n") + "]"
+    }
+
+    @Test("a file shortened while it is read: a clear error, no crash, nothing of it stored")
+    func shortenedWhileRead() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("conversations.json")
+        // About 3 MiB: the reader has read only its first chunk when the file is cut.
+        try Self.export(1_000) { "message \($0) " + String(repeating: "x", count: 3_000) }
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let store = try Store.open(path: folder.file("s.sqlite"))
+        var cut = false
+        let summary = Importer(store: store).run(paths: [path], format: nil) { _ in
+            if !cut {
+                cut = true
+                _ = truncate(path, 5_000)
+            }
+        }
+        #expect(cut)
+        #expect(summary.inserted == 0)
+        #expect(summary.failed.count == 1)
+        #expect(summary.failed.first?.problem.contains("became shorter while it was read") == true)
+        #expect(try store.conversations.count() == 0)
+    }
+
+    @Test("records across chunk boundaries and one larger than a chunk are read whole")
+    func acrossChunks() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("conversations.json")
+        func text(_ index: Int) -> String {
+            index == 7 ? String(repeating: "long ", count: 600_000) : "message \(index) " + String(repeating: "é", count: index % 700)
+        }
+        // Wrapped in an object whose first member is larger than a chunk.
+        let body = "{\"note\":\"" + String(repeating: "n", count: 1_500_000) + "\",\"conversations\":" + Self.export(3_000, text: text) + "}"
+        try body.write(toFile: path, atomically: true, encoding: .utf8)
+        let store = try Store.open(path: folder.file("s.sqlite"))
+        let summary = Importer(store: store).run(paths: [path], format: nil)
+        #expect(summary.failed.isEmpty)
+        #expect(summary.skipped.isEmpty)
+        #expect(summary.inserted == 3_000)
+        var reader = try JSONArrayReader(path: path)
+        var index = 0
+        while let range = try reader.nextRange() {
+            let conversation = try reader.withScanner { scanner throws(SkipReason) in try ChatGPTExport.conversation(in: range, of: scanner) }
+            #expect(conversation.messages.map(\.content) == [text(index)])
+            index += 1
+        }
+        #expect(index == 3_000)
+    }
+
+    @Test("a bad record's byte position is its place in the file, past the first chunk")
+    func positionsAreFileOffsets() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("conversations.json")
+        let good = Self.export(600) { "message \($0) " + String(repeating: "y", count: 2_000) }
+        let broken = ",{\"id\":\"bad\",\"mapping\":{\"a\":{\"message\":{\"x\":\"\\ud800\"} ,]}}]"
+        let text = String(good.dropLast()) + broken
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let offset = Array(text.utf8).count - Array(broken.utf8).count
+        #expect(offset > 1 << 20)
+        let store = try Store.open(path: folder.file("s.sqlite"))
+        let summary = Importer(store: store).run(paths: [path], format: nil)
+        #expect(summary.inserted == 600)
+        let reason = try #require(summary.skipped.first?.reason)
+        // The byte named is inside the broken record, which starts after `offset`.
+        let named = try #require(Int(reason.split(separator: "byte ").last?.prefix { $0.isNumber } ?? ""))
+        #expect(named > offset && named <= Array(text.utf8).count)
+    }
+}
