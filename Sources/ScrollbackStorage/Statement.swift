@@ -37,33 +37,39 @@ final class Statement {
                 message: "expected \(expected) arguments, got \(values.count)", sql: sql)
         }
         for (offset, value) in values.enumerated() {
-            let index = Int32(offset + 1)
-            let code: Int32
-            switch value {
-            case .null:
-                code = sqlite3_bind_null(handle, index)
-            case .integer(let number):
-                code = sqlite3_bind_int64(handle, index, number)
-            case .real(let number):
-                code = sqlite3_bind_double(handle, index, number)
-            case .text(var text):
-                // withUTF8 keeps embedded NULs; an empty string has no base address, which
-                // SQLite would take as NULL, so it is bound from a literal instead.
-                code = text.withUTF8 { bytes in
-                    guard let base = bytes.baseAddress, bytes.count > 0 else {
-                        return sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
-                    }
-                    return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                        sqlite3_bind_text(handle, index, $0, Int32(bytes.count), sqliteTransient)
-                    }
+            try bind(value, at: Int32(offset + 1))
+        }
+    }
+
+    /// Binds one parameter (numbered from 1).
+    func bind(_ value: SQLValue, at index: Int32) throws {
+        let code: Int32
+        switch value {
+        case .null:
+            code = sqlite3_bind_null(handle, index)
+        case .integer(let number):
+            code = sqlite3_bind_int64(handle, index, number)
+        case .real(let number):
+            code = sqlite3_bind_double(handle, index, number)
+        case .text(var text):
+            // withUTF8 keeps embedded NULs; an empty string has no base address, which
+            // SQLite would take as NULL, so it is bound from a literal instead.
+            code = text.withUTF8 { bytes in
+                guard let base = bytes.baseAddress, bytes.count > 0 else {
+                    return sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
                 }
-            case .blob(let bytes):
-                code = bytes.withUnsafeBytes { raw in
-                    sqlite3_bind_blob(handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(raw.count), sqliteTransient)
+                guard let length = Int32(exactly: bytes.count) else { return SQLITE_TOOBIG }
+                return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                    sqlite3_bind_text(handle, index, $0, length, sqliteTransient)
                 }
             }
-            guard code == SQLITE_OK else { throw database.error(code: code, sql: sql) }
+        case .blob(let bytes):
+            code = bytes.withUnsafeBytes { raw in
+                guard let length = Int32(exactly: raw.count) else { return SQLITE_TOOBIG }
+                return sqlite3_bind_blob(handle, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), length, sqliteTransient)
+            }
         }
+        guard code == SQLITE_OK else { throw database.error(code: code, sql: sql) }
     }
 
     /// Steps once; returns true when a row is available.

@@ -83,9 +83,7 @@ extension Store {
     /// included, commits together or not at all.
     public func inserting<T>(about count: Int, _ body: () throws -> T) throws -> T {
         if SearchIndex.isLarge(count, of: try messages.count()) {
-            return try SearchIndex.rebuildingAfter(database, suspending: SearchIndex.insertTriggers) {
-                try database.write(body)
-            }
+            return try SearchIndex.rebuildingAfter(database, suspending: SearchIndex.insertTriggers, body)
         }
         return try database.write(body)
     }

@@ -9,8 +9,11 @@ extension Store {
     /// Stores `imported`, keyed on its source and source id: new ones are inserted, changed
     /// ones updated (title, model, times, messages), identical ones left alone. Message public
     /// ids are derived from the conversation's, so they stay the same across re-imports.
+    ///
+    /// Atomic: when it throws, nothing of `imported` is stored (an update runs in a
+    /// savepoint; a new conversation is removed again, see `insertMessages(of:intoNew:)`).
     public func upsert(_ imported: ImportedConversation) throws -> ImportOutcome {
-        try database.write {
+        try database.write(savepoint: false) {
             let publicID = imported.publicID ?? StableID.uuid(imported.source, imported.sourceID ?? "")
             let title = imported.title.trimmingCharacters(in: .whitespacesAndNewlines)
             let safeTitle = title.isEmpty ? "Untitled" : title
@@ -25,8 +28,17 @@ extension Store {
                         "SELECT \(SQLiteConversationRepository.columns) FROM conversation WHERE public_id = ?",
                         [.text(publicID)], SQLiteConversationRepository.conversation)
                 }
-            let conversationID: Int64
-            if let existing {
+            guard let existing else {
+                let row = Writer.ConversationRow(
+                    publicID: publicID, title: safeTitle, model: imported.model, source: imported.source,
+                    sourceID: imported.sourceID, createdAt: imported.createdAt, updatedAt: updatedAt, pinned: imported.pinned)
+                guard let id = try writer.insert(row) else { return .unchanged }
+                try insertMessages(of: imported, intoNew: id, publicID: publicID)
+                return .inserted
+            }
+            // An update replaces the messages: in a savepoint, so that the old ones come back
+            // when a new one fails.
+            return try database.write {
                 let stored = try database.query(
                     "SELECT role, content, created_at, model FROM message WHERE conversation_id = ? ORDER BY position",
                     [.integer(existing.id)]
@@ -47,43 +59,49 @@ extension Store {
                     updatedAt: max(updatedAt, imported.createdAt))
                 if sameMessages { return .updated }
                 try writer.deleteMessages(ofConversation: existing.id)
-                conversationID = existing.id
-            } else {
-                let row = Writer.ConversationRow(
-                    publicID: publicID, title: safeTitle, model: imported.model, source: imported.source,
-                    sourceID: imported.sourceID, createdAt: imported.createdAt, updatedAt: updatedAt, pinned: imported.pinned)
-                guard let id = try writer.insert(row) else { return .unchanged }
-                conversationID = id
+                try writer.insert(messages: messageRows(of: imported, in: existing.id, publicID: publicID))
+                return .updated
             }
-            try insertMessages(of: imported, into: conversationID, publicID: publicID)
-            return existing == nil ? .inserted : .updated
         }
     }
 
     /// Adds `imported` unless a conversation of the same source and source id is stored
     /// already (then it is left as it is); whether it was added.
     public func add(_ imported: ImportedConversation) throws -> Bool {
-        try database.write {
+        try database.write(savepoint: false) {
             let publicID = imported.publicID ?? StableID.uuid(imported.source, imported.sourceID ?? "")
             let updatedAt = max(imported.updatedAt, imported.createdAt)
             let row = Writer.ConversationRow(
                 publicID: publicID, title: imported.title, model: imported.model, source: imported.source,
                 sourceID: imported.sourceID, createdAt: imported.createdAt, updatedAt: updatedAt, pinned: imported.pinned)
             guard let id = try writer.insert(row, ignoringDuplicate: true) else { return false }
-            try insertMessages(of: imported, into: id, publicID: publicID)
+            try insertMessages(of: imported, intoNew: id, publicID: publicID)
             return true
         }
     }
 
     private var writer: Writer { Writer(database: database) }
 
-    private func insertMessages(of imported: ImportedConversation, into conversationID: Int64, publicID: String) throws {
-        for (position, message) in imported.messages.enumerated() {
-            try writer.insert(
-                Writer.MessageRow(
-                    publicID: message.publicID ?? StableID.uuid(publicID, String(position)), conversationID: conversationID,
-                    position: Int64(position), role: message.role, content: message.content, createdAt: message.createdAt,
-                    model: message.model))
+    /// Inserts the messages of the conversation `conversationID` just inserted. When one
+    /// fails (an id taken by another conversation), the conversation is deleted again with
+    /// the messages before it, so that nothing of it is left, as a savepoint would leave
+    /// nothing, without the savepoint's journal of every page touched.
+    private func insertMessages(of imported: ImportedConversation, intoNew conversationID: Int64, publicID: String) throws {
+        do {
+            try writer.insert(messages: messageRows(of: imported, in: conversationID, publicID: publicID))
+        } catch {
+            // When this fails too, its error goes up instead, and the transaction with it.
+            _ = try writer.delete(conversation: conversationID)
+            throw error
+        }
+    }
+
+    private func messageRows(of imported: ImportedConversation, in conversationID: Int64, publicID: String) -> some Sequence<Writer.MessageRow> {
+        imported.messages.enumerated().lazy.map { position, message in
+            Writer.MessageRow(
+                publicID: message.publicID ?? StableID.uuid(publicID, String(position)), conversationID: conversationID,
+                position: Int64(position), role: message.role, content: message.content, createdAt: message.createdAt,
+                model: message.model)
         }
     }
 

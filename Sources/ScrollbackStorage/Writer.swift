@@ -28,9 +28,14 @@ struct Writer {
     /// A free id for a row of `table` made at `time`: after the last one of the same
     /// millisecond; when all 65,536 are taken, the first free id after them (so the order
     /// stays right but for that crowd).
-    func newID(in table: Table, at time: Timestamp) throws -> Int64 {
+    ///
+    /// - Parameter previous: the id this writer gave last in `table` in this transaction,
+    ///   when the caller keeps it: when it is in `time`'s range it is that range's last
+    ///   (ids are given after the last), so the next one needs no query.
+    func newID(in table: Table, at time: Timestamp, after previous: Int64? = nil) throws -> Int64 {
         let base = Self.baseID(at: time)
         let end = base + (Self.tieBreakers - 1)
+        if let previous, previous >= base, previous < end { return previous + 1 }
         let last = try database.queryFirst(
             "SELECT id FROM \(table.rawValue) WHERE id >= ? AND id <= ? ORDER BY id DESC LIMIT 1", [.integer(base), .integer(end)]
         ) { $0.int64(0) }
@@ -114,16 +119,41 @@ struct Writer {
     @discardableResult
     func insert(_ row: MessageRow, id: Int64? = nil) throws -> Int64 {
         let rowID = try id ?? newID(in: .message, at: row.createdAt)
-        try database.run(
-            """
-            INSERT INTO message (id, public_id, conversation_id, position, role, content, created_at, model)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [
-                .integer(rowID), .text(row.publicID), .integer(row.conversationID), .integer(row.position),
-                .text(row.role.rawValue), .text(row.content), .integer(row.createdAt.milliseconds), SQLValue(row.model),
-            ])
+        let statement = try database.statement(Self.insertMessage)
+        defer { statement.reset() }
+        try insert(row, id: rowID, with: statement)
         return rowID
+    }
+
+    /// Inserts the messages of one conversation, in order, with new ids: one prepared
+    /// statement for all (this is every imported message's path).
+    func insert(messages rows: some Sequence<MessageRow>) throws {
+        let statement = try database.statement(Self.insertMessage)
+        defer { statement.reset() }
+        var previous: Int64?
+        for row in rows {
+            let rowID = try newID(in: .message, at: row.createdAt, after: previous)
+            try insert(row, id: rowID, with: statement)
+            statement.reset()
+            previous = rowID
+        }
+    }
+
+    private static let insertMessage = """
+        INSERT INTO message (id, public_id, conversation_id, position, role, content, created_at, model)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    private func insert(_ row: MessageRow, id: Int64, with statement: Statement) throws {
+        try statement.bind(.integer(id), at: 1)
+        try statement.bind(.text(row.publicID), at: 2)
+        try statement.bind(.integer(row.conversationID), at: 3)
+        try statement.bind(.integer(row.position), at: 4)
+        try statement.bind(.text(row.role.rawValue), at: 5)
+        try statement.bind(.text(row.content), at: 6)
+        try statement.bind(.integer(row.createdAt.milliseconds), at: 7)
+        try statement.bind(SQLValue(row.model), at: 8)
+        while try statement.step() {}
     }
 
     func deleteMessages(ofConversation id: Int64) throws {
