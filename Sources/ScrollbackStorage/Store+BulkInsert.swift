@@ -3,9 +3,15 @@ import ScrollbackModel
 /// The one bulk policy: a change of many rows, large next to what the database holds, runs
 /// with the search index's triggers set aside and the index rebuilt once at the end.
 enum SearchIndex {
-    /// For loading many rows: the indexes, and the count of each conversation's messages
-    /// (set once at the end, `recount`, instead of a conversation row rewritten per message).
-    static let insertTriggers = ["conversation_fts_insert", "message_fts_insert", "message_counted"]
+    /// For loading many rows: every trigger of the indexes, and of the count of each
+    /// conversation's messages (set once at the end, `recount`, instead of a conversation row
+    /// rewritten per message). Deletes and updates too: a load may replace what it loaded
+    /// itself (a conversation twice in one export, one undone when its message failed), and
+    /// FTS5 takes removing a row it never indexed for a damaged index.
+    static let insertTriggers = [
+        "conversation_fts_insert", "conversation_fts_delete", "conversation_fts_update",
+        "message_fts_insert", "message_fts_delete", "message_fts_update", "message_counted", "message_uncounted",
+    ]
     /// For deleting whole conversations: their messages' count no longer matters either.
     static let conversationDeleteTriggers = ["conversation_fts_delete", "message_fts_delete", "message_uncounted"]
 

@@ -10,6 +10,52 @@ struct BulkInsertTests {
         try store.database.query("SELECT sql FROM sqlite_schema WHERE type = 'trigger' ORDER BY name") { $0.text(0) }
     }
 
+    /// A new conversation has no savepoint of its own (its journal cost more than the
+    /// import): when a later message of it fails, it is deleted again, so that nothing of it
+    /// is left, in bulk and row by row alike.
+    @Test("a new conversation whose second message fails leaves nothing behind", arguments: [false, true])
+    func failedConversationLeavesNothing(bulk: Bool) throws {
+        let store = try Store.open(path: ":memory:")
+        func conversation(_ name: String, _ messages: [(id: String, text: String)]) -> ImportedConversation {
+            ImportedConversation(
+                source: "test", sourceID: name, title: name, model: nil, createdAt: Timestamp(milliseconds: 1_000),
+                updatedAt: Timestamp(milliseconds: 1_000),
+                messages: messages.enumerated().map { index, message in
+                    ImportedMessage(
+                        role: .user, content: message.text, createdAt: Timestamp(milliseconds: 1_000 + Int64(index)), publicID: message.id)
+                })
+        }
+        let shared = "aaaaaaaa-0000-4000-8000-000000000001"
+        #expect(try store.upsert(conversation("first", [(shared, "first words")])) == .inserted)
+        let outcomes: [String] = try store.inserting(about: bulk ? 1_000_000 : 1) {
+            var outcomes: [String] = []
+            do {
+                _ = try store.upsert(conversation("second", [("bbbbbbbb-0000-4000-8000-000000000001", "zebrafish words"), (shared, "taken")]))
+                outcomes.append("stored")
+            } catch StorageError.sqlite(let error) where error.code == 19 { outcomes.append("refused") }
+            do {
+                _ = try store.add(conversation("third", [("cccccccc-0000-4000-8000-000000000001", "okapi words"), (shared, "taken")]))
+                outcomes.append("stored")
+            } catch StorageError.sqlite(let error) where error.code == 19 { outcomes.append("refused") }
+            outcomes.append("\(try store.upsert(conversation("fourth", [("dddddddd-0000-4000-8000-000000000001", "draft narwhal")])))")
+            // Twice in one load (as an export may hold it): the second replaces the first.
+            outcomes.append("\(try store.upsert(conversation("fourth", [("dddddddd-0000-4000-8000-000000000001", "fourth words")])))")
+            return outcomes
+        }
+        #expect(outcomes == ["refused", "refused", "inserted", "updated"])
+        #expect(try store.conversations.page(sort: .title, at: .first, limit: 10).items.map(\.title) == ["first", "fourth"])
+        #expect(try store.conversations.count() == 2)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM message") == 2)
+        #expect(try store.search.search("zebrafish", after: nil, limit: 5).items.isEmpty)
+        #expect(try store.search.search("okapi", after: nil, limit: 5).items.isEmpty)
+        #expect(try store.search.search("narwhal", after: nil, limit: 5).items.isEmpty)
+        #expect(try store.search.search("words", after: nil, limit: 5).items.count == 2)
+        #expect(try store.check().isHealthy)
+        // The same conversation can come in later, whole.
+        #expect(try store.upsert(conversation("second", [("bbbbbbbb-0000-4000-8000-000000000001", "zebrafish words")])) == .inserted)
+        #expect(try store.search.search("zebrafish", after: nil, limit: 5).items.count == 1)
+    }
+
     @Test("rows inserted in bulk are searchable, and the schema's triggers are back as they were")
     func indexedAtTheEnd() throws {
         let store = try Store.open(path: ":memory:")
