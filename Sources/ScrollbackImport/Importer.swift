@@ -181,7 +181,7 @@ public struct Importer {
                 }
             }
             /// Stores one record; a record whose ids collide with another conversation's is
-            /// skipped (its savepoint rolled back), not the whole file.
+            /// skipped (nothing of it is kept), not the whole file.
             func storeRecord(_ conversation: ImportedConversation) throws {
                 do {
                     try store(conversation)
@@ -190,44 +190,17 @@ public struct Importer {
                 }
             }
             switch format {
-            case .chatgpt, .claude:
-                var reader = try JSONArrayReader(path: path)
-                while true {
+            case .chatgpt, .claude, .jsonl:
+                let reader = RecordReader { deliver in try Self.readRecords(path: path, format: format, deliver) }
+                defer { reader.cancel() }
+                while let record = try reader.next() {
                     if shouldStop() { throw Interrupted() }
                     do {
-                        let conversation: ImportedConversation
-                        if format == .chatgpt {
-                            // Read in place: a long conversation is never parsed whole.
-                            guard let range = try reader.nextRange() else { break }
-                            conversation = try reader.withScanner { scanner throws(SkipReason) in
-                                try ChatGPTExport.conversation(in: range, of: scanner)
-                            }
-                        } else {
-                            guard let value = try reader.next() else { break }
-                            conversation = try ClaudeExport.conversation(from: value)
-                        }
-                        try storeRecord(conversation)
+                        try storeRecord(try record.conversation.get())
                     } catch let skip as SkipReason {
-                        result.skipped.append(SkippedRecord(path: path, record: "record \(reader.count)", reason: skip.text))
+                        result.skipped.append(SkippedRecord(path: path, record: record.name, reason: skip.text))
                     }
-                    progress?(ImportProgress(path: label, records: reader.count, bytesDone: reader.position, bytesTotal: reader.size))
-                }
-            case .jsonl:
-                try JSONLines.forEachLine(path: path) { line, number, done, total in
-                    if shouldStop() { throw Interrupted() }
-                    do {
-                        guard let line else { throw SkipReason("not UTF-8 text") }
-                        let record: ScrollbackRecord
-                        do {
-                            record = try JSONDecoder().decode(ScrollbackRecord.self, from: line)
-                        } catch {
-                            throw SkipReason("not a scrollback record")
-                        }
-                        try storeRecord(try record.imported().get())
-                    } catch let skip as SkipReason {
-                        result.skipped.append(SkippedRecord(path: path, record: "line \(number)", reason: skip.text))
-                    }
-                    progress?(ImportProgress(path: label, records: number, bytesDone: done, bytesTotal: total))
+                    progress?(ImportProgress(path: label, records: record.records, bytesDone: record.bytesDone, bytesTotal: record.bytesTotal))
                 }
             case .llm:
                 for conversation in llm?.conversations ?? [] {
@@ -239,6 +212,55 @@ public struct Importer {
         }
         try store.inserting(about: size / 300, body)
         return result
+    }
+
+    /// Reads and parses the records of a ChatGPT, Claude or JSON Lines export, in order,
+    /// until `deliver` returns false (on the reading thread of a `RecordReader`).
+    static func readRecords(path: String, format: ImportFormat, _ deliver: (ReadRecord) -> Bool) throws {
+        switch format {
+        case .chatgpt, .claude:
+            var reader = try JSONArrayReader(path: path)
+            while true {
+                let conversation: Result<ImportedConversation, SkipReason>
+                do {
+                    if format == .chatgpt {
+                        // Read in place: a long conversation is never parsed whole.
+                        guard let range = try reader.nextRange() else { return }
+                        conversation = .success(
+                            try reader.withScanner { scanner throws(SkipReason) in try ChatGPTExport.conversation(in: range, of: scanner) })
+                    } else {
+                        guard let value = try reader.next() else { return }
+                        conversation = .success(try ClaudeExport.conversation(from: value))
+                    }
+                } catch let skip as SkipReason {
+                    conversation = .failure(skip)
+                }
+                let record = ReadRecord(
+                    conversation: conversation, name: "record \(reader.count)", records: reader.count, bytesDone: reader.position,
+                    bytesTotal: reader.size)
+                guard deliver(record) else { return }
+            }
+        case .jsonl:
+            try JSONLines.forEachLine(path: path) { line, number, done, total in
+                let conversation: Result<ImportedConversation, SkipReason>
+                do {
+                    guard let line else { throw SkipReason("not UTF-8 text") }
+                    let record: ScrollbackRecord
+                    do {
+                        record = try JSONDecoder().decode(ScrollbackRecord.self, from: line)
+                    } catch {
+                        throw SkipReason("not a scrollback record")
+                    }
+                    conversation = .success(try record.imported().get())
+                } catch let skip as SkipReason {
+                    conversation = .failure(skip)
+                }
+                let record = ReadRecord(conversation: conversation, name: "line \(number)", records: number, bytesDone: done, bytesTotal: total)
+                guard deliver(record) else { throw JSONLines.Stop() }
+            }
+        case .llm:
+            return
+        }
     }
 
     /// The format, from the content: a SQLite file is an llm log; a JSON array is ChatGPT's

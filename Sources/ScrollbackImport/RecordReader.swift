@@ -1,0 +1,101 @@
+import Foundation
+import ScrollbackModel
+
+/// One record of an export, read and parsed: a conversation, or why it is skipped.
+struct ReadRecord: Sendable {
+    var conversation: Result<ImportedConversation, SkipReason>
+    /// How the record is named in a skip ("record 12", "line 7").
+    var name: String
+    /// Records read so far, bytes read so far, and the file's size: for progress.
+    var records: Int
+    var bytesDone: Int
+    var bytesTotal: Int
+}
+
+/// Reads and parses the records of an export on a thread of its own while the caller's
+/// thread stores them: parsing is as long as storing, and each runs on its own core.
+///
+/// At most about `capacity` bytes of parsed records wait, so memory stays bounded however
+/// large the export; a record is not held back when it alone is larger.
+final class RecordReader: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var waiting: [ReadRecord] = []
+    private var first = 0
+    private var waitingBytes = 0
+    private var finished = false
+    private var failure: (any Error)?
+    private var cancelled = false
+    private let capacity: Int
+
+    /// Starts `read` on a new thread; it calls its argument with each record, in order, and
+    /// stops early when that returns false (the caller has stopped taking them).
+    init(capacity: Int = 32 << 20, _ read: @escaping @Sendable (_ deliver: (ReadRecord) -> Bool) throws -> Void) {
+        self.capacity = capacity
+        Thread.detachNewThread { [self] in
+            do {
+                try read { self.put($0) }
+                finish(nil)
+            } catch {
+                finish(error)
+            }
+        }
+    }
+
+    /// The next record, waiting for it; nil after the last.
+    ///
+    /// - Throws: what the reading thread threw (the file cannot be read, the array is broken).
+    func next() throws -> ReadRecord? {
+        condition.lock()
+        defer { condition.unlock() }
+        while first == waiting.count && !finished { condition.wait() }
+        if first < waiting.count {
+            let record = waiting[first]
+            first += 1
+            waitingBytes -= Self.weight(of: record)
+            if first > 1_024 && first * 2 > waiting.count {
+                waiting.removeFirst(first)
+                first = 0
+            }
+            condition.broadcast()
+            return record
+        }
+        if let failure { throw failure }
+        return nil
+    }
+
+    /// Stops the reading thread at its next record; the records not taken are dropped.
+    func cancel() {
+        condition.lock()
+        defer { condition.unlock() }
+        cancelled = true
+        waiting = []
+        first = 0
+        waitingBytes = 0
+        condition.broadcast()
+    }
+
+    private func put(_ record: ReadRecord) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while !cancelled && waitingBytes > 0 && waitingBytes + Self.weight(of: record) > capacity { condition.wait() }
+        if cancelled { return false }
+        waiting.append(record)
+        waitingBytes += Self.weight(of: record)
+        condition.broadcast()
+        return true
+    }
+
+    private func finish(_ error: (any Error)?) {
+        condition.lock()
+        defer { condition.unlock() }
+        finished = true
+        failure = error
+        condition.broadcast()
+    }
+
+    /// About the memory a parsed record holds.
+    private static func weight(of record: ReadRecord) -> Int {
+        guard case .success(let conversation) = record.conversation else { return 256 }
+        return conversation.messages.reduce(512 + conversation.title.utf8.count) { $0 + 128 + $1.content.utf8.count }
+    }
+}
