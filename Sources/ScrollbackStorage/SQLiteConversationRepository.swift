@@ -83,11 +83,7 @@ public final class SQLiteConversationRepository: ConversationRepository {
     public func delete(ids: [Int64]) throws -> Int {
         let unique = Set(ids)
         return try SearchIndex.changing(unique.count, of: count(), database) {
-            var deleted = 0
-            for id in unique where try self.writer.delete(conversation: id) {
-                deleted += 1
-            }
-            return deleted
+            try self.writer.delete(conversations: unique)
         }
     }
 
@@ -125,9 +121,9 @@ public final class SQLiteConversationRepository: ConversationRepository {
                 let messages = try self.database.query(
                     "SELECT \(SQLiteMessageRepository.columns) FROM message WHERE conversation_id = ? ORDER BY position",
                     [.integer(id)], SQLiteMessageRepository.message)
-                _ = try self.writer.delete(conversation: id)
                 snapshots.append(ConversationSnapshot(conversation: conversation, messages: messages))
             }
+            _ = try self.writer.delete(conversations: snapshots.map(\.conversation.id))
             return snapshots
         }
     }

@@ -114,6 +114,8 @@ struct BulkInsertTests {
         }
         let deleted = try store.conversations.delete(ids: Array(ids.prefix(1_200)))
         #expect(deleted == 1_200)
+        // The count the list shows is counted again at the end (its trigger was set aside).
+        #expect(try store.conversations.count() == 400)
         #expect(try Self.triggers(store) == schema)
         #expect(try store.check().isHealthy)
         #expect(try store.messages.count() == 400)
