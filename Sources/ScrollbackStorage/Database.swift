@@ -24,6 +24,8 @@ final class Database {
     /// When not nil, the SQL of every statement run is appended, so that tests can assert on
     /// what ran (and on its `EXPLAIN QUERY PLAN`).
     var recordedSQL: [String]?
+    /// While a bulk load runs (`SearchIndex.loading`): where `Writer` reports its rows.
+    var indexingLoad: IndexingLoad?
 
     var isReadOnly: Bool { access == .readOnly }
 

@@ -35,6 +35,43 @@ enum SearchIndex {
     /// rebuilds both indexes and puts back exactly the triggers the schema had. Everything
     /// commits together or not at all.
     static func rebuildingAfter<T>(_ database: Database, suspending names: [String], _ body: () throws -> T) throws -> T {
+        try settingAside(names, database) {
+            let result = try body()
+            if names.contains("message_counted") {
+                try Writer(database: database).recount()
+            } else if names.contains("conversation_untallied") {
+                try Writer(database: database).retally()
+            }
+            try rebuild(database)
+            return result
+        }
+    }
+
+    /// Runs `body`, which inserts many rows (and may replace a few), in one write transaction
+    /// with every index and count trigger set aside. The new rows are indexed while they
+    /// come, in batches (`IndexingLoad`), so that the index is built while an import's
+    /// other thread reads the export, not after it; when the load changed or removed rows
+    /// (a conversation twice in one export), or rows wait for an upgrade's index build, both
+    /// indexes are rebuilt whole at the end instead.
+    static func loading<T>(_ database: Database, batch: Int = IndexingLoad.batch, _ body: () throws -> T) throws -> T {
+        try settingAside(insertTriggers, database) {
+            let load = try IndexingLoad(database: database, batch: batch)
+            database.indexingLoad = load
+            defer { database.indexingLoad = nil }
+            let result = try body()
+            try Writer(database: database).recount()
+            if load.needsRebuild {
+                try rebuild(database)
+            } else {
+                try load.finish()
+            }
+            return result
+        }
+    }
+
+    /// Runs `body` in one write transaction with the named triggers dropped, and puts back
+    /// exactly the triggers the schema had.
+    private static func settingAside<T>(_ names: [String], _ database: Database, _ body: () throws -> T) throws -> T {
         // A larger page cache for the duration (64 MiB: random index pages stay in memory,
         // and the peak stays under 1.5× the size of an export being imported). Put back
         // afterwards.
@@ -51,12 +88,6 @@ enum SearchIndex {
                 try database.execute("DROP TRIGGER \(name)")
             }
             let result = try body()
-            if names.contains("message_counted") {
-                try Writer(database: database).recount()
-            } else if names.contains("conversation_untallied") {
-                try Writer(database: database).retally()
-            }
-            try rebuild(database)
             for (_, sql) in triggers {
                 try database.execute(sql)
             }
@@ -71,14 +102,28 @@ enum SearchIndex {
     /// times; here they are left to pile up (up to 1,000 per level) and merged once, by
     /// `optimize`: 2.2 s instead of 3.2 s for 500,000 messages. Then the defaults are back.
     static func rebuild(_ database: Database) throws {
+        try holdMerging(database)
         try database.execute(
             """
-            INSERT INTO message_fts (message_fts, rank) VALUES ('automerge', 0);
-            INSERT INTO message_fts (message_fts, rank) VALUES ('crisismerge', 1000);
             INSERT INTO message_fts (message_fts) VALUES ('rebuild');
             INSERT INTO conversation_fts (conversation_fts) VALUES ('rebuild');
             DELETE FROM search_backlog;
             """)
+        try mergeOnce(database)
+    }
+
+    /// Before adding much to the indexes: FTS5's merging held back (in this transaction).
+    static func holdMerging(_ database: Database) throws {
+        try database.execute(
+            """
+            INSERT INTO message_fts (message_fts, rank) VALUES ('automerge', 0);
+            INSERT INTO message_fts (message_fts, rank) VALUES ('crisismerge', 1000);
+            """)
+    }
+
+    /// After `holdMerging` and the additions: everything merged once (`optimize`), and
+    /// FTS5's defaults back.
+    static func mergeOnce(_ database: Database) throws {
         try optimize(database)
         try database.execute(
             """
@@ -105,8 +150,14 @@ extension Store {
     /// index is built once at the end instead of row by row. Everything, the rebuild
     /// included, commits together or not at all.
     public func inserting<T>(about count: Int, _ body: () throws -> T) throws -> T {
+        try inserting(about: count, indexingBatch: IndexingLoad.batch, body)
+    }
+
+    /// `inserting(about:_:)` with the rows indexed `indexingBatch` at a time in a bulk load
+    /// (tests use small batches).
+    func inserting<T>(about count: Int, indexingBatch: Int, _ body: () throws -> T) throws -> T {
         if SearchIndex.isLarge(count, of: try messages.count()) {
-            return try SearchIndex.rebuildingAfter(database, suspending: SearchIndex.insertTriggers, body)
+            return try SearchIndex.loading(database, batch: indexingBatch, body)
         }
         return try database.write(body)
     }

@@ -88,16 +88,20 @@ struct Writer {
                 SQLValue(row.sourceID), .integer(row.createdAt.milliseconds), .integer(row.updatedAt.milliseconds),
                 SQLValue(row.pinned),
             ])
-        return database.changes == 1 ? rowID : nil
+        guard database.changes == 1 else { return nil }
+        try database.indexingLoad?.inserted(conversation: rowID)
+        return rowID
     }
 
     func update(conversation id: Int64, title: String, model: String?, createdAt: Timestamp, updatedAt: Timestamp) throws {
+        database.indexingLoad?.changedRows()
         try database.run(
             "UPDATE conversation SET title = ?, model = ?, created_at = ?, updated_at = ? WHERE id = ?",
             [.text(title), SQLValue(model), .integer(createdAt.milliseconds), .integer(updatedAt.milliseconds), .integer(id)])
     }
 
     func rename(conversation id: Int64, to title: String) throws {
+        database.indexingLoad?.changedRows()
         try database.run("UPDATE conversation SET title = ? WHERE id = ?", [.text(title), .integer(id)])
     }
 
@@ -107,6 +111,7 @@ struct Writer {
 
     /// Deletes a conversation and (by cascade) its messages; whether it was there.
     func delete(conversation id: Int64) throws -> Bool {
+        database.indexingLoad?.changedRows()
         try database.run("DELETE FROM conversation WHERE id = ?", [.integer(id)])
         return database.changes == 1
     }
@@ -115,6 +120,7 @@ struct Writer {
     /// messages first, so that the cascade finds none): a third of the time of deleting them
     /// one by one. How many of them were there.
     func delete(conversations ids: some Sequence<Int64>) throws -> Int {
+        database.indexingLoad?.changedRows()
         // Emptied first: rows left by a failure before must never be deleted by this call.
         try database.execute("CREATE TEMP TABLE IF NOT EXISTS doomed (id INTEGER PRIMARY KEY); DELETE FROM temp.doomed;")
         let insert = try database.statement("INSERT OR IGNORE INTO temp.doomed (id) VALUES (?)")
@@ -181,9 +187,11 @@ struct Writer {
         try statement.bind(.integer(row.createdAt.milliseconds), at: 7)
         try statement.bind(SQLValue(row.model), at: 8)
         while try statement.step() {}
+        try database.indexingLoad?.inserted(message: id)
     }
 
     func deleteMessages(ofConversation id: Int64) throws {
+        database.indexingLoad?.changedRows()
         try database.run("DELETE FROM message WHERE conversation_id = ?", [.integer(id)])
     }
 

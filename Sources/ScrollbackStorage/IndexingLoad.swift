@@ -1,0 +1,62 @@
+/// The search index's part in a bulk load (`SearchIndex.loading`), whose index triggers are
+/// set aside: `Writer` reports each row it inserts, and they are indexed a batch at a time, in
+/// id order, so that the index grows while the load goes on instead of in one rebuild after
+/// it. Rows the load changes or removes would need their old index entries taken out; then
+/// batching stops and the load ends with a whole rebuild (`needsRebuild`), as does a load into
+/// a database whose older rows still wait for an upgrade's index build.
+final class IndexingLoad {
+    private let database: Database
+    private(set) var needsRebuild: Bool
+    private var messages: [Int64] = []
+    private var conversations: [Int64] = []
+    /// Rows per batch: enough that each batch's statement is a small part of its cost.
+    private let batch: Int
+    static let batch = 50_000
+
+    init(database: Database, batch: Int = IndexingLoad.batch) throws {
+        self.database = database
+        self.batch = max(1, batch)
+        needsRebuild = try database.queryFirst("SELECT 1 FROM search_backlog LIMIT 1") { _ in true } ?? false
+        if !needsRebuild { try SearchIndex.holdMerging(database) }
+    }
+
+    func inserted(message id: Int64) throws {
+        guard !needsRebuild else { return }
+        messages.append(id)
+        if messages.count >= batch { try index(&messages, into: "message_fts", column: "content", from: "message") }
+    }
+
+    func inserted(conversation id: Int64) throws {
+        guard !needsRebuild else { return }
+        conversations.append(id)
+        if conversations.count >= batch { try index(&conversations, into: "conversation_fts", column: "title", from: "conversation") }
+    }
+
+    /// A row that may be indexed already was changed or removed.
+    func changedRows() {
+        needsRebuild = true
+        messages = []
+        conversations = []
+    }
+
+    /// Indexes what is left, then merges the index's pieces once.
+    func finish() throws {
+        try index(&messages, into: "message_fts", column: "content", from: "message")
+        try index(&conversations, into: "conversation_fts", column: "title", from: "conversation")
+        try SearchIndex.mergeOnce(database)
+    }
+
+    /// One statement for the batch, in id order (FTS5 starts a new piece of index whenever
+    /// an id is lower than the one before).
+    private func index(_ ids: inout [Int64], into index: String, column: String, from table: String) throws {
+        guard !ids.isEmpty else { return }
+        ids.sort()
+        let list = "[" + ids.map(String.init).joined(separator: ",") + "]"
+        try database.run(
+            """
+            INSERT INTO \(index) (rowid, \(column))
+            SELECT t.id, t.\(column) FROM json_each(?) AS j JOIN \(table) AS t ON t.id = j.value ORDER BY t.id
+            """, [.text(list)])
+        ids = []
+    }
+}
