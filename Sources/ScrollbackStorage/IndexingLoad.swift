@@ -1,3 +1,5 @@
+import ScrollbackModel
+
 /// The search index's part in a bulk load (`SearchIndex.loading`), whose index triggers are
 /// set aside: `Writer` reports each row it inserts, and they are indexed a batch at a time, in
 /// id order, so that the index grows while the load goes on instead of in one rebuild after
@@ -9,6 +11,7 @@ final class IndexingLoad {
     private(set) var needsRebuild: Bool
     private var messages: [Int64] = []
     private var conversations: [Int64] = []
+    private var counts: [Int64: (messages: Int, latest: Int64)] = [:]
     /// Rows per batch: enough that each batch's statement is a small part of its cost.
     private let batch: Int
     static let batch = 50_000
@@ -20,8 +23,13 @@ final class IndexingLoad {
         if !needsRebuild { try SearchIndex.holdMerging(database) }
     }
 
-    func inserted(message id: Int64) throws {
+    func inserted(message id: Int64, conversation: Int64, at time: Timestamp) throws {
         guard !needsRebuild else { return }
+        // The count the set-aside trigger would have kept, applied once per conversation.
+        var count = counts[conversation] ?? (0, time.milliseconds)
+        count.messages += 1
+        count.latest = max(count.latest, time.milliseconds)
+        counts[conversation] = count
         messages.append(id)
         if messages.count >= batch { try index(&messages, into: "message_fts", column: "content", from: "message") }
     }
@@ -37,10 +45,23 @@ final class IndexingLoad {
         needsRebuild = true
         messages = []
         conversations = []
+        counts = [:]
     }
 
-    /// Indexes what is left, then merges the index's pieces once.
+    /// Counts the new messages into their conversations (as `message_counted` does), indexes
+    /// what is left, then merges the index's pieces once.
     func finish() throws {
+        let update = try database.statement(
+            "UPDATE conversation SET message_count = message_count + ?, updated_at = max(updated_at, ?) WHERE id = ?")
+        defer { update.reset() }
+        for (conversation, count) in counts {
+            try update.bind(.integer(Int64(count.messages)), at: 1)
+            try update.bind(.integer(count.latest), at: 2)
+            try update.bind(.integer(conversation), at: 3)
+            while try update.step() {}
+            update.reset()
+        }
+        counts = [:]
         try index(&messages, into: "message_fts", column: "content", from: "message")
         try index(&conversations, into: "conversation_fts", column: "title", from: "conversation")
         try SearchIndex.mergeOnce(database)

@@ -59,8 +59,8 @@ enum SearchIndex {
             database.indexingLoad = load
             defer { database.indexingLoad = nil }
             let result = try body()
-            try Writer(database: database).recount()
             if load.needsRebuild {
+                try Writer(database: database).recount()
                 try rebuild(database)
             } else {
                 try load.finish()

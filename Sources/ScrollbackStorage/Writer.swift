@@ -187,7 +187,7 @@ struct Writer {
         try statement.bind(.integer(row.createdAt.milliseconds), at: 7)
         try statement.bind(SQLValue(row.model), at: 8)
         while try statement.step() {}
-        try database.indexingLoad?.inserted(message: id)
+        try database.indexingLoad?.inserted(message: id, conversation: row.conversationID, at: row.createdAt)
     }
 
     func deleteMessages(ofConversation id: Int64) throws {
