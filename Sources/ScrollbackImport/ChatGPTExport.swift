@@ -128,10 +128,13 @@ enum ChatGPTExport {
         let metadata = message.object("metadata") ?? [:]
         if (metadata["is_visually_hidden_from_conversation"] as? Bool) == true { return nil }
         guard let roleText = message.object("author")?.string("role"), var role = Role(rawValue: roleText) else { return nil }
-        if role == .assistant, let recipient = message.string("recipient"), recipient != "all" { return nil }
         let content = message.object("content") ?? [:]
+        let contentType = content.string("content_type") ?? "text"
+        // A message to a tool is hidden, but for code: a Code Interpreter cell is addressed
+        // to `python`, and its output alone would be out of context.
+        if role == .assistant, let recipient = message.string("recipient"), recipient != "all", contentType != "code" { return nil }
         let text: String
-        switch content.string("content_type") ?? "text" {
+        switch contentType {
         case "thoughts", "reasoning_recap":
             return nil
         case "code":
@@ -139,7 +142,9 @@ enum ChatGPTExport {
             text = "```\(language)\n\(content.string("text") ?? "")\n```"
         case "execution_output":
             role = .tool
-            text = "```\n\(content.string("text") ?? "")\n```"
+            // A plot or image the cell drew is this marker in the export.
+            let output = (content.string("text") ?? "").replacingOccurrences(of: "<<ImageDisplayed>>", with: "[image]")
+            text = "```\n\(output)\n```"
         case "multimodal_text":
             text = (content.array("parts") ?? []).compactMap { part -> String? in
                 if let string = part as? String { return string.isEmpty ? nil : string }

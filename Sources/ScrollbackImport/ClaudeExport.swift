@@ -3,12 +3,38 @@ import ScrollbackModel
 
 /// One conversation of a Claude.ai data export (`conversations.json`).
 ///
-/// The transcript follows `parent_message_uuid` from the newest leaf to the root (old
-/// exports without parents: file order). Text blocks are joined, `thinking` is left out,
+/// The transcript follows `parent_message_uuid` from `current_leaf_message_uuid` (or, without
+/// it, the newest leaf) to the root; old exports without parents are ordered by time, the
+/// file's order breaking ties. Text blocks are joined, `thinking` is left out,
 /// `tool_use` and `tool_result` become tool messages, attachments' extracted text stays with
 /// its message under the file's name, and whitespace-only messages are skipped.
 enum ClaudeExport {
     static let rootParent = "00000000-0000-4000-8000-000000000000"
+
+    /// The largest single conversation object read whole.
+    static let largestObject = 1 << 30
+
+    /// A single conversation object (`{"uuid", "chat_messages", …}`, as viewers save one from
+    /// the web app), parsed; nil when the file is something else (an array, or an object
+    /// around one).
+    static func singleConversation(path: String) throws -> [String: Any]? {
+        let file = try FileReader(path: path)
+        var at = 0
+        while let byte = try file.byte(at: at), JSONArrayReader.isWhitespace(byte) || byte == 0xEF || byte == 0xBB || byte == 0xBF {
+            at += 1
+        }
+        guard try file.byte(at: at) == UInt8(ascii: "{"), (try? JSONArrayReader(path: path))?.wrapped != true else { return nil }
+        while try file.fill() {
+            if file.end > largestObject {
+                throw ImportError(path: path, problem: "a single object larger than 1 GiB; import the export's conversations.json instead")
+            }
+        }
+        if file.end < file.size { throw file.endedEarly(at: file.end) }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(file.buffer)) as? [String: Any],
+              object["chat_messages"] is [Any], object["uuid"] is String
+        else { return nil }
+        return object
+    }
 
     static func conversation(from value: Any) throws(SkipReason) -> ImportedConversation {
         guard let record = value as? [String: Any] else { throw SkipReason("not an object") }
@@ -16,7 +42,13 @@ enum ClaudeExport {
         let all = (record.array("chat_messages") ?? []).compactMap { $0 as? [String: Any] }
         guard !all.isEmpty else { throw SkipReason("no messages") }
 
-        var chain = all
+        // Old exports without parents: by time, the file's order breaking ties (some list a
+        // follow-up before the message it follows).
+        var chain = all.enumerated().sorted { lhs, rhs in
+            let l = ImportTime.iso8601(lhs.element.string("created_at") ?? "")?.milliseconds ?? 0
+            let r = ImportTime.iso8601(rhs.element.string("created_at") ?? "")?.milliseconds ?? 0
+            return l == r ? lhs.offset < rhs.offset : l < r
+        }.map(\.element)
         if all.contains(where: { $0.string("parent_message_uuid") != nil }) {
             var byID: [String: (index: Int, message: [String: Any])] = [:]
             var hasChildren: Set<String> = []
@@ -32,7 +64,9 @@ enum ClaudeExport {
             }
             chain = []
             var seen: Set<String> = []
-            var current = newest?.message
+            // The branch the person was on, when the record says; else the newest leaf.
+            let currentLeaf = record.string("current_leaf_message_uuid").flatMap { byID[$0]?.message }
+            var current = currentLeaf ?? newest?.message
             while let message = current, let uuid = message.string("uuid"), !seen.contains(uuid) {
                 seen.insert(uuid)
                 chain.append(message)

@@ -219,6 +219,11 @@ public struct Importer {
     static func readRecords(path: String, format: ImportFormat, _ deliver: (ReadRecord) -> Bool) throws {
         switch format {
         case .chatgpt, .claude:
+            if format == .claude, let single = try ClaudeExport.singleConversation(path: path) {
+                let conversation = Result<ImportedConversation, SkipReason> { () throws(SkipReason) in try ClaudeExport.conversation(from: single) }
+                _ = deliver(ReadRecord(conversation: conversation, name: "record 1", records: 1, bytesDone: 1, bytesTotal: 1))
+                return
+            }
             var reader = try JSONArrayReader(path: path)
             while true {
                 let conversation: Result<ImportedConversation, SkipReason>
@@ -303,6 +308,7 @@ public struct Importer {
             if isJSONLines || number >= 100 { throw JSONLines.Stop() }
         }
         if isJSONLines { return .jsonl }
+        if (try? ClaudeExport.singleConversation(path: path)) != nil { return .claude }
         guard String(data: head.prefix(4_000), encoding: .utf8) != nil || head.count > 4_000 else {
             throw ImportError(path: path, problem: "not UTF-8 text, nor a SQLite file")
         }
