@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+import ScrollbackModel
+@testable import ScrollbackImport
+@testable import ScrollbackStorage
+import TestSupport
+
+/// JSON Lines files and ZIP archives are read, never memory-mapped (as `ChangingFileTests`
+/// for ChatGPT and Claude exports): one that another program shortens while it is read made
+/// `import` die of SIGBUS. Now it is a clear error and the database keeps nothing of it; lines
+/// that cross the reader's chunks, or are longer than one, come out whole.
+@Suite("Import: JSON Lines and ZIP files that change or are large")
+struct ChangingLinesAndZipTests {
+    /// A scrollback JSON Lines record (no newline) of one user message.
+    static func line(_ index: Int, content: String) -> String {
+        let time = "2026-01-01T00:00:00.000Z"
+        let record: [String: Any] = [
+            "format": "scrollback", "version": 1, "id": "conversation-\(index)", "title": "t\(index)", "source": "local",
+            "createdAt": time, "updatedAt": time, "pinned": false,
+            "messages": [["id": "m\(index)", "role": "user", "content": content, "createdAt": time]],
+        ]
+        let data = (try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Each conversation's title and its messages' content, by title.
+    static func contents(_ store: Store) throws -> [String: String] {
+        let rows = try store.database.query(
+            "SELECT c.title, group_concat(m.content, '|') FROM conversation c JOIN message m ON m.conversation_id = c.id GROUP BY c.id"
+        ) { ($0.text(0), $0.text(1)) }
+        return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+    }
+
+    @Test("a JSON Lines file shortened while it is read: a clear error, no crash, nothing of it stored")
+    func linesShortenedWhileRead() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("backup.jsonl")
+        // About 3 MiB: the reader has read only its first chunk when the file is cut.
+        let lines = (0..<1_000).map { Self.line($0, content: "message \($0) " + String(repeating: "x", count: 3_000)) }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let store = try Store.open(path: folder.file("s.sqlite"))
+        var cut = false
+        let summary = Importer(store: store).run(paths: [path], format: nil) { _ in
+            if !cut {
+                cut = true
+                _ = truncate(path, 5_000)
+            }
+        }
+        #expect(cut)
+        #expect(summary.inserted == 0)
+        #expect(summary.failed.count == 1)
+        let problem = try #require(summary.failed.first?.description)
+        #expect(problem.hasPrefix("\(path): the file became shorter while it was read ("), "\(problem)")
+        #expect(problem.hasSuffix("nothing of it was imported, import it again when it is complete"), "\(problem)")
+        #expect(try store.conversations.count() == 0)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM message") == 0)
+    }
+
+    @Test("JSON Lines across chunk boundaries, one longer than a chunk, CRLF, blank lines and no last newline are read exactly")
+    func linesAcrossChunks() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("backup.jsonl")
+        var random = SeededRandom(state: 7)
+        var expected: [String: String] = [:]
+        var text = ""
+        for index in 0..<1_500 {
+            // Lengths spread so that lines end on both sides of each 1 MiB boundary; one line
+            // of 3 MiB, several chunks long.
+            let content = index == 700 ? String(repeating: "long ", count: 600_000) : "m\(index) " + String(repeating: "é", count: random.below(2_000))
+            expected["t\(index)"] = content
+            text += Self.line(index, content: content)
+            switch index % 5 {
+            case 0: text += "\r\n"
+            case 1: text += "\n\n"
+            case 2: text += "\n \t\r\n"
+            default: text += "\n"
+            }
+        }
+        // A line that is not UTF-8, and a last line without a newline.
+        var bytes = Data(text.utf8) + Data([0x7B, 0xFF, 0xFE, 0x7D, 0x0A])
+        let last = Self.line(1_500, content: "the last line")
+        expected["t1500"] = "the last line"
+        bytes += Data(last.utf8)
+        try bytes.write(to: URL(fileURLWithPath: path))
+        #expect(bytes.count > 5 << 20)
+
+        // Lines, numbers and bytes done are what splitting the whole file at each newline gives.
+        var oracle: [(line: Data?, number: Int, done: Int)] = []
+        var start = 0
+        var number = 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+            number += 1
+            let line = bytes[start..<end]
+            if !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) {
+                oracle.append((String(data: line, encoding: .utf8) != nil ? Data(line) : nil, number, end))
+            }
+            start = end + 1
+        }
+        var seen: [(line: Data?, number: Int, done: Int)] = []
+        try JSONLines.forEachLine(path: path) { line, number, done, total in
+            #expect(total == bytes.count)
+            seen.append((line, number, done))
+        }
+        #expect(seen.count == oracle.count)
+        #expect(seen.map(\.number) == oracle.map(\.number))
+        #expect(seen.map(\.done) == oracle.map(\.done))
+        #expect(seen.map(\.line) == oracle.map(\.line))
+
+        let store = try Store.open(path: folder.file("s.sqlite"))
+        let summary = Importer(store: store).run(paths: [path], format: nil)
+        #expect(summary.failed.isEmpty, "\(summary.failed)")
+        #expect(summary.inserted == 1_501)
+        #expect(summary.skipped.map { "\($0.record): \($0.reason)" } == ["line \(number - 1): not UTF-8 text"])
+        #expect(try Self.contents(store) == expected)
+    }
+}
