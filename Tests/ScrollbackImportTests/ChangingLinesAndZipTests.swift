@@ -115,4 +115,56 @@ struct ChangingLinesAndZipTests {
         #expect(summary.skipped.map { "\($0.record): \($0.reason)" } == ["line \(number - 1): not UTF-8 text"])
         #expect(try Self.contents(store) == expected)
     }
+
+    /// A ChatGPT export of random letters that packs to about 60% of its size: its compressed
+    /// data is several chunks long. Made once for the tests that use it.
+    static let randomExport: (content: Data, texts: [String: String]) = {
+        var random = SeededRandom(state: 11)
+        let letters = Array("abcdefghijklmnopqrstuvwxyz ".utf8)
+        var texts: [String: String] = [:]
+        let export = ChangingFileTests.export(300) { index in
+            let text = String(decoding: (0..<10_000).map { _ in letters[random.below(letters.count)] }, as: UTF8.self)
+            texts["t\(index)"] = text
+            return text
+        }
+        return (Data(export.utf8), texts)
+    }()
+
+    @Test("a ZIP export, stored or deflated, is read in chunks: several chunks import exactly", arguments: [0, 8])
+    func zipInChunks(method: Int) throws {
+        let folder = try TemporaryDirectory()
+        let (content, texts) = Self.randomExport
+        let path = try ZipBombTests.archive(content: content, method: method, in: folder)
+        let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        #expect(size > 3 * ZipArchive.chunkSize / 2)
+        let store = try Store.open(path: ":memory:")
+        let summary = Importer(store: store).run(paths: [path], format: nil)
+        #expect(summary.failed.isEmpty, "\(summary.failed)")
+        #expect(summary.inserted == 300)
+        #expect(try Self.contents(store) == texts)
+    }
+
+    /// `progress` is not called while an archive is inflated (before any of it is imported);
+    /// `shouldStop` is, between chunks.
+    @Test("a ZIP export shortened while it is inflated: a clear error, no crash, nothing of it stored", arguments: [0, 8])
+    func zipShortenedWhileRead(method: Int) throws {
+        let folder = try TemporaryDirectory()
+        let path = try ZipBombTests.archive(content: Self.randomExport.content, method: method, in: folder)
+        let store = try Store.open(path: folder.file("s.sqlite"))
+        var cut = false
+        let summary = Importer(store: store).run(paths: [path], format: nil, shouldStop: {
+            if !cut {
+                cut = true
+                _ = truncate(path, 5_000)
+            }
+            return false
+        })
+        #expect(cut)
+        #expect(summary.inserted == 0 && !summary.interrupted)
+        #expect(summary.failed.count == 1)
+        let problem = try #require(summary.failed.first?.description)
+        #expect(problem.hasPrefix("\(path): the file became shorter while it was read ("), "\(problem)")
+        #expect(problem.hasSuffix(", now 5000): another program changed it; nothing of it was imported, import it again when it is complete"))
+        #expect(try store.conversations.count() == 0)
+    }
 }
