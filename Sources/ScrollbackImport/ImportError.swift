@@ -25,17 +25,5 @@ public struct SkippedRecord: Equatable, Sendable {
     public let reason: String
 }
 
-/// A file's bytes, memory-mapped: a large export is paged in as it is read, not copied.
-func mappedContents(of path: String) throws -> Data {
-    // An empty file is not mapped: Foundation leaks a page reading one (seen by the fuzzer).
-    var status = stat()
-    if stat(path, &status) == 0, status.st_size == 0, status.st_mode & S_IFMT == S_IFREG { return Data() }
-    do {
-        return try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
-    } catch {
-        throw ImportError(path: path, problem: "cannot read the file")
-    }
-}
-
 /// The user asked to stop (Ctrl-C): the file being read is left out.
 struct ImportInterrupted: Error {}

@@ -5,6 +5,10 @@ import Foundation
 /// in chunks into an unnamed temporary file, so that memory stays small however large the
 /// entry is and nothing is left on disk however the process ends.
 ///
+/// The archive is read with `pread` (`FileReader`), never memory-mapped: one that another
+/// program shortens while it is read is a clear error, not SIGBUS. Memory holds its central
+/// directory and a chunk or two.
+///
 /// Every number in the archive is checked against the file before use, and an entry may not
 /// inflate past its declared size, nor declare more than `UnzipLimit` allows (a ZIP bomb).
 struct ZipArchive {
@@ -18,50 +22,64 @@ struct ZipArchive {
     }
 
     let path: String
-    private let data: Data
+    private let file: FileReader
     let entries: [Entry]
 
     static func looksLikeZip(_ head: Data) -> Bool { head.starts(with: [0x50, 0x4B, 0x03, 0x04]) }
 
+    /// How much is read and inflated at a time.
+    static let chunkSize = 1 << 20
+
+    /// The little-endian numbers at `at` in `bytes` (which the caller has range-checked).
+    private static func u16(_ bytes: [UInt8], _ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+    private static func u32(_ bytes: [UInt8], _ at: Int) -> Int { u16(bytes, at) | u16(bytes, at + 2) << 16 }
+
     init(path: String) throws {
         self.path = path
-        data = try mappedContents(of: path)
+        file = try FileReader(path: path)
+        let size = file.size
         // The end-of-central-directory record is in the last 64 KiB + 22 bytes.
-        let bytes = data
-        func u16(_ at: Int) -> Int { Int(bytes[bytes.startIndex + at]) | Int(bytes[bytes.startIndex + at + 1]) << 8 }
-        func u32(_ at: Int) -> Int { u16(at) | u16(at + 2) << 16 }
+        let tailStart = max(0, size - 65_557)
+        let tail = try file.bytes(at: tailStart, count: size - tailStart)
         var end = -1
-        var at = bytes.count - 22
-        while at >= max(0, bytes.count - 65_557) {
-            if u32(at) == 0x0605_4B50 {
+        var at = tail.count - 22
+        while at >= 0 {
+            if Self.u32(tail, at) == 0x0605_4B50 {
                 end = at
                 break
             }
             at -= 1
         }
         guard end >= 0 else { throw ImportError(path: path, problem: "not a ZIP archive, or a damaged one (no directory at the end)") }
-        let count = u16(end + 10)
-        var offset = u32(end + 16)
-        if offset == 0xFFFF_FFFF || count == 0xFFFF {
+        let count = Self.u16(tail, end + 10)
+        let directorySize = Self.u32(tail, end + 12)
+        let directoryOffset = Self.u32(tail, end + 16)
+        if directoryOffset == 0xFFFF_FFFF || count == 0xFFFF {
             throw ImportError(path: path, problem: "ZIP64 archives (over 4 GiB) are not supported; unzip it and import the folder")
         }
+        // The directory lies before the record that describes it.
+        guard directoryOffset + directorySize <= tailStart + end else {
+            throw ImportError(path: path, problem: "a damaged ZIP directory", location: "byte \(directoryOffset)")
+        }
+        let directory = try file.bytes(at: directoryOffset, count: directorySize)
         var entries: [Entry] = []
+        var offset = 0
         for _ in 0..<count {
-            guard offset + 46 <= bytes.count, u32(offset) == 0x0201_4B50 else {
-                throw ImportError(path: path, problem: "a damaged ZIP directory", location: "byte \(offset)")
+            guard offset + 46 <= directory.count, Self.u32(directory, offset) == 0x0201_4B50 else {
+                throw ImportError(path: path, problem: "a damaged ZIP directory", location: "byte \(directoryOffset + offset)")
             }
-            let nameLength = u16(offset + 28)
-            let extraLength = u16(offset + 30)
-            let commentLength = u16(offset + 32)
-            guard offset + 46 + nameLength <= bytes.count else {
-                throw ImportError(path: path, problem: "a damaged ZIP directory", location: "byte \(offset)")
+            let nameLength = Self.u16(directory, offset + 28)
+            let extraLength = Self.u16(directory, offset + 30)
+            let commentLength = Self.u16(directory, offset + 32)
+            guard offset + 46 + nameLength <= directory.count else {
+                throw ImportError(path: path, problem: "a damaged ZIP directory", location: "byte \(directoryOffset + offset)")
             }
-            let nameData = bytes.subdata(in: (bytes.startIndex + offset + 46)..<(bytes.startIndex + offset + 46 + nameLength))
             entries.append(
                 Entry(
-                    name: String(decoding: nameData, as: UTF8.self), method: UInt16(truncatingIfNeeded: u16(offset + 10)),
-                    crc: UInt32(truncatingIfNeeded: u32(offset + 16)), compressedSize: u32(offset + 20), size: u32(offset + 24),
-                    localHeaderOffset: u32(offset + 42)))
+                    name: String(decoding: directory[(offset + 46)..<(offset + 46 + nameLength)], as: UTF8.self),
+                    method: UInt16(truncatingIfNeeded: Self.u16(directory, offset + 10)), crc: UInt32(truncatingIfNeeded: Self.u32(directory, offset + 16)),
+                    compressedSize: Self.u32(directory, offset + 20), size: Self.u32(directory, offset + 24),
+                    localHeaderOffset: Self.u32(directory, offset + 42)))
             offset += 46 + nameLength + extraLength + commentLength
         }
         self.entries = entries
@@ -73,18 +91,22 @@ struct ZipArchive {
     ///   - limit: the most an entry may inflate to; the declared size is checked against it
     ///     before anything is written.
     ///   - shouldStop: asked between chunks; true ends the work with `ImportInterrupted`.
+    /// - Throws: `ImportError` for a damaged entry, or an archive that another program
+    ///   shortened while it was read.
     func extract(_ entry: Entry, to output: ScratchFile, limit: UnzipLimit, shouldStop: () -> Bool) throws {
         if let refusal = limit.refusal(size: entry.size, compressedSize: entry.compressedSize) {
             throw ImportError(path: path, problem: "the ZIP entry \(entry.name) \(refusal)")
         }
-        let bytes = data
-        func u16(_ at: Int) -> Int { Int(bytes[bytes.startIndex + at]) | Int(bytes[bytes.startIndex + at + 1]) << 8 }
         let header = entry.localHeaderOffset
-        guard header + 30 <= bytes.count, u16(header) == 0x4B50 else {
+        guard header + 30 <= file.size else {
             throw ImportError(path: path, problem: "a damaged ZIP entry \(entry.name)")
         }
-        let start = header + 30 + u16(header + 26) + u16(header + 28)
-        guard start + entry.compressedSize <= bytes.count else {
+        let local = try file.bytes(at: header, count: 30)
+        guard Self.u16(local, 0) == 0x4B50 else {
+            throw ImportError(path: path, problem: "a damaged ZIP entry \(entry.name)")
+        }
+        let start = header + 30 + Self.u16(local, 26) + Self.u16(local, 28)
+        guard start + entry.compressedSize <= file.size else {
             throw ImportError(path: path, problem: "the ZIP entry \(entry.name) is cut short")
         }
         var crc = crc32(0, nil, 0)
@@ -100,53 +122,55 @@ struct ZipArchive {
             written += piece.count
             if shouldStop() { throw ImportInterrupted() }
         }
-        let chunkSize = 1 << 20
-        try bytes.withUnsafeBytes { (all: UnsafeRawBufferPointer) in
-            let compressed = UnsafeRawBufferPointer(rebasing: all[start..<(start + entry.compressedSize)])
-            switch entry.method {
-            case 0:
-                var offset = 0
-                while offset < compressed.count {
-                    let end = min(offset + chunkSize, compressed.count)
-                    try emit(UnsafeRawBufferPointer(rebasing: compressed[offset..<end]))
-                    offset = end
-                }
-            case 8:
-                var stream = z_stream()
-                guard scrollback_inflate_init_raw(&stream) == Z_OK else {
-                    throw ImportError(path: path, problem: "cannot start inflating \(entry.name)")
-                }
-                defer { inflateEnd(&stream) }
-                let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
-                defer { chunk.deallocate() }
-                var consumed = 0
-                var status: Int32 = Z_OK
-                repeat {
-                    if stream.avail_in == 0 && consumed < compressed.count {
-                        // Fed in pieces: avail_in is 32 bits.
-                        let piece = min(compressed.count - consumed, chunkSize)
-                        stream.next_in = UnsafeMutablePointer(
-                            mutating: compressed.baseAddress.map { $0.advanced(by: consumed).assumingMemoryBound(to: Bytef.self) })
-                        stream.avail_in = uInt(piece)
-                        consumed += piece
-                    }
-                    stream.next_out = chunk.baseAddress?.assumingMemoryBound(to: Bytef.self)
-                    stream.avail_out = uInt(chunkSize)
-                    status = inflate(&stream, Z_NO_FLUSH)
-                    // Z_BUF_ERROR: no input left before the end of the stream (reported below).
-                    guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
-                        throw ImportError(path: path, problem: "the ZIP entry \(entry.name) is damaged (inflate error \(status))")
-                    }
-                    let produced = chunkSize - Int(stream.avail_out)
-                    try emit(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(chunk)[0..<produced]))
-                } while status == Z_OK
-                guard status == Z_STREAM_END else {
-                    throw ImportError(path: path, problem: "the ZIP entry \(entry.name) is cut short")
-                }
-            default:
-                throw ImportError(
-                    path: path, problem: "the ZIP entry \(entry.name) uses compression method \(entry.method), which is not supported")
+        let chunkSize = Self.chunkSize
+        // The compressed bytes, a chunk at a time.
+        let input = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+        defer { input.deallocate() }
+        var consumed = 0
+        /// Reads the next piece of the compressed data into `input`.
+        func readPiece() throws -> UnsafeMutableRawBufferPointer {
+            let piece = UnsafeMutableRawBufferPointer(rebasing: input[0..<min(entry.compressedSize - consumed, chunkSize)])
+            try file.read(exactly: piece, at: start + consumed)
+            consumed += piece.count
+            return piece
+        }
+        switch entry.method {
+        case 0:
+            while consumed < entry.compressedSize {
+                try emit(UnsafeRawBufferPointer(try readPiece()))
             }
+        case 8:
+            var stream = z_stream()
+            guard scrollback_inflate_init_raw(&stream) == Z_OK else {
+                throw ImportError(path: path, problem: "cannot start inflating \(entry.name)")
+            }
+            defer { inflateEnd(&stream) }
+            let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+            defer { chunk.deallocate() }
+            var status: Int32 = Z_OK
+            repeat {
+                if stream.avail_in == 0 && consumed < entry.compressedSize {
+                    // Fed in pieces: avail_in is 32 bits.
+                    let piece = try readPiece()
+                    stream.next_in = piece.baseAddress?.assumingMemoryBound(to: Bytef.self)
+                    stream.avail_in = uInt(piece.count)
+                }
+                stream.next_out = chunk.baseAddress?.assumingMemoryBound(to: Bytef.self)
+                stream.avail_out = uInt(chunkSize)
+                status = inflate(&stream, Z_NO_FLUSH)
+                // Z_BUF_ERROR: no input left before the end of the stream (reported below).
+                guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
+                    throw ImportError(path: path, problem: "the ZIP entry \(entry.name) is damaged (inflate error \(status))")
+                }
+                let produced = chunkSize - Int(stream.avail_out)
+                try emit(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(chunk)[0..<produced]))
+            } while status == Z_OK
+            guard status == Z_STREAM_END else {
+                throw ImportError(path: path, problem: "the ZIP entry \(entry.name) is cut short")
+            }
+        default:
+            throw ImportError(
+                path: path, problem: "the ZIP entry \(entry.name) uses compression method \(entry.method), which is not supported")
         }
         guard written == entry.size else {
             throw ImportError(path: path, problem: "the ZIP entry \(entry.name) is damaged (\(written) bytes, not the \(entry.size) it declares)")

@@ -28,16 +28,18 @@ struct ZipBombTests {
     }
 
     /// A one-entry archive holding `conversations.json`, declaring `declaredSize` (the real
-    /// size when nil) and the CRC of the real content.
-    static func archive(content: Data, declaredSize: Int? = nil, in folder: TemporaryDirectory) throws -> String {
-        let (packed, crc) = try deflated(content, in: folder)
+    /// size when nil) and the CRC of the real content; deflated (method 8), or stored as it is
+    /// (method 0).
+    static func archive(content: Data, declaredSize: Int? = nil, method: Int = 8, in folder: TemporaryDirectory) throws -> String {
+        var (packed, crc) = try deflated(content, in: folder)
+        if method == 0 { packed = content }
         func u16(_ value: Int) -> [UInt8] { [UInt8(value & 0xFF), UInt8((value >> 8) & 0xFF)] }
         func u32(_ value: Int) -> [UInt8] { u16(value & 0xFFFF) + u16((value >> 16) & 0xFFFF) }
         let name = Array("conversations.json".utf8)
         let size = declaredSize ?? content.count
         let sums = u32(Int(crc)) + u32(packed.count) + u32(size)
-        let local = u32(0x0403_4B50) + u16(20) + u16(0) + u16(8) + u16(0) + u16(0) + sums + u16(name.count) + u16(0) + name
-        let central = u32(0x0201_4B50) + u16(20) + u16(20) + u16(0) + u16(8) + u16(0) + u16(0) + sums + u16(name.count)
+        let local = u32(0x0403_4B50) + u16(20) + u16(0) + u16(method) + u16(0) + u16(0) + sums + u16(name.count) + u16(0) + name
+        let central = u32(0x0201_4B50) + u16(20) + u16(20) + u16(0) + u16(method) + u16(0) + u16(0) + sums + u16(name.count)
             + u16(0) + u16(0) + u16(0) + u16(0) + u32(0) + u32(0) + name
         let end = u32(0x0605_4B50) + u16(0) + u16(0) + u16(1) + u16(1) + u32(central.count) + u32(local.count + packed.count) + u16(0)
         let path = folder.file("export-\(UUID().uuidString).zip")

@@ -3,7 +3,7 @@
 // rejected (errors are fine); a trap, crash or sanitizer report is the finding.
 import Foundation
 
-/// The input, written to a file of this process, for the readers that map a file.
+/// The input, written to a file of this process, for the readers, which read a file.
 private func file(with bytes: UnsafeRawBufferPointer) -> String {
     let path = "/tmp/scrollback-fuzz-\(getpid()).input"
     let data = Data(bytes)

@@ -18,7 +18,7 @@ export PATH=/opt/swift/usr/bin:$PATH
 # One module: drop the imports of our own modules.
 rm -f "$build/src-$target"/*.swift
 for file in $root/Sources/ScrollbackModel/*.swift \
-    $root/Sources/ScrollbackImport/{JSONScanner,ChatGPTExport,ClaudeExport,JSONValues,JSONArrayReader,ZipArchive,ImportError,ScrollbackRecord,JSONLines}.swift; do
+    $root/Sources/ScrollbackImport/{FileReader,JSONScanner,ChatGPTExport,ClaudeExport,JSONValues,JSONArrayReader,ZipArchive,ImportError,ScrollbackRecord,JSONLines}.swift; do
     sed -e '/^import ScrollbackModel$/d' -e '/^import ScrollbackStorage$/d' "$file" > "$build/src-$target/$(basename "$file")"
 done
 define=$(echo "FUZZ_$target" | tr '[:lower:]' '[:upper:]')
