@@ -83,14 +83,20 @@ struct JSONArrayReader {
     /// The file's size when it was opened, and how far it has been read.
     var size: Int { file.size }
     var position: Int { offset }
+    /// Bytes held in memory now (for tests of the reader's memory).
+    var buffered: Int { file.buffer.count }
 
     /// Whether the file whose first bytes are `head` holds a JSON array: it starts with one
     /// (after whitespace), or with an object that has a `conversations` array, found
     /// however far into the file that member is.
     static func holdsArray(path: String, head: Data) -> Bool {
-        let first = head.first { !(isWhitespace($0) || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF) }
-        if first == UInt8(ascii: "[") { return true }
-        return first == UInt8(ascii: "{") && (try? JSONArrayReader(path: path))?.wrapped == true
+        switch head.first(where: { !(isWhitespace($0) || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF) }) {
+        case UInt8(ascii: "["): return true
+        case UInt8(ascii: "{"): return (try? JSONArrayReader(path: path))?.wrapped == true
+        // Only blanks in the first bytes: the reader looks further.
+        case nil: return (try? JSONArrayReader(path: path)) != nil
+        default: return false
+        }
     }
 
     /// The next element as a JSON object, or nil at the end of the array.
@@ -206,8 +212,23 @@ struct JSONArrayReader {
         return ImportError(path: path, problem: "truncated JSON: the file ends inside the array", location: "byte \(file.end)")
     }
 
+    /// Moves past whitespace, however much: what it skips is not kept (a file of gigabytes of
+    /// spaces between records costs a chunk of memory, not its size).
     private mutating func skipWhitespace() throws {
-        while let byte = try file.byte(at: offset), Self.isWhitespace(byte) { offset += 1 }
+        while true {
+            if offset >= file.end {
+                file.discard(before: offset)
+                guard try file.fill() else { return }
+            }
+            let base = file.base
+            let next = file.buffer.withUnsafeBufferPointer { bytes in
+                var index = max(0, offset - base)
+                while index < bytes.count, Self.isWhitespace(bytes[index]) { index += 1 }
+                return base + index
+            }
+            offset = next
+            if offset < file.end { return }
+        }
     }
 
     static func isWhitespace(_ value: UInt8) -> Bool {

@@ -71,6 +71,30 @@ struct ChangingFileTests {
         #expect(index == 3_000)
     }
 
+    @Test("gigabytes of spaces are skipped without being kept: memory is a chunk or two")
+    func longWhitespace() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("conversations.json")
+        let record = String(Self.export(1) { "message \($0)" }.dropFirst().dropLast())
+        // 40 MiB of blanks before the array, between its records and after it.
+        let blanks = String(repeating: " \n\t", count: 14_000_000)
+        let text = blanks + "[" + blanks + record + blanks + "," + blanks + record.replacingOccurrences(of: "c0", with: "c1") + blanks + "]" + blanks
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        var reader = try JSONArrayReader(path: path)
+        var count = 0
+        var largest = reader.buffered
+        while let range = try reader.nextRange() {
+            _ = try reader.withScanner { scanner throws(SkipReason) in try ChatGPTExport.conversation(in: range, of: scanner) }
+            largest = max(largest, reader.buffered)
+            count += 1
+        }
+        largest = max(largest, reader.buffered)
+        #expect(count == 2)
+        #expect(largest <= 2 * FileReader.chunk)
+        let store = try Store.open(path: folder.file("s.sqlite"))
+        #expect(Importer(store: store).run(paths: [path], format: nil).inserted == 2)
+    }
+
     @Test("a bad record's byte position is its place in the file, past the first chunk")
     func positionsAreFileOffsets() throws {
         let folder = try TemporaryDirectory()
