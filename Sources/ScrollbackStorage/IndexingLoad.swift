@@ -68,7 +68,8 @@ final class IndexingLoad {
     }
 
     /// One statement for the batch, in id order (FTS5 starts a new piece of index whenever
-    /// an id is lower than the one before).
+    /// an id is lower than the one before): the ids sorted here, and read in the list's
+    /// order (an ORDER BY would sort the rows' text too: a third slower).
     private func index(_ ids: inout [Int64], into index: String, column: String, from table: String) throws {
         guard !ids.isEmpty else { return }
         ids.sort()
@@ -76,7 +77,7 @@ final class IndexingLoad {
         try database.run(
             """
             INSERT INTO \(index) (rowid, \(column))
-            SELECT t.id, t.\(column) FROM json_each(?) AS j JOIN \(table) AS t ON t.id = j.value ORDER BY t.id
+            SELECT t.id, t.\(column) FROM json_each(?) AS j JOIN \(table) AS t ON t.id = j.value
             """, [.text(list)])
         ids = []
     }
