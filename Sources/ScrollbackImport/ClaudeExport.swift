@@ -11,8 +11,9 @@ import ScrollbackModel
 enum ClaudeExport {
     static let rootParent = "00000000-0000-4000-8000-000000000000"
 
-    /// The largest single conversation object read whole.
-    static let largestObject = 1 << 30
+    /// The largest single conversation object read whole (parsed whole, it takes several
+    /// times its size).
+    static let largestObject = 256 << 20
 
     /// A single conversation object (`{"uuid", "chat_messages", …}`, as viewers save one from
     /// the web app), parsed; nil when the file is something else (an array, or an object
@@ -26,7 +27,7 @@ enum ClaudeExport {
         guard try file.byte(at: at) == UInt8(ascii: "{"), (try? JSONArrayReader(path: path))?.wrapped != true else { return nil }
         while try file.fill() {
             if file.end > largestObject {
-                throw ImportError(path: path, problem: "a single object larger than 1 GiB; import the export's conversations.json instead")
+                throw ImportError(path: path, problem: "a single conversation object larger than 256 MiB; import the export's conversations.json instead")
             }
         }
         if file.end < file.size { throw file.endedEarly(at: file.end) }
