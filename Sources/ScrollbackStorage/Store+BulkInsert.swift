@@ -1,11 +1,12 @@
 import ScrollbackModel
 
 /// The one bulk policy: a change of many rows, large next to what the database holds, runs
-/// with the search index's triggers set aside and the index rebuilt once at the end.
+/// with the search index's triggers set aside; the index is built in batches (a load) or
+/// rebuilt once at the end (a delete, or a load that replaced rows).
 enum SearchIndex {
     /// For loading many rows: every trigger of the indexes, and of the count of each
-    /// conversation's messages (set once at the end, `recount`, instead of a conversation row
-    /// rewritten per message). Deletes and updates too: a load may replace what it loaded
+    /// conversation's messages (added once per conversation at the end, instead of a
+    /// conversation row rewritten per message). Deletes and updates too: a load may replace what it loaded
     /// itself (a conversation twice in one export, one undone when its message failed), and
     /// FTS5 takes removing a row it never indexed for a damaged index.
     static let insertTriggers = [
@@ -145,10 +146,10 @@ enum SearchIndex {
 }
 
 extension Store {
-    /// Runs `body`, which only inserts about `count` messages, in one write transaction;
-    /// when that is large next to the messages stored (`SearchIndex.isLarge`), the search
-    /// index is built once at the end instead of row by row. Everything, the rebuild
-    /// included, commits together or not at all.
+    /// Runs `body`, which inserts about `count` messages, in one write transaction; when that
+    /// is large next to the messages stored (`SearchIndex.isLarge`), as a bulk load
+    /// (`SearchIndex.loading`): the index built in batches, not row by row. Everything, the
+    /// index included, commits together or not at all.
     public func inserting<T>(about count: Int, _ body: () throws -> T) throws -> T {
         try inserting(about: count, indexingBatch: IndexingLoad.batch, body)
     }
