@@ -32,6 +32,13 @@ final class RecordReader: @unchecked Sendable {
     init(capacity: Int = 32 << 20, _ read: @escaping @Sendable (_ deliver: (ReadRecord) -> Bool) throws -> Void) {
         self.capacity = capacity
         Thread.detachNewThread { [self] in
+            // Ctrl-C and SIGTERM are the storing thread's to act on, between records (the
+            // CLI holds them there); delivered here, they ended the process at once.
+            var interrupts = sigset_t()
+            sigemptyset(&interrupts)
+            sigaddset(&interrupts, SIGINT)
+            sigaddset(&interrupts, SIGTERM)
+            pthread_sigmask(SIG_BLOCK, &interrupts, nil)
             do {
                 try read { self.put($0) }
                 finish(nil)

@@ -16,6 +16,50 @@ struct ImportHostileCommandTests {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// Ctrl-C is held by the storing thread and acted on between records; the thread that
+    /// parses the export holds it too (it used to take the signal and end the process at
+    /// once, saying nothing), and one that comes after the last record is dropped (it used
+    /// to end the process after everything was kept, with the status of an interrupted one).
+    @Test("Ctrl-C during an import: exit 130, one line, nothing stored; or exit 0 and all of it; never killed silently")
+    func interrupted() throws {
+        let runner = try BinaryRunner()
+        let folder = runner.folder
+        let path = folder.file("conversations.json")
+        let text = String(repeating: "words to store and index ", count: 80)
+        let records = (0..<3_000).map { index in
+            """
+            {"id":"c\(index)","title":"t\(index)","create_time":1700000000,"current_node":"b","mapping":{
+             "a":{"id":"a","parent":null,"children":["b"],"message":{"id":"a","author":{"role":"user"},"create_time":1700000000,"content":{"content_type":"text","parts":["\(text)"]}}},
+             "b":{"id":"b","parent":"a","children":[],"message":{"id":"b","author":{"role":"assistant"},"create_time":1700000001,"content":{"content_type":"text","parts":["\(text)"]}}}}}
+            """
+        }
+        try ("[" + records.joined(separator: ",") + "]").write(toFile: path, atomically: true, encoding: .utf8)
+        for delay: useconds_t in [150_000, 600_000, 1_500_000] {
+            let database = folder.file("i\(delay).sqlite")
+            let outputPath = folder.file("out-\(delay)")
+            let errorPath = folder.file("err-\(delay)")
+            let process = try SpawnedProcess(
+                BinaryRunner.binary.path, ["--db", database, "import", path],
+                environment: ["TZ": "UTC", "LANG": "C.UTF-8", "HOME": folder.path, "PATH": "/usr/bin:/bin"], output: outputPath,
+                error: errorPath)
+            usleep(delay)
+            kill(process.pid, SIGINT)
+            let ending = process.wait()
+            let said = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
+            let printed = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+            #expect(ending == .exited(130) || ending == .exited(0), "\(ending) after \(delay) µs, saying \(said)")
+            let stats = try runner.run(["--db", database, "stats", "--json"], withDatabase: false)
+            let stored = (try JSONSerialization.jsonObject(with: Data(stats.output.utf8)) as? [String: Any])?["conversations"] as? Int
+            if ending == .exited(130) {
+                #expect(said.contains("interrupted; the file being read was not imported"))
+                #expect(stored == 0)
+            } else {
+                #expect(printed.hasPrefix("imported 3000 new"))
+                #expect(stored == 3_000)
+            }
+        }
+    }
+
     @Test("JSON Lines ids of escapes or ../ never reach list, search or the export folder's paths")
     func hostileIDs() throws {
         let runner = try BinaryRunner()

@@ -137,41 +137,14 @@ final class TmuxSession {
     /// Runs a tmux command on this session's server and returns its output.
     @discardableResult
     func tmux(_ arguments: [String]) throws -> String {
-        // posix_spawn and waitpid rather than Process: the tmux server that the first
+        // Spawned and waited for rather than run by Process: the tmux server that the first
         // command forks outlives its client, which Foundation's Process does not always
         // notice. Output goes through a file, since the server keeps inherited descriptors.
         let outputPath = (NSTemporaryDirectory() as NSString).appendingPathComponent("\(socket)-\(UUID().uuidString).out")
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let argv = ["tmux", "-L", socket] + arguments
-        var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        defer { cArguments.forEach { free($0) } }
-        // A clean signal mask and default handlers: test threads may block signals, and the
-        // tmux server (and the program under test) would inherit that.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/usr/bin/tmux", &actions, &attributes, &cArguments, environ)
-        guard spawned == 0 else { throw TmuxError(description: "cannot run tmux (\(spawned))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let exited = (status & 0x7F) == 0
-        let code = (status >> 8) & 0xFF
-        guard exited && code == 0 else {
-            throw TmuxError(description: "tmux \(arguments.joined(separator: " ")) failed (\(status))")
+        let process = try SpawnedProcess("/usr/bin/tmux", ["-L", socket] + arguments, output: outputPath, error: "/dev/null")
+        guard process.wait() == .exited(0) else {
+            throw TmuxError(description: "tmux \(arguments.joined(separator: " ")) failed")
         }
         return String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: outputPath))) ?? Data(), as: UTF8.self)
     }
