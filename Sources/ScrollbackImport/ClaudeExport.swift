@@ -31,6 +31,7 @@ enum ClaudeExport {
             }
         }
         if file.end < file.size { throw file.endedEarly(at: file.end) }
+        try file.checkUnchanged()
         guard let object = try? JSONSerialization.jsonObject(with: Data(file.buffer)) as? [String: Any],
               object["chat_messages"] is [Any], object["uuid"] is String
         else { return nil }

@@ -18,6 +18,9 @@ final class FileReader {
     /// Whether `fill` found the end of the file.
     private(set) var atEnd = false
     private let descriptor: Int32
+    /// When the file was last written, as it was opened: a rewrite in place (same size, as
+    /// `dd conv=notrunc` or `rsync --inplace` do) changes it.
+    private let modified: timespec
     static let chunk = 1 << 20
     private static let zeros = [UInt8](repeating: 0, count: chunk)
 
@@ -35,6 +38,7 @@ final class FileReader {
         }
         self.descriptor = descriptor
         size = Int(status.st_size)
+        modified = status.st_mtim
     }
 
     deinit { close(descriptor) }
@@ -108,15 +112,35 @@ final class FileReader {
         }
     }
 
-    /// The error for a file that ends before `offset`, which the reader was told is in it.
-    func endedEarly(at offset: Int) -> ImportError {
+    /// What another program has done to the file since it was opened, as the error to
+    /// report; nil when it is as it was.
+    var change: ImportError? {
         var status = stat()
-        let now = fstat(descriptor, &status) == 0 ? Int(status.st_size) : size
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        let now = Int(status.st_size)
         if now < size {
             return ImportError(
                 path: path,
                 problem: "the file became shorter while it was read (\(size) bytes, now \(now)): another program changed it; nothing of it was imported, import it again when it is complete")
         }
-        return ImportError(path: path, problem: "the file ends early", location: "byte \(offset)")
+        // Written again in place (`dd conv=notrunc`, `rsync --inplace`), or cut and written
+        // again as `cp` over it does: what was read may mix old and new content.
+        if now != size || status.st_mtim.tv_sec != modified.tv_sec || status.st_mtim.tv_nsec != modified.tv_nsec {
+            return ImportError(
+                path: path,
+                problem: "the file changed while it was read (another program wrote to it); nothing of it was imported, import it again when it is complete")
+        }
+        return nil
+    }
+
+    /// Called when a reader has read all it reads of the file: throws `change`, since what
+    /// was read may not be what the file holds.
+    func checkUnchanged() throws {
+        if let change { throw change }
+    }
+
+    /// The error for a file that ends before `offset`, which the reader was told is in it.
+    func endedEarly(at offset: Int) -> ImportError {
+        change ?? ImportError(path: path, problem: "the file ends early", location: "byte \(offset)")
     }
 }

@@ -139,6 +139,7 @@ struct JSONArrayReader {
             if try file.byte(at: offset) != nil && !wrapped {
                 throw ImportError(path: path, problem: "unexpected text after the array", location: "byte \(offset + 1)")
             }
+            try file.checkUnchanged()
             return nil
         }
         if count > 0 {

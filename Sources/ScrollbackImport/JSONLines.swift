@@ -33,6 +33,7 @@ enum JSONLines {
             }
             start = end + 1
         }
+        try file.checkUnchanged()
     }
 
     /// The file offset of the newline that ends the line starting at `start`, or the file's

@@ -94,6 +94,16 @@ struct ZipArchive {
     /// - Throws: `ImportError` for a damaged entry, or an archive that another program
     ///   shortened while it was read.
     func extract(_ entry: Entry, to output: ScratchFile, limit: UnzipLimit, shouldStop: () -> Bool) throws {
+        do {
+            try copyOut(entry, to: output, limit: limit, shouldStop: shouldStop)
+        } catch let error as ImportError {
+            // Damage that another program's writing made is said to be that.
+            throw file.change ?? error
+        }
+        try file.checkUnchanged()
+    }
+
+    private func copyOut(_ entry: Entry, to output: ScratchFile, limit: UnzipLimit, shouldStop: () -> Bool) throws {
         if let refusal = limit.refusal(size: entry.size, compressedSize: entry.compressedSize) {
             throw ImportError(path: path, problem: "the ZIP entry \(entry.name) \(refusal)")
         }

@@ -46,6 +46,35 @@ struct ChangingFileTests {
         #expect(try store.conversations.count() == 0)
     }
 
+    @Test("a file written again in place while it is read (same size): a clear error, nothing of it stored", arguments: ["json", "jsonl"])
+    func rewrittenInPlace(format: String) throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("conversations.\(format)")
+        let text: String
+        if format == "json" {
+            text = Self.export(1_000) { "message \($0) " + String(repeating: "o", count: 3_000) }
+        } else {
+            text = (0..<1_000).map { index in
+                #"{"format":"scrollback","version":1,"id":"c\#(index)","title":"t","source":"local","createdAt":"2026-01-01T00:00:00.000Z","updatedAt":"2026-01-01T00:00:00.000Z","pinned":false,"messages":[{"id":"m\#(index)","role":"user","content":"\#(String(repeating: "o", count: 3_000))","createdAt":"2026-01-01T00:00:00.000Z"}]}"#
+            }.joined(separator: "\n")
+        }
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let store = try Store.open(path: folder.file("s.sqlite"))
+        var written = false
+        let summary = Importer(store: store).run(paths: [path], format: nil) { _ in
+            guard !written else { return }
+            written = true
+            // `o` becomes `N` near the end, in place: the size stays, the content changes.
+            let descriptor = open(path, O_WRONLY)
+            defer { close(descriptor) }
+            _ = "NNNN".withCString { pwrite(descriptor, $0, 4, off_t(text.utf8.count - 10_000)) }
+        }
+        #expect(written)
+        #expect(summary.inserted == 0)
+        #expect(summary.failed.first?.problem.contains("changed while it was read") == true, "\(summary.failed)")
+        #expect(try store.conversations.count() == 0)
+    }
+
     @Test("records across chunk boundaries and one larger than a chunk are read whole")
     func acrossChunks() throws {
         let folder = try TemporaryDirectory()
