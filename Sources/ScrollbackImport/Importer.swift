@@ -270,7 +270,9 @@ public struct Importer {
 
     /// The format, from the content: a SQLite file is an llm log; a JSON array is ChatGPT's
     /// or Claude's by the keys of its first record; lines of scrollback records are JSON Lines.
-    static func detect(_ path: String) throws -> ImportFormat {
+    ///
+    /// - Parameter longestLine: the longest first line read to see whether it is JSON Lines.
+    static func detect(_ path: String, longestLine: Int = 256 << 20) throws -> ImportFormat {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw ImportError(path: path, problem: "cannot read the file") }
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: 64 * 1024)) ?? Data()
@@ -299,13 +301,21 @@ public struct Importer {
         // JSON Lines when one of the first lines is a scrollback record (a bad first line
         // is skipped later, with its reason, not taken for another format).
         var isJSONLines = false
-        try JSONLines.forEachLine(path: path) { line, number, _, _ in
-            if let line, line.first == UInt8(ascii: "{"), let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
-               object["format"] as? String == "scrollback"
-            {
-                isJSONLines = true
+        // Only the first lines are looked at, and only up to 256 MiB each: a file without line
+        // breaks is not read whole (gigabytes) to find it is not JSON Lines.
+        do {
+            try JSONLines.forEachLine(path: path, longestLine: longestLine) { line, number, _, _ in
+                if let line, line.first == UInt8(ascii: "{"), let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
+                   object["format"] as? String == "scrollback"
+                {
+                    isJSONLines = true
+                }
+                if isJSONLines || number >= 100 { throw JSONLines.Stop() }
             }
-            if isJSONLines || number >= 100 { throw JSONLines.Stop() }
+        } catch is JSONLines.TooLong {
+            throw ImportError(
+                path: path,
+                problem: "not a chat export, or a JSON Lines backup whose first line is over \(longestLine >> 20) MiB (then import it with --format jsonl)")
         }
         if isJSONLines { return .jsonl }
         if (try? ClaudeExport.singleConversation(path: path)) != nil { return .claude }

@@ -3,6 +3,8 @@ import Foundation
 enum JSONLines {
     /// Thrown by a `forEachLine` body to end the walk early.
     struct Stop: Error {}
+    /// Thrown by `forEachLine` when a line is longer than it was told to read.
+    struct TooLong: Error {}
 
     /// Calls `body` with each non-empty line of a file (nil when the line is not UTF-8), its
     /// 1-based number, the bytes read so far and the file's size.
@@ -13,12 +15,15 @@ enum JSONLines {
     ///
     /// - Throws: `ImportError` when the file cannot be read, or ends before that size
     ///   (another program shortened it while it was read).
-    static func forEachLine(path: String, _ body: (Data?, Int, Int, Int) throws -> Void) throws {
+    ///
+    /// - Parameter longestLine: a line longer than this ends the walk with `TooLong` (for
+    ///   recognizing a format by its first lines without holding a file with no line breaks).
+    static func forEachLine(path: String, longestLine: Int = .max, _ body: (Data?, Int, Int, Int) throws -> Void) throws {
         let file = try FileReader(path: path)
         var start = 0
         var number = 0
         while start < file.size {
-            let end = try lineEnd(from: start, in: file)
+            let end = try lineEnd(from: start, in: file, longest: longestLine)
             number += 1
             let line = file.buffer.withUnsafeBufferPointer { bytes in
                 Data(buffer: UnsafeBufferPointer(rebasing: bytes[(start - file.base)..<(end - file.base)]))
@@ -38,7 +43,7 @@ enum JSONLines {
 
     /// The file offset of the newline that ends the line starting at `start`, or the file's
     /// size when its last line has none; the whole line is in `file.buffer` on return.
-    private static func lineEnd(from start: Int, in file: FileReader) throws -> Int {
+    private static func lineEnd(from start: Int, in file: FileReader, longest: Int) throws -> Int {
         // Where the search for the newline goes on from: the bytes before hold none.
         var searched = start
         while true {
@@ -53,6 +58,7 @@ enum JSONLines {
                 if let found { return found }
             }
             if limit >= file.size { return file.size }
+            if limit - start > longest { throw TooLong() }
             searched = limit
             // The lines before are done with: the buffer holds this line and a chunk.
             file.discard(before: start)

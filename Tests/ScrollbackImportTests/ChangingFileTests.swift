@@ -124,6 +124,16 @@ struct ChangingFileTests {
         #expect(Importer(store: store).run(paths: [path], format: nil).inserted == 2)
     }
 
+    @Test("a file without line breaks is not read whole to find its format")
+    func noLineBreaks() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("blob.txt")
+        try String(repeating: "x", count: 3 << 20).write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: ImportError(
+            path: path, problem: "not a chat export, or a JSON Lines backup whose first line is over 1 MiB (then import it with --format jsonl)")
+        ) { try Importer.detect(path, longestLine: 1 << 20) }
+    }
+
     @Test("a bad record's byte position is its place in the file, past the first chunk")
     func positionsAreFileOffsets() throws {
         let folder = try TemporaryDirectory()
