@@ -7,7 +7,8 @@ public enum ImportOutcome: Sendable, Equatable {
 
 extension Store {
     /// Stores `imported`, keyed on its source and source id: new ones are inserted, changed
-    /// ones updated (title, model, times, messages), identical ones left alone. Message public
+    /// ones updated (title, model, times, messages), identical ones left alone, and an older
+    /// copy of a stored one (its messages the first of the stored ones) too. Message public
     /// ids are derived from the conversation's, so they stay the same across re-imports.
     ///
     /// Atomic: when it throws, nothing of `imported` is stored (an update runs in a
@@ -52,6 +53,11 @@ extension Store {
                 if sameMessages && existing.title == safeTitle && existing.model == imported.model
                     && existing.createdAt == imported.createdAt && existing.updatedAt == updatedAt
                 {
+                    return .unchanged
+                }
+                // An older copy (an older export, or the earlier of two in one file): its
+                // messages are the first of those stored. Replacing would lose the rest.
+                if incoming.count < stored.count && Array(stored.prefix(incoming.count)) == incoming {
                     return .unchanged
                 }
                 try writer.update(

@@ -66,6 +66,42 @@ struct HostileRecordTests {
         #expect(try store.database.scalarInt("SELECT count(*) FROM message") == 2)
     }
 
+    /// Found by a hostile run: importing an older export after a newer one put the older
+    /// copy back, and the messages added since were gone without a word.
+    @Test("an older copy of a stored conversation (fewer messages, the same first ones) leaves it as it is")
+    func olderCopyKeepsNewer() throws {
+        let folder = try TemporaryDirectory()
+        func line(title: String, messages: Int, updated: String) -> String {
+            let record: [String: Any] = [
+                "format": "scrollback", "version": 1, "id": "11111111-1111-4111-8111-111111111111", "title": title, "source": "local",
+                "createdAt": "2024-01-01T00:00:00.000Z", "updatedAt": updated, "pinned": false,
+                "messages": (0..<messages).map { index in
+                    [
+                        "id": "22222222-2222-4222-8222-\(String(format: "%012d", index))", "role": index % 2 == 0 ? "user" : "assistant",
+                        "content": "message \(index)", "createdAt": "2024-01-01T00:0\(index):00.000Z",
+                    ] as [String: Any]
+                },
+            ]
+            let data = (try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys])) ?? Data()
+            return String(decoding: data, as: UTF8.self)
+        }
+        let newer = folder.file("newer.jsonl")
+        let older = folder.file("older.jsonl")
+        try line(title: "NEW", messages: 5, updated: "2024-06-01T00:00:00.000Z").write(toFile: newer, atomically: true, encoding: .utf8)
+        try line(title: "OLD", messages: 2, updated: "2024-01-02T00:00:00.000Z").write(toFile: older, atomically: true, encoding: .utf8)
+        let store = try Store.open(path: ":memory:")
+        #expect(Importer(store: store).run(paths: [newer], format: nil).inserted == 1)
+        let again = Importer(store: store).run(paths: [older], format: nil)
+        #expect(again.unchanged == 1 && again.updated == 0)
+        let stored = try #require(try store.conversations.page(sort: .created, at: .first, limit: 1).items.first)
+        #expect(stored.title == "NEW" && stored.messageCount == 5)
+        // The other way round, the newer copy replaces the older one as before.
+        let other = try Store.open(path: ":memory:")
+        _ = Importer(store: other).run(paths: [older], format: nil)
+        #expect(Importer(store: other).run(paths: [newer], format: nil).updated == 1)
+        #expect(try other.conversations.page(sort: .created, at: .first, limit: 1).items.first?.messageCount == 5)
+    }
+
     @Test("export file names never hold /, .., or control characters, whatever the database holds")
     func exportFileNames() throws {
         // As a database written before ids were checked could hold them.
