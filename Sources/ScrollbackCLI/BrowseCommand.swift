@@ -19,6 +19,11 @@ struct BrowseCommand {
         // plainly, with what to do, and leaves nothing behind.
         try TerminalApp.checkTerminal(environment: context.environment)
         let store = try context.openStore(buildingIndex: false)
+        // A key waits at most a second for another process's write (a long import holds the
+        // lock for its whole file): then the browser says the database is busy, and what was
+        // typed stays (the rename editor stays open; Enter tries again). Waiting the usual
+        // 5 s froze the screen, and the keys typed meanwhile acted on the next one.
+        store.waitForWriteLock(atMost: 1_000)
         // What an upgrade left of the search index is built meanwhile, on its own thread.
         let indexer = BackgroundIndexer()
         if try !store.isReadOnly && store.hasSearchBacklog() { indexer.start(path: store.path) }

@@ -89,6 +89,12 @@ public final class Store {
         search = SQLiteSearchRepository(database: database)
     }
 
+    /// How long a write waits for another process's write to end before it fails with
+    /// `StorageError.busy` (5 s unless set).
+    public func waitForWriteLock(atMost milliseconds: Int) {
+        database.setBusyTimeout(milliseconds: milliseconds)
+    }
+
     /// Counts, size, schema version, oldest and newest, read in one transaction.
     public func stats() throws -> DatabaseStats {
         try database.read {
