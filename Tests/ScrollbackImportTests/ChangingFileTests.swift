@@ -24,6 +24,22 @@ struct ChangingFileTests {
         return "[" + records.joined(separator: ",\n") + "]"
     }
 
+    /// Imports `path` into `store`, doing `change` to the file once, when the first records
+    /// are in (at the first progress report).
+    static func importing(_ path: String, into store: Store, changing change: () -> Void) -> ImportSummary {
+        var changed = false
+        let summary = withoutActuallyEscaping(change) { change in
+            Importer(store: store).run(paths: [path], format: nil) { _ in
+                if !changed {
+                    changed = true
+                    change()
+                }
+            }
+        }
+        #expect(changed)
+        return summary
+    }
+
     @Test("a file shortened while it is read: a clear error, no crash, nothing of it stored")
     func shortenedWhileRead() throws {
         let folder = try TemporaryDirectory()
@@ -32,14 +48,7 @@ struct ChangingFileTests {
         try Self.export(1_000) { "message \($0) " + String(repeating: "x", count: 3_000) }
             .write(toFile: path, atomically: true, encoding: .utf8)
         let store = try Store.open(path: folder.file("s.sqlite"))
-        var cut = false
-        let summary = Importer(store: store).run(paths: [path], format: nil) { _ in
-            if !cut {
-                cut = true
-                _ = truncate(path, 5_000)
-            }
-        }
-        #expect(cut)
+        let summary = Self.importing(path, into: store) { _ = truncate(path, 5_000) }
         #expect(summary.inserted == 0)
         #expect(summary.failed.count == 1)
         #expect(summary.failed.first?.problem.contains("became shorter while it was read") == true)
@@ -60,16 +69,12 @@ struct ChangingFileTests {
         }
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         let store = try Store.open(path: folder.file("s.sqlite"))
-        var written = false
-        let summary = Importer(store: store).run(paths: [path], format: nil) { _ in
-            guard !written else { return }
-            written = true
+        let summary = Self.importing(path, into: store) {
             // `o` becomes `N` near the end, in place: the size stays, the content changes.
             let descriptor = open(path, O_WRONLY)
             defer { close(descriptor) }
             _ = "NNNN".withCString { pwrite(descriptor, $0, 4, off_t(text.utf8.count - 10_000)) }
         }
-        #expect(written)
         #expect(summary.inserted == 0)
         #expect(summary.failed.first?.problem.contains("changed while it was read") == true, "\(summary.failed)")
         #expect(try store.conversations.count() == 0)
