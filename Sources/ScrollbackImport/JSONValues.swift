@@ -6,9 +6,12 @@ extension Dictionary where Key == String, Value == Any {
     func string(_ key: String) -> String? { self[key] as? String }
     func object(_ key: String) -> [String: Any]? { self[key] as? [String: Any] }
     func array(_ key: String) -> [Any]? { self[key] as? [Any] }
+    /// A number, not `true`/`false`. On Linux a parsed 0 or 1 also casts to Bool, so a
+    /// boolean is told by its type code ("c"), not by `is Bool` (which skipped records whose
+    /// time was 0).
     func number(_ key: String) -> Double? {
-        if let number = self[key] as? NSNumber, !(self[key] is Bool) { return number.doubleValue }
-        return nil
+        guard let number = self[key] as? NSNumber, String(cString: number.objCType) != "c" else { return nil }
+        return number.doubleValue
     }
 }
 

@@ -24,19 +24,23 @@ struct HostileRunFindingsTests {
         let records = [
             record("text", conversationTime: "\"1700000000\"", messageTime: "1700000000"),
             record("bool", conversationTime: "true", messageTime: "1700000000"),
+            record("bool-false", conversationTime: "false", messageTime: "1700000000"),
             record("message", conversationTime: "1700000000", messageTime: "\"soon\""),
             record("fine", conversationTime: "1700000000", messageTime: "null"),
+            // 0 and 1 are numbers (on Linux they also cast to Bool; they were skipped as one).
+            record("zero", conversationTime: "0", messageTime: "1"),
         ]
         try ("[" + records.joined(separator: ",") + "]").write(toFile: path, atomically: true, encoding: .utf8)
         let store = try Store.open(path: folder.file("h.sqlite"))
         let summary = Importer(store: store).run(paths: [path], format: nil)
-        #expect(summary.inserted == 1)
+        #expect(summary.inserted == 2)
         #expect(summary.skipped.map(\.reason) == [
-            "create_time is not a number of seconds", "create_time is not a number of seconds",
+            "create_time is not a number of seconds", "create_time is not a number of seconds", "create_time is not a number of seconds",
             "a message's create_time is not a number of seconds",
         ])
         let stored = try store.conversations.page(sort: .created, at: .first, limit: 5).items
-        #expect(stored.map(\.title) == ["fine"])
+        #expect(stored.map(\.title) == ["fine", "zero"])
+        #expect(stored.last?.createdAt.milliseconds == 0)
         #expect(stored.first?.createdAt.milliseconds == 1_700_000_000_000)
     }
 
