@@ -186,6 +186,8 @@ public struct Importer {
                 do {
                     try store(conversation)
                 } catch StorageError.sqlite(let error) where error.code == 19 {
+                    let ids = conversation.messages.compactMap(\.publicID)
+                    if Set(ids).count < ids.count { throw SkipReason("two of its messages have the same id") }
                     throw SkipReason("its id or a message id belongs to another conversation already stored")
                 }
             }

@@ -62,8 +62,16 @@ struct HostileRecordTests {
         #expect(summary.failed.isEmpty, "\(summary.failed)")
         #expect(summary.inserted == 2)
         #expect(summary.skipped.map(\.record) == ["line 2"])
+        #expect(summary.skipped.map(\.reason) == ["its id or a message id belongs to another conversation already stored"])
         #expect(try store.conversations.count() == 2)
         #expect(try store.database.scalarInt("SELECT count(*) FROM message") == 2)
+        // A message id twice in one record is said to be that.
+        var twice = try #require(try JSONSerialization.jsonObject(with: Data(Self.jsonLine(id: "55555555-5555-4555-8555-555555555555", title: "twice", messageID: "66666666-6666-4666-8666-666666666666").utf8)) as? [String: Any])
+        let message = try #require((twice["messages"] as? [[String: Any]])?.first)
+        twice["messages"] = [message, message]
+        try JSONSerialization.data(withJSONObject: twice).write(to: URL(fileURLWithPath: path))
+        let again = Importer(store: store).run(paths: [path], format: nil)
+        #expect(again.skipped.map(\.reason) == ["two of its messages have the same id"])
     }
 
     /// Found by a hostile run: importing an older export after a newer one put the older
