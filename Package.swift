@@ -85,7 +85,7 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["ScrollbackModel", "ScrollbackStorage", "CSQLite"],
+            dependencies: ["ScrollbackModel", "ScrollbackStorage", "ScrollbackDemo", "CSQLite"],
             path: "Tests/TestSupport",
             swiftSettings: strictSwift
         ),

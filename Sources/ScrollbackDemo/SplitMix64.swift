@@ -14,7 +14,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
     }
 
     /// A number in 0..<bound.
-    mutating func below(_ bound: Int) -> Int {
+    public mutating func below(_ bound: Int) -> Int {
         Int(next() % UInt64(max(bound, 1)))
     }
 

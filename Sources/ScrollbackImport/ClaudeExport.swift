@@ -15,16 +15,23 @@ enum ClaudeExport {
     /// times its size).
     static let largestObject = 256 << 20
 
-    /// A single conversation object (`{"uuid", "chat_messages", …}`, as viewers save one from
-    /// the web app), parsed; nil when the file is something else (an array, or an object
-    /// around one).
-    static func singleConversation(path: String) throws -> [String: Any]? {
+    /// Whether the file is a single conversation object (`{"uuid", "chat_messages", …}`, as
+    /// viewers save one from the web app): its top-level `chat_messages` array is looked
+    /// for by scanning, a chunk in memory.
+    static func isSingleConversation(path: String) throws -> Bool {
         let file = try FileReader(path: path)
-        var at = 0
-        while let byte = try file.byte(at: at), JSONArrayReader.isWhitespace(byte) || byte == 0xEF || byte == 0xBB || byte == 0xBF {
-            at += 1
-        }
-        guard try file.byte(at: at) == UInt8(ascii: "{"), (try? JSONArrayReader(path: path))?.wrapped != true else { return nil }
+        guard let start = try JSONArrayReader.objectStart(in: file) else { return false }
+        return try JSONArrayReader.topLevelArray("chat_messages", in: file, objectAt: start) != nil
+    }
+
+    /// The single conversation object of the file, parsed; nil when the file is something
+    /// else (an array, or an object around one).
+    ///
+    /// - Throws: `ImportError` when it is larger than `largestObject`, changes while it is
+    ///   read, or is not valid JSON.
+    static func singleConversation(path: String) throws -> [String: Any]? {
+        guard try isSingleConversation(path: path) else { return nil }
+        let file = try FileReader(path: path)
         while try file.fill() {
             if file.end > largestObject {
                 throw ImportError(path: path, problem: "a single conversation object larger than 256 MiB; import the export's conversations.json instead")
@@ -32,9 +39,9 @@ enum ClaudeExport {
         }
         if file.end < file.size { throw file.endedEarly(at: file.end) }
         try file.checkUnchanged()
-        guard let object = try? JSONSerialization.jsonObject(with: Data(file.buffer)) as? [String: Any],
-              object["chat_messages"] is [Any], object["uuid"] is String
-        else { return nil }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(file.buffer)) as? [String: Any] else {
+            throw ImportError(path: path, problem: "malformed JSON in a single conversation object")
+        }
         return object
     }
 
@@ -44,13 +51,9 @@ enum ClaudeExport {
         let all = (record.array("chat_messages") ?? []).compactMap { $0 as? [String: Any] }
         guard !all.isEmpty else { throw SkipReason("no messages") }
 
-        // Old exports without parents: by time, the file's order breaking ties (some list a
-        // follow-up before the message it follows).
-        var chain = all.enumerated().sorted { lhs, rhs in
-            let l = ImportTime.iso8601(lhs.element.string("created_at") ?? "")?.milliseconds ?? 0
-            let r = ImportTime.iso8601(rhs.element.string("created_at") ?? "")?.milliseconds ?? 0
-            return l == r ? lhs.offset < rhs.offset : l < r
-        }.map(\.element)
+        // Each message's time, read once (for the order, or for the newest leaf).
+        let times = all.map { ImportTime.iso8601($0.string("created_at") ?? "")?.milliseconds ?? 0 }
+        var chain: [[String: Any]] = []
         if all.contains(where: { $0.string("parent_message_uuid") != nil }) {
             var byID: [String: (index: Int, message: [String: Any])] = [:]
             var hasChildren: Set<String> = []
@@ -60,11 +63,8 @@ enum ClaudeExport {
             }
             let leaves = byID.values.filter { !hasChildren.contains($0.message.string("uuid") ?? "") }
             let newest = leaves.max { lhs, rhs in
-                let l = (ImportTime.iso8601(lhs.message.string("created_at") ?? ""))?.milliseconds ?? 0
-                let r = (ImportTime.iso8601(rhs.message.string("created_at") ?? ""))?.milliseconds ?? 0
-                return l == r ? lhs.index < rhs.index : l < r
+                times[lhs.index] == times[rhs.index] ? lhs.index < rhs.index : times[lhs.index] < times[rhs.index]
             }
-            chain = []
             var seen: Set<String> = []
             // The branch the person was on, when the record says; else the newest leaf.
             let currentLeaf = record.string("current_leaf_message_uuid").flatMap { byID[$0]?.message }
@@ -76,6 +76,10 @@ enum ClaudeExport {
                 current = byID[parent]?.message
             }
             chain.reverse()
+        } else {
+            // Old exports without parents: by time, the file's order breaking ties (some list
+            // a follow-up before the message it follows).
+            chain = all.indices.sorted { times[$0] == times[$1] ? $0 < $1 : times[$0] < times[$1] }.map { all[$0] }
         }
 
         var messages: [ImportedMessage] = []

@@ -320,7 +320,7 @@ public struct Importer {
                 problem: "not a chat export, or a JSON Lines backup whose first line is over \(longestLine >> 20) MiB (then import it with --format jsonl)")
         }
         if isJSONLines { return .jsonl }
-        if (try? ClaudeExport.singleConversation(path: path)) != nil { return .claude }
+        if try ClaudeExport.isSingleConversation(path: path) { return .claude }
         guard String(data: head.prefix(4_000), encoding: .utf8) != nil || head.count > 4_000 else {
             throw ImportError(path: path, problem: "not UTF-8 text, nor a SQLite file")
         }

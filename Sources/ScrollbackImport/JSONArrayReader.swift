@@ -22,7 +22,7 @@ struct JSONArrayReader {
         if try file.byte(at: 0) == 0xEF, try file.byte(at: 1) == 0xBB, try file.byte(at: 2) == 0xBF { offset = 3 }
         try skipWhitespace()
         guard let first = try file.byte(at: offset) else { throw ImportError(path: path, problem: "the file is empty") }
-        if first == UInt8(ascii: "{"), let start = try conversationsArray(from: offset) {
+        if first == UInt8(ascii: "{"), let start = try Self.topLevelArray("conversations", in: file, objectAt: offset) {
             // `{"conversations": [ … ], …}`: read the array inside.
             offset = start
             wrapped = true
@@ -33,8 +33,10 @@ struct JSONArrayReader {
         offset += 1
     }
 
-    /// Where the `conversations` array of the top-level object at `start` begins, if it has one.
-    private func conversationsArray(from start: Int) throws -> Int? {
+    /// Where the top-level object's member `name` begins, when it is an array, for the object
+    /// at `start` of `file`: found by scanning, however far in, keeping a chunk in memory.
+    static func topLevelArray(_ name: String, in file: FileReader, objectAt start: Int) throws -> Int? {
+        let wanted = Array(name.utf8)
         var index = start + 1
         var depth = 1
         var inString = false
@@ -48,17 +50,17 @@ struct JSONArrayReader {
                     escaped = true
                 } else if value == 0x22 {
                     inString = false
-                    if depth == 1 && key == Self.conversationsKey {
+                    if depth == 1 && key == wanted {
                         var next = index + 1
-                        while let byte = try file.byte(at: next), Self.isWhitespace(byte) { next += 1 }
+                        while let byte = try file.byte(at: next), isWhitespace(byte) { next += 1 }
                         guard try file.byte(at: next) == UInt8(ascii: ":") else { index += 1; continue }
                         next += 1
-                        while let byte = try file.byte(at: next), Self.isWhitespace(byte) { next += 1 }
+                        while let byte = try file.byte(at: next), isWhitespace(byte) { next += 1 }
                         return try file.byte(at: next) == UInt8(ascii: "[") ? next : nil
                     }
                 }
                 // Only a short key is kept: none longer can be the one looked for.
-                if inString, key.count <= Self.conversationsKey.count { key.append(value) }
+                if inString, key.count <= wanted.count { key.append(value) }
             } else {
                 switch value {
                 case 0x22:
@@ -78,7 +80,13 @@ struct JSONArrayReader {
         return nil
     }
 
-    private static let conversationsKey = Array("conversations".utf8)
+    /// Where the file's top-level object starts (after a byte order mark and blanks), or nil
+    /// when it does not start with one.
+    static func objectStart(in file: FileReader) throws -> Int? {
+        var at = 0
+        while let byte = try file.byte(at: at), isWhitespace(byte) || byte == 0xEF || byte == 0xBB || byte == 0xBF { at += 1 }
+        return try file.byte(at: at) == UInt8(ascii: "{") ? at : nil
+    }
 
     /// The file's size when it was opened, and how far it has been read.
     var size: Int { file.size }

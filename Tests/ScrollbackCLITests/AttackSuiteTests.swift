@@ -111,7 +111,7 @@ struct AttackSuiteTests {
             ["--readonly", "list"], ["--readonly", "check"],
         ]
         let writes: [[String]] = [["rename", id, "renamed"], ["delete", id, "--yes"]]
-        var random = Random(state: 20_261_130)
+        var random = Random(seed: 20_261_130)
         var runs = 0
         var failures = 0
         let cases = Self.count("SCROLLBACK_ATTACK_FILES", sample: 48)
@@ -158,7 +158,7 @@ struct AttackSuiteTests {
         #expect(exported.status == 0)
         let sourceStore = try Store.open(path: source, readOnly: true)
         let ids = try sourceStore.conversations.page(sort: .created, at: .first, limit: 1_200).items.map(\.publicID)
-        var random = Random(state: 9)
+        var random = Random(seed: 9)
         let rounds = Self.count("SCROLLBACK_ATTACK_KILLS", sample: 3)
         var kills = 0
         for round in 0..<rounds {

@@ -54,7 +54,7 @@ struct ChangingLinesAndZipTests {
     func linesAcrossChunks() throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("backup.jsonl")
-        var random = SeededRandom(state: 7)
+        var random = SeededRandom(seed: 7)
         var expected: [String: String] = [:]
         var file: [UInt8] = []
         // The chunk boundaries a line was made to end at.
@@ -124,7 +124,7 @@ struct ChangingLinesAndZipTests {
     /// A ChatGPT export of random letters that packs to about 60% of its size: its compressed
     /// data is several chunks long. Made once for the tests that use it.
     static let randomExport: (content: Data, texts: [String: String]) = {
-        var random = SeededRandom(state: 11)
+        var random = SeededRandom(seed: 11)
         let letters = Array("abcdefghijklmnopqrstuvwxyz ".utf8)
         var texts: [String: String] = [:]
         let export = ChangingFileTests.export(300) { index in

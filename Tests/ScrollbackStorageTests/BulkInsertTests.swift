@@ -63,7 +63,7 @@ struct BulkInsertTests {
         let store = try Store.open(path: ":memory:")
         try store.addConversation(title: "before the load", createdAt: 1, messages: ["an older walrus 東京"])
         let words = ["walrus", "東京タワー", "café", "résumé", "narwhal", "ラーメン", "zebra"]
-        var random = SeededRandom(state: replacing ? 3 : 4)
+        var random = SeededRandom(seed: replacing ? 3 : 4)
         func conversation(_ index: Int, version: Int = 0) -> ImportedConversation {
             ImportedConversation(
                 source: "test", sourceID: "c\(index)", title: "title \(words[index % words.count]) \(version)", model: nil,

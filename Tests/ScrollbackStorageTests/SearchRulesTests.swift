@@ -40,7 +40,7 @@ struct SearchRulesTests {
     }
 
     static func corpus(seed: UInt64, conversations: Int) -> Corpus {
-        var random = SeededRandom(state: seed)
+        var random = SeededRandom(seed: seed)
         var corpus = Corpus()
         for index in 0..<conversations {
             // Few distinct times, so that ties are common and their order is tested too.
@@ -153,7 +153,7 @@ struct SearchRulesTests {
         let ids = try Self.store(corpus, in: store)
         #expect(corpus.messages.count > 2_000)
         var randomQueries: [String] = []
-        var random = SeededRandom(state: 99)
+        var random = SeededRandom(seed: 99)
         for _ in 0..<60 {
             // Pieces of real words: starts and middles of words, one or two of them.
             let word = Array(Self.vocabulary[random.below(Self.vocabulary.count)])
@@ -208,7 +208,7 @@ struct SearchRulesTests {
         let path = folder.file("p.sqlite")
         let store = try Store.open(path: path)
         let writer = try Store.open(path: path)
-        var random = SeededRandom(state: 3)
+        var random = SeededRandom(seed: 3)
         for index in 0..<300 {
             try store.addConversation(
                 title: "c\(index)", createdAt: Int64(random.below(1_000_000)) * 1_000 + 1_500_000_000_000,
