@@ -3,9 +3,10 @@ import ScrollbackModel
 
 /// One conversation of a ChatGPT data export (`conversations.json`).
 ///
-/// The transcript is the path from `current_node` back to the root, reversed (the newest
-/// leaf when `current_node` is missing). Hidden nodes, empty system messages, assistant
-/// messages addressed to a tool, and `thoughts`/`reasoning_recap` are left out; images in
+/// Every node of `mapping` is kept as a tree, `current_node` (or the newest leaf when it is
+/// missing) ending the branch shown by default. Hidden nodes, empty system messages,
+/// assistant messages addressed to a tool, and `thoughts`/`reasoning_recap` are left out
+/// (their children hang on their nearest kept ancestor); images in
 /// `multimodal_text` become `[image]`; `code` and `execution_output` become code blocks
 /// (the output as a tool message).
 enum ChatGPTExport {
@@ -16,7 +17,6 @@ enum ChatGPTExport {
         var parent: String?
         /// The byte range of the node's `message` object, when it has one.
         var message: Range<Int>?
-        var hasChildren: Bool
     }
 
     /// The conversation in the JSON object at `range` of `scanner`'s bytes.
@@ -50,12 +50,11 @@ enum ChatGPTExport {
             guard let mapping else { throw SkipReason("no messages (no mapping)") }
             try scanner.forEachMember(of: mapping) { key, value in
                 guard scanner.isObject(value) else { return }
-                var node = Node(parent: nil, message: nil, hasChildren: false)
+                var node = Node(parent: nil, message: nil)
                 try scanner.forEachMember(of: value) { field, part in
                     switch field {
                     case "parent": node.parent = scanner.string(part)
                     case "message": node.message = scanner.isObject(part) ? part : nil
-                    case "children": node.hasChildren = !scanner.isEmptyArray(part)
                     default: break
                     }
                 }
@@ -69,59 +68,72 @@ enum ChatGPTExport {
         guard let sourceID = conversationID ?? id, !sourceID.isEmpty else { throw SkipReason("no id") }
         let createdAt = try ImportTime.seconds(createTime, field: "create_time")
 
-        // The transcript: from the current node (or the newest leaf) up to the root.
-        var leaf = currentNode.flatMap { nodes[$0] != nil ? $0 : nil }
-        if leaf == nil {
-            var newest: (key: String, time: Double)?
-            for (key, node) in nodes where !node.hasChildren {
-                let time = node.message.flatMap { messageTime(in: $0, of: scanner) } ?? 0
-                if newest.map({ time > $0.time || (time == $0.time && key > $0.key) }) ?? true { newest = (key, time) }
+        // Every node with a visible message, parents first (depth first from the roots). A
+        // node left out (hidden, a system prompt, thoughts) passes its children to its
+        // nearest kept ancestor, so that no branch is cut off.
+        var children: [String: [String]] = [:]
+        var roots: [String] = []
+        for (key, node) in nodes {
+            if let parent = node.parent, nodes[parent] != nil, parent != key {
+                children[parent, default: []].append(key)
+            } else {
+                roots.append(key)
             }
-            leaf = newest?.key
         }
-        var path: [Range<Int>?] = []
-        var seen: Set<String> = []
-        var current = leaf
-        while let key = current, let node = nodes[key], !seen.contains(key) {
-            seen.insert(key)
-            path.append(node.message)
-            current = node.parent
+        // The nodes of the branch the person was on: a message there that cannot be read
+        // skips the conversation, as before; one on another branch is left out (without a
+        // current node, every branch counts as that one).
+        var onCurrentBranch = Set<String>()
+        var walking = currentNode
+        while let key = walking, nodes[key] != nil, onCurrentBranch.insert(key).inserted {
+            walking = nodes[key]?.parent
+        }
+        var messages: [ImportedMessage] = []
+        var kept: [String: Int] = [:]
+        // (node, its nearest kept ancestor)
+        var stack: [(key: String, keptParent: String?)] = roots.sorted(by: >).map { ($0, nil) }
+        var seen = Set<String>()
+        // Nodes on a loop of parents (a damaged export) are reached from no root: they start
+        // branches of their own rather than being lost.
+        var unreached = nodes.keys.sorted(by: >).makeIterator()
+        while let (key, keptParent) = stack.popLast() ?? unreached.next().map({ ($0, nil) }) {
+            guard seen.insert(key).inserted else { continue }
+            var nextParent = keptParent
+            if let range = nodes[key]?.message {
+                let data = scanner.data(range)
+                let parsed = String(data: data, encoding: .utf8) == nil ? nil : try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+                if parsed == nil && (currentNode == nil || onCurrentBranch.contains(key)) {
+                    guard String(data: data, encoding: .utf8) != nil else {
+                        throw SkipReason("not UTF-8 text, in a message (at byte \(scanner.fileByte(range.lowerBound)))")
+                    }
+                    throw SkipReason("malformed JSON, such as a lone surrogate \\ud800, in a message (at byte \(scanner.fileByte(range.lowerBound)))")
+                }
+                if let message = parsed, var imported = try self.message(message, defaultModel: defaultModel, fallbackTime: createdAt) {
+                    imported.nodeID = key
+                    imported.parent = keptParent.map { .node($0) } ?? .root
+                    kept[key] = messages.count
+                    messages.append(imported)
+                    nextParent = key
+                }
+            }
+            stack += (children[key] ?? []).sorted(by: >).map { ($0, nextParent) }
+        }
+        // The branch the person was on: the current node, or its nearest kept ancestor.
+        var current = currentNode
+        var steps = 0
+        while let key = current, kept[key] == nil, steps <= nodes.count {
+            current = nodes[key]?.parent
+            steps += 1
         }
         nodes = [:]
-        seen = []
-
-        // Only the messages of the transcript are parsed, one at a time.
-        var messages: [ImportedMessage] = []
-        for range in path.reversed() {
-            guard let range else { continue }
-            let data = scanner.data(range)
-            guard String(data: data, encoding: .utf8) != nil else {
-                throw SkipReason("not UTF-8 text, in a message (at byte \(scanner.fileByte(range.lowerBound)))")
-            }
-            guard let message = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-                throw SkipReason("malformed JSON, such as a lone surrogate \\ud800, in a message (at byte \(scanner.fileByte(range.lowerBound)))")
-            }
-            if let imported = try self.message(message, defaultModel: defaultModel, fallbackTime: createdAt) {
-                messages.append(imported)
-            }
-        }
         guard !messages.isEmpty else { throw SkipReason("no messages") }
         let chosenTitle = title.flatMap { ImportText.isBlank($0) ? nil : $0 } ?? ImportText.title(from: messages)
         let start = createdAt ?? messages.first?.createdAt ?? Timestamp(milliseconds: 0)
-        let updated = try ImportTime.seconds(updateTime, field: "update_time") ?? messages.last?.createdAt ?? start
+        let updated = try ImportTime.seconds(updateTime, field: "update_time") ?? messages.map(\.createdAt).max() ?? start
         let model = defaultModel ?? messages.last(where: { $0.role == .assistant })?.model
         return ImportedConversation(
             source: "chatgpt", sourceID: sourceID, title: chosenTitle, model: model, createdAt: start, updatedAt: max(updated, start),
-            messages: messages)
-    }
-
-    /// A message's `create_time`, read in place, for choosing the newest leaf.
-    private static func messageTime(in range: Range<Int>, of scanner: JSONScanner) -> Double? {
-        var time: Double?
-        try? scanner.forEachMember(of: range) { key, value in
-            if key == "create_time" { time = scanner.number(value) }
-        }
-        return time
+            messages: messages, currentNodeID: current.flatMap { kept[$0] != nil ? $0 : nil })
     }
 
     private static func message(_ message: [String: Any], defaultModel: String?, fallbackTime: Timestamp?) throws(SkipReason) -> ImportedMessage? {

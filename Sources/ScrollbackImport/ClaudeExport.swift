@@ -3,9 +3,11 @@ import ScrollbackModel
 
 /// One conversation of a Claude.ai data export (`conversations.json`).
 ///
-/// The transcript follows `parent_message_uuid` from `current_leaf_message_uuid` (or, without
-/// it, the newest leaf) to the root; old exports without parents are ordered by time, the
-/// file's order breaking ties. Text blocks are joined, `thinking` is left out,
+/// Every message is kept as a tree by `parent_message_uuid`, `current_leaf_message_uuid` (or,
+/// without it, the newest leaf) ending the branch shown by default; old exports without
+/// parents are one chain ordered by time, the file's order breaking ties. A message that
+/// becomes several (text, tool use, tool result) is a chain of them, the first with the
+/// message's uuid as its node id, the next ones `uuid#2`, `uuid#3`. Text blocks are joined, `thinking` is left out,
 /// `tool_use` and `tool_result` become tool messages, attachments' extracted text stays with
 /// its message under the file's name, and whitespace-only messages are skipped.
 enum ClaudeExport {
@@ -51,49 +53,69 @@ enum ClaudeExport {
         let all = (record.array("chat_messages") ?? []).compactMap { $0 as? [String: Any] }
         guard !all.isEmpty else { throw SkipReason("no messages") }
 
-        // Each message's time, read once (for the order, or for the newest leaf).
+        // Each message's time, read once (for the order of siblings, or of everything).
         let times = all.map { ImportTime.iso8601($0.string("created_at") ?? "")?.milliseconds ?? 0 }
-        var chain: [[String: Any]] = []
-        if all.contains(where: { $0.string("parent_message_uuid") != nil }) {
-            var byID: [String: (index: Int, message: [String: Any])] = [:]
-            var hasChildren: Set<String> = []
-            for (index, message) in all.enumerated() {
-                if let uuid = message.string("uuid") { byID[uuid] = (index, message) }
-                if let parent = message.string("parent_message_uuid") { hasChildren.insert(parent) }
-            }
-            let leaves = byID.values.filter { !hasChildren.contains($0.message.string("uuid") ?? "") }
-            let newest = leaves.max { lhs, rhs in
-                times[lhs.index] == times[rhs.index] ? lhs.index < rhs.index : times[lhs.index] < times[rhs.index]
-            }
-            var seen: Set<String> = []
-            // The branch the person was on, when the record says; else the newest leaf.
-            let currentLeaf = record.string("current_leaf_message_uuid").flatMap { byID[$0]?.message }
-            var current = currentLeaf ?? newest?.message
-            while let message = current, let uuid = message.string("uuid"), !seen.contains(uuid) {
-                seen.insert(uuid)
-                chain.append(message)
-                guard let parent = message.string("parent_message_uuid"), parent != rootParent else { break }
-                current = byID[parent]?.message
-            }
-            chain.reverse()
-        } else {
-            // Old exports without parents: by time, the file's order breaking ties (some list
-            // a follow-up before the message it follows).
-            chain = all.indices.sorted { times[$0] == times[$1] ? $0 < $1 : times[$0] < times[$1] }.map { all[$0] }
-        }
-
-        var messages: [ImportedMessage] = []
+        let byTime = { (lhs: Int, rhs: Int) -> Bool in times[lhs] == times[rhs] ? lhs < rhs : times[lhs] < times[rhs] }
         let conversationTime = try ImportTime.iso8601(record.string("created_at"), field: "created_at")
-        for message in chain {
-            messages += try self.messages(from: message, fallbackTime: conversationTime)
+        var messages: [ImportedMessage] = []
+        // For each source message (by uuid), the node its children hang on: its last piece,
+        // or, when it had nothing to show, its own nearest kept ancestor.
+        var hangOn: [String: String] = [:]
+        var current: String?
+        if all.contains(where: { $0.string("parent_message_uuid") != nil }) {
+            var index: [String: Int] = [:]
+            for (at, message) in all.enumerated() {
+                if let uuid = message.string("uuid"), index[uuid] == nil { index[uuid] = at }
+            }
+            var children: [Int: [Int]] = [:]
+            var roots: [Int] = []
+            for (at, message) in all.enumerated() {
+                if let parent = message.string("parent_message_uuid"), parent != rootParent, let parentAt = index[parent], parentAt != at {
+                    children[parentAt, default: []].append(at)
+                } else {
+                    roots.append(at)
+                }
+            }
+            // Depth first, parents before children, siblings by time.
+            var stack: [(at: Int, parent: String?)] = roots.sorted(by: byTime).reversed().map { ($0, nil) }
+            var seen = Set<Int>()
+            // Messages on a loop of parents (a damaged export) are reached from no first
+            // message: they start branches of their own rather than being lost.
+            var unreached = all.indices.reversed().makeIterator()
+            while let (at, parent) = stack.popLast() ?? unreached.next().map({ ($0, nil) }) {
+                guard seen.insert(at).inserted else { continue }
+                let uuid = all[at].string("uuid") ?? "#\(at)"
+                let pieces = try self.messages(from: all[at], fallbackTime: conversationTime)
+                var last = parent
+                for (number, var piece) in pieces.enumerated() {
+                    piece.nodeID = number == 0 ? uuid : "\(uuid)#\(number + 1)"
+                    piece.parent = last.map { .node($0) } ?? .root
+                    last = piece.nodeID
+                    messages.append(piece)
+                }
+                hangOn[uuid] = last
+                stack += (children[at] ?? []).sorted(by: byTime).reversed().map { ($0, last) }
+            }
+            // The branch the person was on, when the record says; else the newest leaf.
+            current = record.string("current_leaf_message_uuid").flatMap { hangOn[$0] }
+        } else {
+            // Old exports without parents: one chain by time, the file's order breaking ties
+            // (some list a follow-up before the message it follows).
+            for at in all.indices.sorted(by: byTime) {
+                let uuid = all[at].string("uuid") ?? "#\(at)"
+                for (number, var piece) in try self.messages(from: all[at], fallbackTime: conversationTime).enumerated() {
+                    piece.nodeID = number == 0 ? uuid : "\(uuid)#\(number + 1)"
+                    messages.append(piece)
+                }
+            }
         }
         guard !messages.isEmpty else { throw SkipReason("no messages") }
         let title = record.string("name").flatMap { ImportText.isBlank($0) ? nil : $0 } ?? ImportText.title(from: messages)
         let start = conversationTime ?? messages.first?.createdAt ?? Timestamp(milliseconds: 0)
-        let updated = try ImportTime.iso8601(record.string("updated_at"), field: "updated_at") ?? messages.last?.createdAt ?? start
+        let updated = try ImportTime.iso8601(record.string("updated_at"), field: "updated_at") ?? messages.map(\.createdAt).max() ?? start
         return ImportedConversation(
             source: "claude", sourceID: id, title: title, model: record.string("model"), createdAt: start,
-            updatedAt: max(updated, start), messages: messages)
+            updatedAt: max(updated, start), messages: messages, currentNodeID: current)
     }
 
     private static func messages(from message: [String: Any], fallbackTime: Timestamp?) throws(SkipReason) -> [ImportedMessage] {

@@ -29,11 +29,13 @@ public struct Exporter {
         }
     }
 
+    /// The messages of the current branch, in order.
     public func messages(of conversation: ConversationDTO) throws -> [MessageDTO] {
+        let branch = try store.messages.branch(of: conversation, leaf: nil)
         var messages: [MessageDTO] = []
         var position = PagePosition.first
         while true {
-            let page = try store.messages.page(conversationID: conversation.id, at: position, limit: 1_000)
+            let page = try store.messages.page(branch, at: position, limit: 1_000)
             messages += page.items
             guard let next = page.next else { break }
             position = .after(next)
@@ -42,14 +44,39 @@ public struct Exporter {
     }
 
     public func render(_ conversation: ConversationDTO, as format: ExportFormat) throws -> String {
-        let messages = try messages(of: conversation)
         switch format {
-        case .md: return Self.markdown(conversation, messages)
-        case .jsonl: return try Self.jsonLine(conversation, messages)
+        case .md:
+            let messages = try messages(of: conversation)
+            var others: [OtherBranch] = []
+            if conversation.isBranched {
+                let all = try store.messages.all(conversationID: conversation.id)
+                others = Self.otherBranches(all, tree: try store.messages.tree(conversationID: conversation.id), current: messages.last?.id)
+            }
+            return Self.markdown(conversation, messages, otherBranches: others)
+        case .jsonl: return try Self.jsonLine(conversation, try store.messages.all(conversationID: conversation.id))
         case .json:
             let encoder = ScrollbackRecord.encoder()
             encoder.outputFormatting.insert(.prettyPrinted)
-            return String(decoding: try encoder.encode(ScrollbackRecord(conversation: conversation, messages: messages)), as: UTF8.self)
+            let record = ScrollbackRecord(conversation: conversation, messages: try store.messages.all(conversationID: conversation.id))
+            return String(decoding: try encoder.encode(record), as: UTF8.self)
+        }
+    }
+
+    /// A branch other than the one exported, as Markdown notes it.
+    struct OtherBranch: Equatable {
+        /// The place along the branch where it leaves the others (1-based).
+        var number: Int
+        var role: Role
+        var firstLine: String
+    }
+
+    static func otherBranches(_ messages: [MessageDTO], tree: ConversationTree, current: Int64?) -> [OtherBranch] {
+        var byID: [Int64: MessageDTO] = [:]
+        for message in messages { byID[message.id] = message }
+        return tree.branches.filter { $0.leaf != current }.compactMap { branch in
+            guard let start = byID[branch.start] else { return nil }
+            let line = start.content.split(separator: "\n").first { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? ""
+            return OtherBranch(number: tree.depth(of: branch.start) + 1, role: start.role, firstLine: String(line.prefix(120)))
         }
     }
 
@@ -57,9 +84,10 @@ public struct Exporter {
         String(decoding: try ScrollbackRecord.encoder().encode(ScrollbackRecord(conversation: conversation, messages: messages)), as: UTF8.self)
     }
 
-    /// Title, facts, then each message under a role heading; message text as it is, so code
-    /// fences survive.
-    static func markdown(_ conversation: ConversationDTO, _ messages: [MessageDTO]) -> String {
+    /// Title, facts, then each message of the current branch under a role heading; message
+    /// text as it is, so code fences survive. The other branches are listed at the end by
+    /// their first lines.
+    static func markdown(_ conversation: ConversationDTO, _ messages: [MessageDTO], otherBranches: [OtherBranch] = []) -> String {
         var text = "# \(conversation.title)\n\n"
         text += "- id: \(conversation.publicID)\n"
         text += "- created: \(conversation.createdAt.iso8601)\n"
@@ -70,6 +98,13 @@ public struct Exporter {
             let role = message.role.rawValue.prefix(1).uppercased() + message.role.rawValue.dropFirst()
             text += "\n## \(role) · \(message.createdAt.iso8601)\(message.model.map { " · \($0)" } ?? "")\n\n"
             text += message.content + "\n"
+        }
+        if !otherBranches.isEmpty {
+            let count = otherBranches.count
+            text += "\n---\n\n\(count) other branch\(count == 1 ? "" : "es") (`scrollback show --all-branches \(conversation.publicID.prefix(8))`):\n\n"
+            for branch in otherBranches {
+                text += "- at message \(branch.number), \(branch.role.rawValue): \(branch.firstLine)\n"
+            }
         }
         return text
     }

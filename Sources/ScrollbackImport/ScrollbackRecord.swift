@@ -3,6 +3,11 @@ import ScrollbackModel
 
 /// A conversation as scrollback writes it in JSON and JSON Lines exports (and reads back).
 /// Times are UTC ISO 8601 with milliseconds; `model` and `sourceID` are left out when absent.
+///
+/// Every message of the tree is there, parents before children: `parentID` names the
+/// message's parent by its `id` (absent for a first message), and `currentLeafID` the last
+/// message of the branch shown by default. A record without `currentLeafID` (written before
+/// conversations were trees) is one chain, in order.
 public struct ScrollbackRecord: Codable, Equatable, Sendable {
     public struct Message: Codable, Equatable, Sendable {
         public var id: String
@@ -10,6 +15,11 @@ public struct ScrollbackRecord: Codable, Equatable, Sendable {
         public var content: String
         public var createdAt: String
         public var model: String?
+        public var parentID: String?
+        public var sourceNodeID: String?
+        public var inputTokens: Int64?
+        public var outputTokens: Int64?
+        public var durationMs: Int64?
     }
 
     public var format = "scrollback"
@@ -23,7 +33,9 @@ public struct ScrollbackRecord: Codable, Equatable, Sendable {
     public var updatedAt: String
     public var pinned: Bool
     public var messages: [Message]
+    public var currentLeafID: String?
 
+    /// - Parameter messages: every message, parents before children.
     public init(conversation: ConversationDTO, messages: [MessageDTO]) {
         id = conversation.publicID
         title = conversation.title
@@ -33,9 +45,15 @@ public struct ScrollbackRecord: Codable, Equatable, Sendable {
         createdAt = conversation.createdAt.iso8601
         updatedAt = conversation.updatedAt.iso8601
         pinned = conversation.pinned
+        var publicIDs: [Int64: String] = [:]
+        for message in messages { publicIDs[message.id] = message.publicID }
         self.messages = messages.map {
-            Message(id: $0.publicID, role: $0.role.rawValue, content: $0.content, createdAt: $0.createdAt.iso8601, model: $0.model)
+            Message(
+                id: $0.publicID, role: $0.role.rawValue, content: $0.content, createdAt: $0.createdAt.iso8601, model: $0.model,
+                parentID: $0.parentID.flatMap { publicIDs[$0] }, sourceNodeID: $0.sourceNodeID, inputTokens: $0.usage.inputTokens,
+                outputTokens: $0.usage.outputTokens, durationMs: $0.usage.durationMilliseconds)
         }
+        currentLeafID = conversation.currentLeafID.flatMap { publicIDs[$0] }
     }
 
     /// The record as a conversation to store; nil with the reason when it cannot be one.
@@ -52,19 +70,32 @@ public struct ScrollbackRecord: Codable, Equatable, Sendable {
             return .failure(error)
         }
         var converted: [ImportedMessage] = []
+        var indexes: [String: Int] = [:]
+        let isTree = currentLeafID != nil
         for message in messages {
             guard let role = Role(rawValue: message.role) else { return .failure(SkipReason("unknown role '\(message.role)'")) }
             guard let time = ImportTime.iso8601(message.createdAt) else {
                 return .failure(SkipReason("a message's createdAt '\(message.createdAt.prefix(40))' is not a valid time between the years 1970 and 9999"))
             }
+            for count in [message.inputTokens, message.outputTokens, message.durationMs] {
+                if let count, count < 0 { return .failure(SkipReason("a message's token count or duration is negative")) }
+            }
+            // A parent that is not an earlier message: a first message.
+            let parent: ImportedParent = isTree ? message.parentID.flatMap { indexes[$0] }.map { .index($0) } ?? .root : .previous
+            if indexes[message.id] == nil { indexes[message.id] = converted.count }
             // A message id that is not a UUID is left out: storage derives one from the position.
             converted.append(
-                ImportedMessage(role: role, content: message.content, createdAt: time, model: message.model, publicID: Self.uuid(message.id)))
+                ImportedMessage(
+                    role: role, content: message.content, createdAt: time, model: message.model, publicID: Self.uuid(message.id),
+                    nodeID: message.sourceNodeID, parent: parent,
+                    usage: MessageUsage(inputTokens: message.inputTokens, outputTokens: message.outputTokens, durationMilliseconds: message.durationMs)))
         }
+        // The current leaf, as the index of its message.
+        let leaf = currentLeafID.flatMap { indexes[$0] }
         return .success(
             ImportedConversation(
                 source: source, sourceID: sourceID, title: title, model: model, createdAt: created, updatedAt: updated,
-                messages: converted, publicID: conversationID, pinned: pinned))
+                messages: converted, publicID: conversationID, pinned: pinned, currentIndex: leaf))
     }
 
     /// The public id to store: the record's when it is a UUID (lower-cased), otherwise one

@@ -60,13 +60,24 @@ public struct ConversationDTO: Sendable, Hashable, Identifiable {
     public var sourceID: String?
     public var createdAt: Timestamp
     public var updatedAt: Timestamp
+    /// Every message, on every branch.
     public var messageCount: Int
     public var pinned: Bool
+    /// The last message of the branch shown by default (nil without messages).
+    public var currentLeafID: Int64?
+    /// How many messages the current branch has: `messageCount` when there is one branch.
+    public var branchLength: Int
+
+    /// Whether some message has another answer or version beside it.
+    public var isBranched: Bool { branchLength != messageCount }
 
     public init(
         id: Int64, publicID: String, title: String, model: String?, source: String, sourceID: String?,
-        createdAt: Timestamp, updatedAt: Timestamp, messageCount: Int, pinned: Bool
+        createdAt: Timestamp, updatedAt: Timestamp, messageCount: Int, pinned: Bool, currentLeafID: Int64? = nil,
+        branchLength: Int? = nil
     ) {
+        self.currentLeafID = currentLeafID
+        self.branchLength = branchLength ?? messageCount
         self.id = id
         self.publicID = publicID
         self.title = title
@@ -85,17 +96,26 @@ public struct MessageDTO: Sendable, Hashable, Identifiable {
     public var id: Int64
     public var publicID: String
     public var conversationID: Int64
-    /// 0-based place in the conversation.
+    /// 0-based place along its branch (its depth in the conversation's tree).
     public var position: Int
     public var role: Role
     public var content: String
     public var createdAt: Timestamp
     public var model: String?
+    /// The message it answers or follows; nil for a first message.
+    public var parentID: Int64?
+    /// The id of the node in the export it came from, when it came from one.
+    public var sourceNodeID: String?
+    public var usage: MessageUsage
 
     public init(
         id: Int64, publicID: String, conversationID: Int64, position: Int, role: Role, content: String,
-        createdAt: Timestamp, model: String?
+        createdAt: Timestamp, model: String?, parentID: Int64? = nil, sourceNodeID: String? = nil,
+        usage: MessageUsage = MessageUsage()
     ) {
+        self.parentID = parentID
+        self.sourceNodeID = sourceNodeID
+        self.usage = usage
         self.id = id
         self.publicID = publicID
         self.conversationID = conversationID
@@ -105,6 +125,21 @@ public struct MessageDTO: Sendable, Hashable, Identifiable {
         self.createdAt = createdAt
         self.model = model
     }
+}
+
+/// Token counts and time taken, as the source recorded them (each nil when it did not).
+public struct MessageUsage: Sendable, Hashable, Codable {
+    public var inputTokens: Int64?
+    public var outputTokens: Int64?
+    public var durationMilliseconds: Int64?
+
+    public init(inputTokens: Int64? = nil, outputTokens: Int64? = nil, durationMilliseconds: Int64? = nil) {
+        self.inputTokens = inputTokens
+        self.outputTokens = outputTokens
+        self.durationMilliseconds = durationMilliseconds
+    }
+
+    public var isEmpty: Bool { inputTokens == nil && outputTokens == nil && durationMilliseconds == nil }
 }
 
 /// What it takes to create a conversation.
@@ -205,11 +240,20 @@ public struct DatabaseStats: Sendable, Hashable {
 
 /// A conversation with all its messages, as deleted: enough to put it back exactly.
 public struct ConversationSnapshot: Sendable, Hashable {
-    public var conversation: ConversationDTO
-    public var messages: [MessageDTO]
+    public struct Choice: Sendable, Hashable {
+        public var message: Int64
+        public var leaf: Int64
+    }
 
-    public init(conversation: ConversationDTO, messages: [MessageDTO]) {
+    public var conversation: ConversationDTO
+    /// Parents before children.
+    public var messages: [MessageDTO]
+    /// The branches the reader remembered.
+    public var choices: [Choice]
+
+    public init(conversation: ConversationDTO, messages: [MessageDTO], choices: [(message: Int64, leaf: Int64)] = []) {
         self.conversation = conversation
         self.messages = messages
+        self.choices = choices.map { Choice(message: $0.message, leaf: $0.leaf) }
     }
 }

@@ -13,11 +13,20 @@ public struct ImportedConversation: Sendable, Hashable {
     /// The public id to keep (from a scrollback export); derived from the key otherwise.
     public var publicID: String?
     public var pinned: Bool
+    /// The node of the branch shown by default (ChatGPT's `current_node`); nil: the newest
+    /// leaf.
+    public var currentNodeID: String?
+    /// The same as an index of `messages`, for a source without node ids (a scrollback
+    /// export); it comes first.
+    public var currentIndex: Int?
 
     public init(
         source: String, sourceID: String?, title: String, model: String?, createdAt: Timestamp, updatedAt: Timestamp,
-        messages: [ImportedMessage], publicID: String? = nil, pinned: Bool = false
+        messages: [ImportedMessage], publicID: String? = nil, pinned: Bool = false, currentNodeID: String? = nil,
+        currentIndex: Int? = nil
     ) {
+        self.currentNodeID = currentNodeID
+        self.currentIndex = currentIndex
         self.source = source
         self.sourceID = sourceID
         self.title = title
@@ -30,14 +39,37 @@ public struct ImportedConversation: Sendable, Hashable {
     }
 }
 
+/// Where an imported message hangs in its conversation's tree.
+public enum ImportedParent: Sendable, Hashable {
+    /// After the message before it in `messages` (a chain; a first message when there is none).
+    case previous
+    /// A first message (one of several, when the first question was edited).
+    case root
+    /// Under the message whose `nodeID` is this; it comes earlier in `messages`.
+    case node(String)
+    /// Under the message at this index of `messages` (an earlier one).
+    case index(Int)
+}
+
 public struct ImportedMessage: Sendable, Hashable {
     public var role: Role
     public var content: String
     public var createdAt: Timestamp
     public var model: String?
     public var publicID: String?
+    /// The source's id of this message (unique in the conversation), kept so that a later
+    /// import finds it again; nil when the source has none.
+    public var nodeID: String?
+    public var parent: ImportedParent
+    public var usage: MessageUsage
 
-    public init(role: Role, content: String, createdAt: Timestamp, model: String? = nil, publicID: String? = nil) {
+    public init(
+        role: Role, content: String, createdAt: Timestamp, model: String? = nil, publicID: String? = nil,
+        nodeID: String? = nil, parent: ImportedParent = .previous, usage: MessageUsage = MessageUsage()
+    ) {
+        self.nodeID = nodeID
+        self.parent = parent
+        self.usage = usage
         self.role = role
         self.content = content
         self.createdAt = createdAt

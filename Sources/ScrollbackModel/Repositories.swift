@@ -27,11 +27,27 @@ public protocol ConversationRepository {
     func changeToken() throws -> Int64
 }
 
-/// The messages of a conversation, in order.
+/// The messages of a conversation: a tree, read one branch at a time.
 public protocol MessageRepository {
-    /// Appends in order after the conversation's last message; returns them as stored.
+    /// Appends in order after the last message of the current branch; returns them as stored.
     func append(_ messages: [NewMessage], to conversationID: Int64) throws -> [MessageDTO]
+    /// A page of the conversation's current branch.
     func page(conversationID: Int64, at position: PagePosition, limit: Int) throws -> Page<MessageDTO>
+    /// The branch ending at `leaf` (nil: the current one), to page through.
+    func branch(of conversation: ConversationDTO, leaf: Int64?) throws -> MessageBranch
+    /// A page of `branch`; each message's position is its place along it.
+    func page(_ branch: MessageBranch, at position: PagePosition, limit: Int) throws -> Page<MessageDTO>
+    /// The conversation's shape: every message's parent.
+    func tree(conversationID: Int64) throws -> ConversationTree
+    /// These messages, in this order (those that exist).
+    func messages(ids: [Int64]) throws -> [MessageDTO]
+    /// Every message, parents before children.
+    func all(conversationID: Int64) throws -> [MessageDTO]
+    /// The leaf the reader was on when it last left the branch through `message`.
+    func rememberedLeaf(conversationID: Int64, message: Int64) throws -> Int64?
+    /// Makes the branch ending at `leaf` (of `length` messages) the current one, remembering
+    /// the one left at a branch point; the conversation's updated time does not change.
+    func choose(conversationID: Int64, leaf: Int64, length: Int, leaving: (message: Int64, leaf: Int64)?) throws
     func count(conversationID: Int64) throws -> Int
     /// All messages in the database.
     func count() throws -> Int
@@ -52,6 +68,8 @@ public protocol SearchRepository {
     /// The positions (ascending) of the messages of one conversation that match `query`, by
     /// the same rules as `search`: for finding within the conversation being read.
     func matchingPositions(conversationID: Int64, query: String) throws -> [Int]
+    /// The ids of the messages of one conversation (any branch) that match `query`.
+    func matchingMessageIDs(conversationID: Int64, query: String) throws -> [Int64]
     /// How far building the search index has come, 0 to 1, while a rebuild (after an upgrade)
     /// is in progress; nil when every row is indexed. Searches are correct meanwhile, slower.
     func indexingProgress() throws -> Double?

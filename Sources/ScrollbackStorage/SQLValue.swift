@@ -20,4 +20,5 @@ extension SQLValue {
     public init(_ value: Bool) { self = .integer(value ? 1 : 0) }
     public init(_ value: String) { self = .text(value) }
     public init(_ value: String?) { self = value.map { .text($0) } ?? .null }
+    public init(_ value: Int64?) { self = value.map { .integer($0) } ?? .null }
 }

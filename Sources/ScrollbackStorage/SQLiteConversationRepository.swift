@@ -12,14 +12,15 @@ public final class SQLiteConversationRepository: ConversationRepository {
     }
 
     static let columns =
-        "conversation.id, conversation.public_id, conversation.title, conversation.model, conversation.source, conversation.source_id, conversation.created_at, conversation.updated_at, conversation.message_count, conversation.pinned"
+        "conversation.id, conversation.public_id, conversation.title, conversation.model, conversation.source, conversation.source_id, conversation.created_at, conversation.updated_at, conversation.message_count, conversation.pinned, conversation.current_leaf_id, conversation.branch_length"
 
     /// Maps a row selected with `columns` first.
     static func conversation(_ row: Row) -> ConversationDTO {
         ConversationDTO(
             id: row.int64(0), publicID: row.text(1), title: row.text(2), model: row.optionalText(3),
             source: row.text(4), sourceID: row.optionalText(5), createdAt: Timestamp(milliseconds: row.int64(6)),
-            updatedAt: Timestamp(milliseconds: row.int64(7)), messageCount: row.int(8), pinned: row.bool(9))
+            updatedAt: Timestamp(milliseconds: row.int64(7)), messageCount: row.int(8), pinned: row.bool(9),
+            currentLeafID: row.optionalInt64(10), branchLength: row.int(11))
     }
 
     public func create(_ new: NewConversation) throws -> ConversationDTO {
@@ -121,7 +122,10 @@ public final class SQLiteConversationRepository: ConversationRepository {
                 let messages = try self.database.query(
                     "SELECT \(SQLiteMessageRepository.columns) FROM message WHERE conversation_id = ? ORDER BY position",
                     [.integer(id)], SQLiteMessageRepository.message)
-                snapshots.append(ConversationSnapshot(conversation: conversation, messages: messages))
+                let choices = try self.database.query(
+                    "SELECT message_id, leaf_id FROM branch_choice WHERE conversation_id = ?", [.integer(id)]
+                ) { (message: $0.int64(0), leaf: $0.int64(1)) }
+                snapshots.append(ConversationSnapshot(conversation: conversation, messages: messages, choices: choices))
             }
             _ = try self.writer.delete(conversations: snapshots.map(\.conversation.id))
             return snapshots
@@ -151,13 +155,25 @@ public final class SQLiteConversationRepository: ConversationRepository {
         guard let conversationID = try writer.insert(row, id: idFree ? c.id : nil) else {
             throw StorageError.notFound(id: c.publicID)
         }
+        // Parents come before children (the stored order); a message whose id is taken now
+        // gets a new one, and its children follow it there.
+        var newIDs: [Int64: Int64] = [:]
         for m in snapshot.messages {
             let messageFree = try database.scalarInt("SELECT count(*) FROM message WHERE id = ?", [.integer(m.id)]) == 0
-            try writer.insert(
+            let id = try writer.insert(
                 Writer.MessageRow(
                     publicID: m.publicID, conversationID: conversationID, position: Int64(m.position), role: m.role,
-                    content: m.content, createdAt: m.createdAt, model: m.model),
+                    content: m.content, createdAt: m.createdAt, model: m.model, parentID: m.parentID.map { newIDs[$0] ?? $0 },
+                    sourceNodeID: m.sourceNodeID, usage: m.usage),
                 id: messageFree ? m.id : nil)
+            newIDs[m.id] = id
+        }
+        try writer.setBranch(
+            conversation: conversationID, leaf: c.currentLeafID.map { newIDs[$0] ?? $0 }, length: c.branchLength)
+        for choice in snapshot.choices {
+            if let message = newIDs[choice.message], let leaf = newIDs[choice.leaf] {
+                try writer.remember(conversation: conversationID, message: message, leaf: leaf)
+            }
         }
     }
 

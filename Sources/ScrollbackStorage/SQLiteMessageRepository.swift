@@ -8,7 +8,7 @@ public final class SQLiteMessageRepository: MessageRepository {
     }
 
     static let columns =
-        "message.id, message.public_id, message.conversation_id, message.position, message.role, message.content, message.created_at, message.model"
+        "message.id, message.public_id, message.conversation_id, message.position, message.role, message.content, message.created_at, message.model, message.parent_id, message.source_node_id, message.input_tokens, message.output_tokens, message.duration_ms"
 
     static func message(_ row: Row) throws -> MessageDTO {
         let roleText = row.text(4)
@@ -17,50 +17,153 @@ public final class SQLiteMessageRepository: MessageRepository {
         }
         return MessageDTO(
             id: row.int64(0), publicID: row.text(1), conversationID: row.int64(2), position: row.int(3), role: role,
-            content: row.text(5), createdAt: Timestamp(milliseconds: row.int64(6)), model: row.optionalText(7))
+            content: row.text(5), createdAt: Timestamp(milliseconds: row.int64(6)), model: row.optionalText(7),
+            parentID: row.optionalInt64(8), sourceNodeID: row.optionalText(9),
+            usage: MessageUsage(inputTokens: row.optionalInt64(10), outputTokens: row.optionalInt64(11), durationMilliseconds: row.optionalInt64(12)))
     }
 
+    /// Appends in order after the last message of the conversation's current branch, which
+    /// they then end.
     public func append(_ messages: [NewMessage], to conversationID: Int64) throws -> [MessageDTO] {
         try database.write {
-            guard try database.scalarInt("SELECT count(*) FROM conversation WHERE id = ?", [.integer(conversationID)]) == 1
-            else { throw StorageError.notFound(id: "\(conversationID)") }
+            guard let conversation = try SQLiteConversationRepository(database: database).conversation(id: conversationID) else {
+                throw StorageError.notFound(id: "\(conversationID)")
+            }
             var position = try database.queryFirst(
                 "SELECT max(position) FROM message WHERE conversation_id = ?", [.integer(conversationID)]
             ) { $0.optionalInt64(0) }.flatMap { $0 }.map { $0 + 1 } ?? 0
+            var parent = conversation.currentLeafID
             var stored: [MessageDTO] = []
             stored.reserveCapacity(messages.count)
+            let writer = Writer(database: database)
             for message in messages {
                 let publicID = message.publicID ?? SQLiteConversationRepository.newPublicID()
-                let id = try Writer(database: database).insert(
+                let id = try writer.insert(
                     Writer.MessageRow(
                         publicID: publicID, conversationID: conversationID, position: position, role: message.role,
-                        content: message.content, createdAt: message.createdAt, model: message.model))
+                        content: message.content, createdAt: message.createdAt, model: message.model, parentID: parent))
                 stored.append(
                     MessageDTO(
                         id: id, publicID: publicID, conversationID: conversationID,
-                        position: Int(position), role: message.role, content: message.content,
-                        createdAt: message.createdAt, model: message.model))
+                        position: conversation.branchLength + stored.count, role: message.role, content: message.content,
+                        createdAt: message.createdAt, model: message.model, parentID: parent))
+                parent = id
                 position += 1
+            }
+            if !stored.isEmpty {
+                try writer.setBranch(conversation: conversationID, leaf: parent, length: conversation.branchLength + stored.count)
             }
             return stored
         }
     }
 
+    /// A page of the conversation's current branch.
     public func page(conversationID: Int64, at position: PagePosition, limit: Int) throws -> Page<MessageDTO> {
+        guard let conversation = try SQLiteConversationRepository(database: database).conversation(id: conversationID) else {
+            throw StorageError.notFound(id: "\(conversationID)")
+        }
+        return try page(try branch(of: conversation, leaf: nil), at: position, limit: limit)
+    }
+
+    public func branch(of conversation: ConversationDTO, leaf: Int64?) throws -> MessageBranch {
+        // One branch, and it is the one asked for: paged by position, no tree needed.
+        if !conversation.isBranched && (leaf == nil || leaf == conversation.currentLeafID) {
+            return MessageBranch(conversationID: conversation.id, leaf: conversation.currentLeafID, path: nil, count: conversation.branchLength)
+        }
+        let tree = try self.tree(conversationID: conversation.id)
+        let chosen = leaf.flatMap { tree.contains($0) ? $0 : nil }
+            ?? conversation.currentLeafID.flatMap { tree.contains($0) ? $0 : nil } ?? tree.newestLeaf
+        let path = chosen.map { tree.path(to: $0) } ?? []
+        return MessageBranch(conversationID: conversation.id, leaf: chosen, path: path, count: path.count)
+    }
+
+    public func tree(conversationID: Int64) throws -> ConversationTree {
+        let nodes = try database.query(
+            "SELECT id, parent_id FROM message WHERE conversation_id = ?", [.integer(conversationID)]
+        ) { (id: $0.int64(0), parentID: $0.optionalInt64(1)) }
+        return ConversationTree(nodes: nodes)
+    }
+
+    public func messages(ids: [Int64]) throws -> [MessageDTO] {
+        guard !ids.isEmpty else { return [] }
+        var found: [Int64: MessageDTO] = [:]
+        // In pieces, below SQLite's limit of bound values.
+        var start = 0
+        while start < ids.count {
+            let piece = ids[start..<min(start + 500, ids.count)]
+            let placeholders = Array(repeating: "?", count: piece.count).joined(separator: ", ")
+            for message in try database.query(
+                "SELECT \(Self.columns) FROM message WHERE id IN (\(placeholders))", piece.map { .integer($0) }, Self.message)
+            {
+                found[message.id] = message
+            }
+            start += piece.count
+        }
+        return ids.compactMap { found[$0] }
+    }
+
+    public func page(_ branch: MessageBranch, at position: PagePosition, limit: Int) throws -> Page<MessageDTO> {
         switch position {
         case .after(let cursor), .before(let cursor):
             // A message cursor names its conversation; one from another is refused.
-            if case .message(let owner, _) = cursor.key, owner != conversationID {
+            if case .message(let owner, _) = cursor.key, owner != branch.conversationID {
                 throw StorageError.invalidCursor(reason: "the token is for another conversation")
             }
         case .first, .last:
             break
         }
-        return try Self.query.page(
-            in: database, at: position, limit: limit, filter: [.integer(conversationID)], map: Self.message
-        ) { message in
-            Cursor(.message(conversationID: message.conversationID, position: Int64(message.position)))
+        guard let path = branch.path else {
+            return try Self.query.page(
+                in: database, at: position, limit: limit, filter: [.integer(branch.conversationID)], map: Self.message
+            ) { message in
+                Cursor(.message(conversationID: message.conversationID, position: Int64(message.position)))
+            }
         }
+        let limit = max(1, limit)
+        let range: Range<Int>
+        switch position {
+        case .first:
+            range = 0..<min(limit, path.count)
+        case .last:
+            range = max(0, path.count - limit)..<path.count
+        case .after(let cursor):
+            guard case .message(_, let at) = cursor.key else { throw StorageError.invalidCursor(reason: "the token is for \(cursor.listing)") }
+            let start = Int(clamping: max(at + 1, 0))
+            range = min(start, path.count)..<min(start &+ limit, path.count)
+        case .before(let cursor):
+            guard case .message(_, let at) = cursor.key else { throw StorageError.invalidCursor(reason: "the token is for \(cursor.listing)") }
+            let end = Int(clamping: min(max(at, 0), Int64(path.count)))
+            range = max(0, end - limit)..<end
+        }
+        var items = try messages(ids: Array(path[range]))
+        guard items.count == range.count else {
+            throw StorageError.conflict("the conversation changed while it was read; open it again")
+        }
+        for index in items.indices { items[index].position = range.lowerBound + index }
+        func cursor(_ at: Int) -> Cursor { Cursor(.message(conversationID: branch.conversationID, position: Int64(at))) }
+        return Page(
+            items: items, previous: range.lowerBound > 0 && !range.isEmpty ? cursor(range.lowerBound) : nil,
+            next: range.upperBound < path.count && !range.isEmpty ? cursor(range.upperBound - 1) : nil)
+    }
+
+    public func rememberedLeaf(conversationID: Int64, message: Int64) throws -> Int64? {
+        try database.queryFirst(
+            "SELECT leaf_id FROM branch_choice WHERE conversation_id = ? AND message_id = ?",
+            [.integer(conversationID), .integer(message)]) { $0.int64(0) }
+    }
+
+    public func choose(conversationID: Int64, leaf: Int64, length: Int, leaving: (message: Int64, leaf: Int64)?) throws {
+        try database.write {
+            let writer = Writer(database: database)
+            if let leaving { try writer.remember(conversation: conversationID, message: leaving.message, leaf: leaving.leaf) }
+            try writer.setBranch(conversation: conversationID, leaf: leaf, length: length)
+        }
+    }
+
+    /// Every message of the conversation, parents before children, in the order stored.
+    public func all(conversationID: Int64) throws -> [MessageDTO] {
+        try database.query(
+            "SELECT \(Self.columns) FROM message WHERE conversation_id = ? ORDER BY position", [.integer(conversationID)], Self.message)
     }
 
     public func count(conversationID: Int64) throws -> Int {

@@ -50,6 +50,15 @@ public final class SQLiteSearchRepository: SearchRepository {
         return rows.compactMap { $0 }
     }
 
+    public func matchingMessageIDs(conversationID: Int64, query: String) throws -> [Int64] {
+        let query = SearchQuery(query)
+        guard !query.isEmpty else { return [] }
+        let rows = try database.query(
+            "SELECT id, content FROM message WHERE conversation_id = ? ORDER BY position", [.integer(conversationID)]
+        ) { row in query.matches(row.text(1)) ? row.int64(0) : nil }
+        return rows.compactMap { $0 }
+    }
+
     public func indexingProgress() throws -> Double? {
         try database.read {
             var progress: Double?
@@ -87,11 +96,11 @@ public final class SQLiteSearchRepository: SearchRepository {
 
         static let titles = Source(
             index: "conversation_fts", table: "conversation", extraColumns: "", join: "", textColumn: 2,
-            idColumn: 10)
+            idColumn: 12)
         static let messages = Source(
             index: "message_fts", table: "message",
             extraColumns: ", message.id, message.position, message.role, message.created_at, message.content, message.public_id",
-            join: " JOIN conversation ON conversation.id = message.conversation_id", textColumn: 14, idColumn: 16)
+            join: " JOIN conversation ON conversation.id = message.conversation_id", textColumn: 16, idColumn: 18)
     }
 
     /// Up to `limit` rows of `source` that match, newest (highest id) first, below `before`.
@@ -195,8 +204,8 @@ public final class SQLiteSearchRepository: SearchRepository {
                 )
             }
             let reference = SearchHit.MessageReference(
-                id: row.int64(10), publicID: row.text(15), position: row.int(11), role: Role(rawValue: row.text(12)) ?? .user,
-                createdAt: Timestamp(milliseconds: row.int64(13)))
+                id: row.int64(12), publicID: row.text(17), position: row.int(13), role: Role(rawValue: row.text(14)) ?? .user,
+                createdAt: Timestamp(milliseconds: row.int64(15)))
             return (
                 id,
                 (SearchHit(conversation: conversation, message: reference, snippet: snippet, matches: matches),

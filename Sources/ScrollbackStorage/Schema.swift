@@ -8,6 +8,7 @@ enum Schema {
     static let migrations: [Migration] = [
         Migration(name: "v1 conversations, messages, settings, search", sql: version1),
         Migration(name: "v2 ids in time order, word and CJK search index, counted conversations", sql: version2),
+        Migration(name: "v3 conversations as trees, source node ids, token usage", sql: version3),
     ]
 
     static let version1 = """
@@ -239,5 +240,46 @@ enum Schema {
             INSERT INTO conversation_fts (conversation_fts, rowid, title) VALUES ('delete', old.id, old.title);
             INSERT INTO conversation_fts (rowid, title) VALUES (new.id, new.title);
         END;
+        """
+
+    /// Version 3. Messages form a tree: `parent_id` is the row id of the message a message
+    /// follows (NULL for a first message; several first messages when the first question was
+    /// edited), in the same conversation. `position` stays unique in a conversation and is
+    /// the order in which the messages were stored, which is also their place when there is
+    /// one branch; along a branch a message's place is its depth. A conversation knows the
+    /// branch it shows by default (`current_leaf_id`, its last message) and that branch's
+    /// length (`branch_length`, equal to `message_count` when there is one branch, so that a
+    /// conversation without branches pages by position as before). `branch_choice` keeps,
+    /// per message where the reader left a branch, the leaf it was on there, so that coming
+    /// back returns to it. A message keeps the id of the export node it came from
+    /// (`source_node_id`), and the token counts and time the source recorded.
+    ///
+    /// Existing messages become one chain each, the current leaf the last one.
+    static let version3 = """
+        ALTER TABLE message ADD COLUMN parent_id INTEGER;
+        ALTER TABLE message ADD COLUMN source_node_id TEXT;
+        ALTER TABLE message ADD COLUMN input_tokens INTEGER CHECK (input_tokens >= 0);
+        ALTER TABLE message ADD COLUMN output_tokens INTEGER CHECK (output_tokens >= 0);
+        ALTER TABLE message ADD COLUMN duration_ms INTEGER CHECK (duration_ms >= 0);
+        ALTER TABLE conversation ADD COLUMN current_leaf_id INTEGER;
+        ALTER TABLE conversation ADD COLUMN branch_length INTEGER NOT NULL DEFAULT 0 CHECK (branch_length >= 0);
+
+        UPDATE message
+           SET parent_id = (SELECT p.id FROM message AS p
+                             WHERE p.conversation_id = message.conversation_id AND p.position < message.position
+                             ORDER BY p.position DESC LIMIT 1)
+         WHERE position > 0;
+        UPDATE conversation
+           SET current_leaf_id = (SELECT m.id FROM message AS m WHERE m.conversation_id = conversation.id
+                                  ORDER BY m.position DESC LIMIT 1),
+               branch_length = message_count
+         WHERE message_count > 0;
+
+        CREATE TABLE branch_choice (
+            conversation_id INTEGER NOT NULL REFERENCES conversation (id) ON DELETE CASCADE,
+            message_id      INTEGER NOT NULL,
+            leaf_id         INTEGER NOT NULL,
+            PRIMARY KEY (conversation_id, message_id)
+        ) WITHOUT ROWID;
         """
 }

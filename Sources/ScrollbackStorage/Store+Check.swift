@@ -119,6 +119,24 @@ enum DatabaseCheck {
                 problems.append("conversation count: kept as \(counted), there are \(conversations); run `scrollback check --repair`")
             }
         }
+        step("branches") {
+            let strays = try database.query(
+                """
+                SELECT m.public_id FROM message AS m LEFT JOIN message AS p ON p.id = m.parent_id
+                 WHERE m.parent_id IS NOT NULL AND (p.id IS NULL OR p.conversation_id <> m.conversation_id)
+                 LIMIT 20
+                """
+            ) { "branches: message \($0.text(0)) follows a message that is not in its conversation" }
+            let leaves = try database.query(
+                """
+                SELECT c.public_id FROM conversation AS c LEFT JOIN message AS m ON m.id = c.current_leaf_id
+                 WHERE (c.current_leaf_id IS NOT NULL OR c.message_count > 0)
+                   AND (m.id IS NULL OR m.conversation_id <> c.id)
+                 LIMIT 20
+                """
+            ) { "branches: conversation \($0.text(0)) shows a branch that is not its own" }
+            problems += strays + leaves
+        }
         var building: Set<String> = []
         step("search backlog") {
             building = Set(try database.query("SELECT name FROM search_backlog") { $0.text(0) })

@@ -7,9 +7,17 @@ public enum ImportOutcome: Sendable, Equatable {
 
 extension Store {
     /// Stores `imported`, keyed on its source and source id: new ones are inserted, changed
-    /// ones updated (title, model, times, messages), identical ones left alone, and an older
-    /// copy of a stored one (its messages the first of the stored ones) too. Message public
-    /// ids are derived from the conversation's, so they stay the same across re-imports.
+    /// ones updated, identical ones left alone.
+    ///
+    /// Messages are never replaced: a stored conversation keeps every message it has, and
+    /// gains the ones it did not have (new answers, other branches), each under the message it
+    /// follows. A message is found again by its source node id, by its public id (from a
+    /// scrollback export), or, for one stored before node ids were kept, as the child of its
+    /// parent with the same role and text (and then its node id is recorded). A found
+    /// message whose text changed in the source is updated in place; its ids stay. An older
+    /// copy of a stored conversation (every message of it stored, fewer than stored) leaves
+    /// it as it is. Message public ids are derived from the conversation's and the node's
+    /// (or the position's), so they are the same on every import.
     ///
     /// Atomic: when it throws, nothing of `imported` is stored (an update runs in a
     /// savepoint; a new conversation is removed again, see `insertMessages(of:intoNew:)`).
@@ -29,46 +37,131 @@ extension Store {
                         "SELECT \(SQLiteConversationRepository.columns) FROM conversation WHERE public_id = ?",
                         [.text(publicID)], SQLiteConversationRepository.conversation)
                 }
+            let tree = ImportedTree(imported)
             guard let existing else {
                 let row = Writer.ConversationRow(
                     publicID: publicID, title: safeTitle, model: imported.model, source: imported.source,
                     sourceID: imported.sourceID, createdAt: imported.createdAt, updatedAt: updatedAt, pinned: imported.pinned)
                 guard let id = try writer.insert(row) else { return .unchanged }
-                try insertMessages(of: imported, intoNew: id, publicID: publicID)
+                try insertMessages(of: imported, tree: tree, intoNew: id, publicID: publicID)
                 return .inserted
             }
-            // An update replaces the messages: in a savepoint, so that the old ones come back
-            // when a new one fails.
+            // In a savepoint, so that nothing changes when a new message fails.
             return try database.write {
-                let stored = try database.query(
-                    "SELECT role, content, created_at, model FROM message WHERE conversation_id = ? ORDER BY position",
-                    [.integer(existing.id)]
-                ) { row in
-                    ImportedMessage(
-                        role: Role(rawValue: row.text(0)) ?? .user, content: row.text(1),
-                        createdAt: Timestamp(milliseconds: row.int64(2)), model: row.optionalText(3))
-                }
-                let incoming = imported.messages.map { ImportedMessage(role: $0.role, content: $0.content, createdAt: $0.createdAt, model: $0.model) }
-                let sameMessages = stored == incoming
-                if sameMessages && existing.title == safeTitle && existing.model == imported.model
-                    && existing.createdAt == imported.createdAt && existing.updatedAt == updatedAt
-                {
-                    return .unchanged
-                }
-                // An older copy (an older export, or the earlier of two in one file): its
-                // messages are the first of those stored. Replacing would lose the rest.
-                if incoming.count < stored.count && Array(stored.prefix(incoming.count)) == incoming {
-                    return .unchanged
-                }
-                try writer.update(
-                    conversation: existing.id, title: safeTitle, model: imported.model, createdAt: imported.createdAt,
-                    updatedAt: max(updatedAt, imported.createdAt))
-                if sameMessages { return .updated }
-                try writer.deleteMessages(ofConversation: existing.id)
-                try writer.insert(messages: messageRows(of: imported, in: existing.id, publicID: publicID))
-                return .updated
+                try merge(imported, tree: tree, into: existing, publicID: publicID, title: safeTitle, updatedAt: updatedAt)
             }
         }
+    }
+
+    /// Adds what `imported` has that `existing` lacks (see `upsert`).
+    private func merge(
+        _ imported: ImportedConversation, tree: ImportedTree, into existing: ConversationDTO, publicID: String, title: String,
+        updatedAt: Timestamp
+    ) throws -> ImportOutcome {
+        let stored = try database.query(
+            """
+            SELECT id, public_id, parent_id, source_node_id, role, content, model, input_tokens, output_tokens, duration_ms, position
+              FROM message WHERE conversation_id = ? ORDER BY position
+            """, [.integer(existing.id)]
+        ) { row in
+            StoredNode(
+                id: row.int64(0), publicID: row.text(1), parentID: row.optionalInt64(2), nodeID: row.optionalText(3),
+                role: row.text(4), content: row.text(5), model: row.optionalText(6),
+                usage: MessageUsage(inputTokens: row.optionalInt64(7), outputTokens: row.optionalInt64(8), durationMilliseconds: row.optionalInt64(9)),
+                position: row.int64(10))
+        }
+        var byNode: [String: Int] = [:]
+        var byPublicID: [String: Int] = [:]
+        var children: [Int64?: [Int]] = [:]
+        for (index, node) in stored.enumerated() {
+            if let nodeID = node.nodeID, byNode[nodeID] == nil { byNode[nodeID] = index }
+            byPublicID[node.publicID] = index
+            children[node.parentID, default: []].append(index)
+        }
+        var taken = Set<Int>()
+        // For each imported message, the stored row it is, when it is one.
+        var rowIDs: [Int64?] = Array(repeating: nil, count: imported.messages.count)
+        var changedMessages = false
+        var newRows: [Writer.MessageRow] = []
+        var newIndex: [Int: Int] = [:]  // imported index → index in newRows
+        var position = (stored.last?.position ?? -1) + 1
+        for (index, message) in imported.messages.enumerated() {
+            let parent = tree.parents[index]
+            var match: Int?
+            if let nodeID = tree.nodeIDs[index], let found = byNode[nodeID], !taken.contains(found) {
+                match = found
+            } else if let publicID = message.publicID, let found = byPublicID[publicID], !taken.contains(found) {
+                match = found
+            } else if parent == nil || rowIDs[parent ?? 0] != nil {
+                // A message stored before node ids were kept: the same text in the same place.
+                let parentRow = parent.flatMap { rowIDs[$0] }
+                match = children[parentRow]?.first { candidate in
+                    !taken.contains(candidate) && stored[candidate].nodeID == nil && stored[candidate].role == message.role.rawValue
+                        && stored[candidate].content == message.content
+                }
+            }
+            if let match {
+                taken.insert(match)
+                let node = stored[match]
+                rowIDs[index] = node.id
+                if let nodeID = tree.nodeIDs[index], node.nodeID == nil {
+                    try writer.setSourceNode(message: node.id, nodeID)
+                    changedMessages = true
+                }
+                if node.content != message.content || node.role != message.role.rawValue || node.model != message.model
+                    || (!message.usage.isEmpty && node.usage != message.usage)
+                {
+                    try writer.update(
+                        message: node.id, role: message.role, content: message.content, model: message.model,
+                        usage: message.usage.isEmpty ? node.usage : message.usage)
+                    changedMessages = true
+                }
+                continue
+            }
+            var row = Writer.MessageRow(
+                publicID: message.publicID ?? StableID.uuid(publicID, tree.nodeIDs[index] ?? String(position)),
+                conversationID: existing.id, position: position, role: message.role, content: message.content,
+                createdAt: message.createdAt, model: message.model, sourceNodeID: tree.nodeIDs[index], usage: message.usage)
+            if let parent {
+                if let parentRow = rowIDs[parent] { row.parentID = parentRow } else { row.parentInBatch = newIndex[parent] }
+            }
+            newIndex[index] = newRows.count
+            newRows.append(row)
+            position += 1
+        }
+        // An older copy (an older export, or the earlier of two in one file): everything in it
+        // is stored, and more. Nothing of it is newer.
+        if newRows.isEmpty && !changedMessages && imported.messages.count < stored.count {
+            return .unchanged
+        }
+        let sameConversation =
+            existing.title == title && existing.model == imported.model && existing.createdAt == imported.createdAt
+            && existing.updatedAt == updatedAt
+        if newRows.isEmpty && !changedMessages && sameConversation && existing.currentLeafID != nil {
+            return .unchanged
+        }
+        if !sameConversation {
+            try writer.update(
+                conversation: existing.id, title: title, model: imported.model, createdAt: imported.createdAt,
+                updatedAt: max(updatedAt, imported.createdAt))
+        }
+        if !newRows.isEmpty || existing.currentLeafID == nil {
+            let inserted = try writer.insert(messages: newRows)
+            for (index, at) in newIndex { rowIDs[index] = inserted[at] }
+            // The source's current branch, now that it has something new.
+            let nodes = stored.map { (id: $0.id, parentID: $0.parentID) }
+                + newRows.indices.map { (id: inserted[$0], parentID: newRows[$0].parentID ?? newRows[$0].parentInBatch.map { inserted[$0] }) }
+            let leaf = tree.leaf.flatMap { rowIDs[$0] }
+            try setBranch(of: existing.id, tree: ConversationTree(nodes: nodes), leaf: leaf)
+        }
+        return .updated
+    }
+
+    /// Makes `leaf` (else the newest leaf) the conversation's current branch.
+    func setBranch(of conversationID: Int64, tree: ConversationTree, leaf: Int64?) throws {
+        let chosen = leaf.flatMap { tree.contains($0) ? $0 : nil } ?? tree.newestLeaf
+        let length = chosen.map { tree.path(to: $0).count } ?? 0
+        try writer.setBranch(conversation: conversationID, leaf: chosen, length: length)
     }
 
     /// Adds `imported` unless a conversation of the same source and source id is stored
@@ -81,20 +174,38 @@ extension Store {
                 publicID: publicID, title: imported.title, model: imported.model, source: imported.source,
                 sourceID: imported.sourceID, createdAt: imported.createdAt, updatedAt: updatedAt, pinned: imported.pinned)
             guard let id = try writer.insert(row, ignoringDuplicate: true) else { return false }
-            try insertMessages(of: imported, intoNew: id, publicID: publicID)
+            try insertMessages(of: imported, tree: ImportedTree(imported), intoNew: id, publicID: publicID)
             return true
         }
     }
 
     private var writer: Writer { Writer(database: database) }
 
-    /// Inserts the messages of the conversation `conversationID` just inserted. When one
-    /// fails (an id taken by another conversation), the conversation is deleted again with
-    /// the messages before it, so that nothing of it is left, as a savepoint would leave
-    /// nothing, without the savepoint's journal of every page touched.
-    private func insertMessages(of imported: ImportedConversation, intoNew conversationID: Int64, publicID: String) throws {
+    /// Inserts the messages of the conversation `conversationID` just inserted, and its
+    /// current branch. When one fails (an id taken by another conversation), the
+    /// conversation is deleted again with the messages before it, so that nothing of it is
+    /// left, as a savepoint would leave nothing, without the savepoint's journal of every
+    /// page touched.
+    private func insertMessages(of imported: ImportedConversation, tree: ImportedTree, intoNew conversationID: Int64, publicID: String) throws {
         do {
-            try writer.insert(messages: messageRows(of: imported, in: conversationID, publicID: publicID))
+            let rows = imported.messages.enumerated().lazy.map { index, message in
+                Writer.MessageRow(
+                    publicID: message.publicID ?? StableID.uuid(publicID, tree.nodeIDs[index] ?? String(index)),
+                    conversationID: conversationID, position: Int64(index), role: message.role, content: message.content,
+                    createdAt: message.createdAt, model: message.model, parentInBatch: tree.parents[index],
+                    sourceNodeID: tree.nodeIDs[index], usage: message.usage)
+            }
+            let ids = try writer.insert(messages: rows)
+            if let leaf = tree.leaf, ids.indices.contains(leaf) {
+                // The branch's length without building a tree: up the parents from the leaf.
+                var length = 1
+                var at = leaf
+                while let parent = tree.parents[at], length <= ids.count {
+                    length += 1
+                    at = parent
+                }
+                try writer.setBranch(conversation: conversationID, leaf: ids[leaf], length: length)
+            }
         } catch {
             // When this fails too, its error goes up instead, and the transaction with it.
             _ = try writer.delete(conversation: conversationID)
@@ -102,18 +213,73 @@ extension Store {
         }
     }
 
-    private func messageRows(of imported: ImportedConversation, in conversationID: Int64, publicID: String) -> some Sequence<Writer.MessageRow> {
-        imported.messages.enumerated().lazy.map { position, message in
-            Writer.MessageRow(
-                publicID: message.publicID ?? StableID.uuid(publicID, String(position)), conversationID: conversationID,
-                position: Int64(position), role: message.role, content: message.content, createdAt: message.createdAt,
-                model: message.model)
-        }
-    }
-
     /// Runs `body` in one write transaction: for a caller that stores many conversations
     /// (with `upsert`, `add`) that must all be kept or none.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try database.write(body)
+    }
+}
+
+/// A stored message, as an import compares it.
+private struct StoredNode {
+    var id: Int64
+    var publicID: String
+    var parentID: Int64?
+    var nodeID: String?
+    var role: String
+    var content: String
+    var model: String?
+    var usage: MessageUsage
+    var position: Int64
+}
+
+/// The messages of an import as a tree: each one's parent (an earlier index), its node id
+/// (unique in the conversation), and the current leaf.
+struct ImportedTree {
+    /// For each message, the index of its parent; nil for a first message.
+    var parents: [Int?]
+    /// For each message, its node id; nil when it has none or another message had it first.
+    var nodeIDs: [String?]
+    /// The index of the last message of the branch shown by default.
+    var leaf: Int?
+
+    init(_ imported: ImportedConversation) {
+        var byNode: [String: Int] = [:]
+        var parents: [Int?] = []
+        var nodeIDs: [String?] = []
+        parents.reserveCapacity(imported.messages.count)
+        nodeIDs.reserveCapacity(imported.messages.count)
+        var hasChildren = Array(repeating: false, count: imported.messages.count)
+        for (index, message) in imported.messages.enumerated() {
+            let parent: Int? =
+                switch message.parent {
+                case .previous: index > 0 ? index - 1 : nil
+                case .root: nil
+                // A parent that is not earlier (missing, or after it) makes a first message.
+                case .node(let node): byNode[node]
+                case .index(let earlier): earlier >= 0 && earlier < index ? earlier : nil
+                }
+            parents.append(parent)
+            if let parent { hasChildren[parent] = true }
+            if let node = message.nodeID, byNode[node] == nil {
+                byNode[node] = index
+                nodeIDs.append(node)
+            } else {
+                nodeIDs.append(nil)
+            }
+        }
+        self.parents = parents
+        self.nodeIDs = nodeIDs
+        if let index = imported.currentIndex, imported.messages.indices.contains(index) {
+            leaf = index
+        } else if let current = imported.currentNodeID, let index = byNode[current] {
+            leaf = index
+        } else {
+            // The newest leaf: the latest time, the last in the file breaking ties.
+            leaf = imported.messages.indices.filter { !hasChildren[$0] }.max { lhs, rhs in
+                let left = imported.messages[lhs].createdAt, right = imported.messages[rhs].createdAt
+                return left == right ? lhs < rhs : left < right
+            }
+        }
     }
 }

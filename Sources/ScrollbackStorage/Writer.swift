@@ -1,8 +1,8 @@
 import CSQLite
 import ScrollbackModel
 
-/// The one place that writes the `conversation` and `message` tables: every INSERT, UPDATE
-/// and DELETE of them is here, so that whatever follows the writes (the search index and
+/// The one place that writes the `conversation`, `message` and `branch_choice` tables: every
+/// INSERT, UPDATE and DELETE of them is here, so that whatever follows the writes (the search index and
 /// the count through the schema's triggers; later a sync outbox) sees all of them.
 ///
 /// Row ids follow time (see `Schema.version2`): a new row gets the smallest free id in its
@@ -109,9 +109,11 @@ struct Writer {
         try database.run("UPDATE conversation SET pinned = ? WHERE id = ?", [SQLValue(pinned), .integer(id)])
     }
 
-    /// Deletes a conversation and (by cascade) its messages; whether it was there.
+    /// Deletes a conversation with its messages and remembered branches; whether it was there.
     func delete(conversation id: Int64) throws -> Bool {
         database.indexingLoad?.changedRows()
+        try database.run("DELETE FROM branch_choice WHERE conversation_id = ?", [.integer(id)])
+        try database.run("DELETE FROM message WHERE conversation_id = ?", [.integer(id)])
         try database.run("DELETE FROM conversation WHERE id = ?", [.integer(id)])
         return database.changes == 1
     }
@@ -130,6 +132,7 @@ struct Writer {
             while try insert.step() {}
             insert.reset()
         }
+        try database.run("DELETE FROM branch_choice WHERE conversation_id IN (SELECT id FROM temp.doomed)")
         try database.run("DELETE FROM message WHERE conversation_id IN (SELECT id FROM temp.doomed)")
         try database.run("DELETE FROM conversation WHERE id IN (SELECT id FROM temp.doomed)")
         let deleted = database.changes
@@ -147,6 +150,12 @@ struct Writer {
         var content: String
         var createdAt: Timestamp
         var model: String?
+        /// The parent's row id, when it is stored already.
+        var parentID: Int64? = nil
+        /// The parent as the index of an earlier row of the same `insert(messages:)` call.
+        var parentInBatch: Int? = nil
+        var sourceNodeID: String? = nil
+        var usage = MessageUsage()
     }
 
     @discardableResult
@@ -158,23 +167,35 @@ struct Writer {
         return rowID
     }
 
-    /// Inserts the messages of one conversation, in order, with new ids: one prepared
-    /// statement for all (this is every imported message's path).
-    func insert(messages rows: some Sequence<MessageRow>) throws {
+    /// Inserts the messages of one conversation, parents before children, with new ids: one
+    /// prepared statement for all (this is every imported message's path). Returns their ids
+    /// in order.
+    @discardableResult
+    func insert(messages rows: some Sequence<MessageRow>) throws -> [Int64] {
         let statement = try database.statement(Self.insertMessage)
         defer { statement.reset() }
         var previous: Int64?
-        for row in rows {
+        var ids: [Int64] = []
+        for var row in rows {
+            if let parent = row.parentInBatch {
+                guard ids.indices.contains(parent) else {
+                    throw StorageError.conflict("a message's parent comes after it; nothing was written")
+                }
+                row.parentID = ids[parent]
+            }
             let rowID = try newID(in: .message, at: row.createdAt, after: previous)
             try insert(row, id: rowID, with: statement)
             statement.reset()
             previous = rowID
+            ids.append(rowID)
         }
+        return ids
     }
 
     private static let insertMessage = """
-        INSERT INTO message (id, public_id, conversation_id, position, role, content, created_at, model)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO message (id, public_id, conversation_id, position, role, content, created_at, model,
+                             parent_id, source_node_id, input_tokens, output_tokens, duration_ms)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     private func insert(_ row: MessageRow, id: Int64, with statement: Statement) throws {
@@ -186,13 +207,44 @@ struct Writer {
         try statement.bind(.text(row.content), at: 6)
         try statement.bind(.integer(row.createdAt.milliseconds), at: 7)
         try statement.bind(SQLValue(row.model), at: 8)
+        try statement.bind(SQLValue(row.parentID), at: 9)
+        try statement.bind(SQLValue(row.sourceNodeID), at: 10)
+        try statement.bind(SQLValue(row.usage.inputTokens), at: 11)
+        try statement.bind(SQLValue(row.usage.outputTokens), at: 12)
+        try statement.bind(SQLValue(row.usage.durationMilliseconds), at: 13)
         while try statement.step() {}
         try database.indexingLoad?.inserted(message: id, conversation: row.conversationID, at: row.createdAt)
     }
 
-    func deleteMessages(ofConversation id: Int64) throws {
+    /// A stored message as a newer import has it: its text, role, model and usage.
+    func update(message id: Int64, role: Role, content: String, model: String?, usage: MessageUsage) throws {
         database.indexingLoad?.changedRows()
-        try database.run("DELETE FROM message WHERE conversation_id = ?", [.integer(id)])
+        try database.run(
+            "UPDATE message SET role = ?, content = ?, model = ?, input_tokens = ?, output_tokens = ?, duration_ms = ? WHERE id = ?",
+            [.text(role.rawValue), .text(content), SQLValue(model), SQLValue(usage.inputTokens), SQLValue(usage.outputTokens),
+             SQLValue(usage.durationMilliseconds), .integer(id)])
+    }
+
+    /// Records the export node a message stored before node ids were kept came from.
+    func setSourceNode(message id: Int64, _ nodeID: String) throws {
+        try database.run("UPDATE message SET source_node_id = ? WHERE id = ?", [.text(nodeID), .integer(id)])
+    }
+
+    // MARK: Branches
+
+    /// The branch a conversation shows by default: its last message and its length. Neither
+    /// the updated time nor the search index changes.
+    func setBranch(conversation id: Int64, leaf: Int64?, length: Int) throws {
+        try database.run(
+            "UPDATE conversation SET current_leaf_id = ?, branch_length = ? WHERE id = ?",
+            [SQLValue(leaf), .integer(Int64(length)), .integer(id)])
+    }
+
+    /// Remembers that the reader left the branch through `message` while on `leaf`.
+    func remember(conversation id: Int64, message: Int64, leaf: Int64) throws {
+        try database.run(
+            "INSERT OR REPLACE INTO branch_choice (conversation_id, message_id, leaf_id) VALUES (?, ?, ?)",
+            [.integer(id), .integer(message), .integer(leaf)])
     }
 
     // MARK: Counts

@@ -45,7 +45,16 @@ struct ImportExportCommandTests {
         let parsed = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
         let records = parsed?["conversations"] as? [[String: Any]] ?? []
         #expect(records.map { $0["title"] as? String } == ["Postgres indexing", "Trip ideas"])
-        #expect((records.first?["messages"] as? [Any])?.count == 6)
+        // The whole tree: the regenerated answer too, under the question it answers.
+        let messages = records.first?["messages"] as? [[String: Any]] ?? []
+        #expect(messages.count == 7)
+        #expect(messages[0]["parentID"] == nil && messages[1]["parentID"] as? String == messages[0]["id"] as? String)
+        #expect(messages[2]["parentID"] as? String == messages[0]["id"] as? String)
+        #expect(records.first?["currentLeafID"] as? String == messages.last?["id"] as? String)
+        // Markdown: the current branch, and a note of the other one.
+        #expect(!markdown.output.contains("\n\nFirst answer that was regenerated."))
+        #expect(markdown.output.contains("\n---\n\n1 other branch (`scrollback show --all-branches "))
+        #expect(markdown.output.contains("- at message 2, assistant: First answer that was regenerated.\n"))
 
         let file = runner.folder.file("backup.jsonl")
         #expect(try runner.run(["export", "--format", "jsonl", "--out", file]).status == 0)

@@ -15,7 +15,7 @@ struct ChatGPTLongConversationTests {
         #expect(MemoryLayout<ChatGPTExport.Node>.stride <= 48)
     }
 
-    @Test("messages off the transcript are never parsed: one the parser would refuse does not matter")
+    @Test("a message on another branch that cannot be read is left out; the rest is kept")
     func offBranchNotParsed() throws {
         func node(_ id: String, parent: String?, children: [String], message: String) -> String {
             let parentText = parent.map { "\"\($0)\"" } ?? "null"

@@ -12,14 +12,18 @@ struct ImportTests {
     static let chatgpt = fixtures + "/chatgpt/conversations.json"
     static let claude = fixtures + "/claude/conversations.json"
 
-    /// (role, text) of every message of the conversation with this source id, in order.
+    /// "role: text" of each message of the current branch of the conversation with this
+    /// source id, as the reader and `show` give it.
     static func transcript(_ store: Store, source: String, id: String) throws -> [String] {
-        try store.database.query(
-            """
-            SELECT m.role, m.content FROM message m JOIN conversation c ON c.id = m.conversation_id
-            WHERE c.source = ? AND c.source_id = ? ORDER BY m.position
-            """, [.text(source), .text(id)]
-        ) { "\($0.text(0)): \($0.text(1))" }
+        guard let conversation = try conversation(store, source: source, id: id) else { return [] }
+        var lines: [String] = []
+        var position = PagePosition.first
+        while true {
+            let page = try store.messages.page(conversationID: conversation.id, at: position, limit: 50)
+            lines += page.items.map { "\($0.role.rawValue): \($0.content)" }
+            guard let next = page.next else { return lines }
+            position = .after(next)
+        }
     }
 
     static func conversation(_ store: Store, source: String, id: String) throws -> ConversationDTO? {

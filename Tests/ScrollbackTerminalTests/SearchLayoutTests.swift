@@ -23,6 +23,9 @@ struct SearchLayoutTests {
         func matchingPositions(conversationID: Int64, query: String) throws -> [Int] {
             try base.matchingPositions(conversationID: conversationID, query: query)
         }
+        func matchingMessageIDs(conversationID: Int64, query: String) throws -> [Int64] {
+            try base.matchingMessageIDs(conversationID: conversationID, query: query)
+        }
         func indexingProgress() throws -> Double? { 0.376 }
     }
 

@@ -397,5 +397,8 @@ final class IndexingSearchRepository: SearchRepository {
     func matchingPositions(conversationID: Int64, query: String) throws -> [Int] {
         try base.matchingPositions(conversationID: conversationID, query: query)
     }
+    func matchingMessageIDs(conversationID: Int64, query: String) throws -> [Int64] {
+        try base.matchingMessageIDs(conversationID: conversationID, query: query)
+    }
     func indexingProgress() throws -> Double? { progress }
 }

@@ -1,0 +1,199 @@
+/// The shape of a branched conversation: each message's parent, without any text (a few
+/// bytes per message), for finding branches, siblings and leaves.
+///
+/// Siblings are in the order of their ids, which is the order of their times (see the
+/// storage's row ids). A parent that is not in the tree makes its child a first message, and
+/// a message on a cycle (only a damaged database has one) is reachable from no first message:
+/// no walk here loops.
+public struct ConversationTree: Sendable {
+    /// Message ids, ascending.
+    public let ids: [Int64]
+    private let index: [Int64: Int]
+    /// For each message (by index), its parent's index, or -1.
+    private let parents: [Int]
+    /// Children of each message in `childList[childStart[i]..<childStart[i + 1]]`; the first
+    /// messages are those of `roots`.
+    private let childStart: [Int]
+    private let childList: [Int]
+    private let roots: [Int]
+
+    /// - Parameter nodes: every message of the conversation with its parent (any order).
+    public init(nodes: [(id: Int64, parentID: Int64?)]) {
+        let sorted = nodes.sorted { $0.id < $1.id }
+        var index: [Int64: Int] = [:]
+        index.reserveCapacity(sorted.count)
+        var ids: [Int64] = []
+        ids.reserveCapacity(sorted.count)
+        for node in sorted where index[node.id] == nil {
+            index[node.id] = ids.count
+            ids.append(node.id)
+        }
+        var parents = Array(repeating: -1, count: ids.count)
+        var counts = Array(repeating: 0, count: ids.count + 1)
+        var roots: [Int] = []
+        var seen = Set<Int>()
+        for node in sorted {
+            guard let at = index[node.id], seen.insert(at).inserted else { continue }
+            if let parentID = node.parentID, let parent = index[parentID], parent != at {
+                parents[at] = parent
+                counts[parent + 1] += 1
+            } else {
+                roots.append(at)
+            }
+        }
+        for i in 0..<ids.count { counts[i + 1] += counts[i] }
+        var fill = counts
+        var childList = Array(repeating: 0, count: counts[ids.count])
+        // In index order, so that each list is in id order.
+        for at in 0..<ids.count where parents[at] >= 0 {
+            childList[fill[parents[at]]] = at
+            fill[parents[at]] += 1
+        }
+        self.ids = ids
+        self.index = index
+        self.parents = parents
+        self.childStart = counts
+        self.childList = childList
+        self.roots = roots
+    }
+
+    public var count: Int { ids.count }
+
+    public func contains(_ id: Int64) -> Bool { index[id] != nil }
+
+    public func parent(of id: Int64) -> Int64? {
+        guard let at = index[id], parents[at] >= 0 else { return nil }
+        return ids[parents[at]]
+    }
+
+    /// The children of `id` in time order; the first messages for nil.
+    public func children(of id: Int64?) -> [Int64] {
+        childIndexes(of: id.flatMap { index[$0] }).map { ids[$0] }
+    }
+
+    private func childIndexes(of at: Int?) -> ArraySlice<Int> {
+        guard let at else { return roots[...] }
+        return childList[childStart[at]..<childStart[at + 1]]
+    }
+
+    /// Where `id` stands among its siblings (0-based) and how many there are.
+    public func siblingPlace(of id: Int64) -> (index: Int, count: Int)? {
+        guard let at = index[id] else { return nil }
+        let siblings = childIndexes(of: parents[at] >= 0 ? parents[at] : nil)
+        guard let place = siblings.firstIndex(of: at) else { return nil }
+        return (place - siblings.startIndex, siblings.count)
+    }
+
+    /// The messages from a first one down to `leaf`, in order; empty when `leaf` is not here.
+    public func path(to leaf: Int64) -> [Int64] {
+        guard var at = index[leaf] else { return [] }
+        var path: [Int64] = [ids[at]]
+        var steps = 0
+        while parents[at] >= 0 && steps < ids.count {
+            at = parents[at]
+            path.append(ids[at])
+            steps += 1
+        }
+        return path.reversed()
+    }
+
+    /// Whether `ancestor` is `id` or one of the messages above it.
+    public func isAncestor(_ ancestor: Int64, of id: Int64) -> Bool {
+        guard let target = index[ancestor], var at = index[id] else { return false }
+        var steps = 0
+        while true {
+            if at == target { return true }
+            guard parents[at] >= 0, steps < ids.count else { return false }
+            at = parents[at]
+            steps += 1
+        }
+    }
+
+    /// The newest leaf at or below `id` (the one with the largest id, which is the latest).
+    public func newestLeaf(under id: Int64) -> Int64? {
+        guard let start = index[id] else { return nil }
+        var best = start
+        var stack = [start]
+        var visited = 0
+        while let at = stack.popLast(), visited <= ids.count {
+            visited += 1
+            let children = childIndexes(of: at)
+            if children.isEmpty {
+                if at > best || childIndexes(of: best).count > 0 { best = at }
+            } else {
+                stack.append(contentsOf: children)
+            }
+        }
+        return ids[best]
+    }
+
+    /// The newest leaf of the whole conversation.
+    public var newestLeaf: Int64? {
+        (0..<ids.count).last { childStart[$0] == childStart[$0 + 1] && isReachable($0) }.map { ids[$0] }
+    }
+
+    private func isReachable(_ at: Int) -> Bool {
+        var at = at
+        var steps = 0
+        while parents[at] >= 0 {
+            at = parents[at]
+            steps += 1
+            if steps > ids.count { return false }
+        }
+        return true
+    }
+
+    /// The number of messages above `id`: its place along any branch through it.
+    public func depth(of id: Int64) -> Int {
+        max(path(to: id).count - 1, 0)
+    }
+
+    /// One entry per leaf, in outline order (depth first, siblings in time order).
+    public struct Branch: Sendable, Hashable {
+        public var leaf: Int64
+        /// The first message of this branch after its last branch point (the first message
+        /// of the conversation when it has none): what tells it from its siblings.
+        public var start: Int64
+        /// How many branch points are above `start`: the outline's indentation.
+        public var level: Int
+    }
+
+    /// Every branch, one per leaf, depth first.
+    public var branches: [Branch] {
+        var result: [Branch] = []
+        let rootLevel = roots.count > 1 ? 1 : 0
+        var stack: [(at: Int, start: Int, level: Int)] = roots.reversed().map { ($0, $0, rootLevel) }
+        var visited = 0
+        while let (at, start, level) = stack.popLast(), visited <= ids.count {
+            visited += 1
+            let children = childIndexes(of: at)
+            if children.isEmpty {
+                result.append(Branch(leaf: ids[at], start: ids[start], level: level))
+            } else if children.count == 1, let only = children.first {
+                stack.append((only, start, level))
+            } else {
+                stack.append(contentsOf: children.reversed().map { ($0, $0, level + 1) })
+            }
+        }
+        return result
+    }
+}
+
+/// One branch of a conversation, to page through: by position when the conversation has one
+/// branch (the messages' own order), else by the ids along it (8 bytes a message, no text).
+public struct MessageBranch: Sendable {
+    public let conversationID: Int64
+    /// Its last message.
+    public let leaf: Int64?
+    /// The ids from the first message to `leaf`; nil when the conversation has one branch.
+    public let path: [Int64]?
+    /// How many messages it has.
+    public let count: Int
+
+    public init(conversationID: Int64, leaf: Int64?, path: [Int64]?, count: Int) {
+        self.conversationID = conversationID
+        self.leaf = leaf
+        self.path = path
+        self.count = count
+    }
+}
