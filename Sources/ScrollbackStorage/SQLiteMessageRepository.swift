@@ -65,7 +65,9 @@ public final class SQLiteMessageRepository: MessageRepository {
         return try page(try branch(of: conversation, leaf: nil), at: position, limit: limit)
     }
 
-    public func branch(of conversation: ConversationDTO, leaf: Int64?) throws -> MessageBranch {
+    public func branch(of given: ConversationDTO, leaf: Int64?) throws -> MessageBranch {
+        // As stored now: the caller's copy may be from before a choice or an import.
+        let conversation = try SQLiteConversationRepository(database: database).conversation(id: given.id) ?? given
         // One branch, and it is the one asked for: paged by position, no tree needed.
         if !conversation.isBranched && (leaf == nil || leaf == conversation.currentLeafID) {
             return MessageBranch(conversationID: conversation.id, leaf: conversation.currentLeafID, path: nil, count: conversation.branchLength)

@@ -29,9 +29,10 @@ public enum BrowserRenderer {
         case .list: drawList(browser, on: screen)
         case .reader: drawReader(browser, on: screen)
         case .searchResults: drawSearch(browser, on: screen)
+        case .outline: drawOutline(browser, on: screen)
         }
         drawFooter(browser, on: screen)
-        if browser.showingHelp { drawHelp(on: screen) }
+        if browser.showingHelp { drawHelp(reader: browser.mode == .reader || browser.mode == .outline, on: screen) }
     }
 
     private static func drawTooSmall(on screen: any Screen) {
@@ -73,12 +74,19 @@ public enum BrowserRenderer {
             hints = "? help  / search  q quit"
         case .reader:
             let reader = browser.reader
-            let position = (reader?.topPosition ?? 0) + 1
-            left = "message \(NumberText.grouped(position)) of \(NumberText.grouped(reader?.conversation.messageCount ?? 0))"
+            let position = (reader?.focus ?? 0) + 1
+            left = "message \(NumberText.grouped(position)) of \(NumberText.grouped(reader?.branchCount ?? 0))"
             if let find = reader?.find {
                 left += " · match \(NumberText.grouped(find.current + 1)) of \(NumberText.grouped(find.positions.count))"
             }
-            hints = reader?.find != nil ? "n/N match  Esc back" : "j/k scroll  / find  Esc back"
+            hints =
+                reader?.find != nil ? "n/N match  Esc back"
+                : reader?.focusedSiblings != nil ? "[ ] version  t outline  Esc back"
+                : "j/k scroll  / find  Esc back"
+        case .outline:
+            let outline = browser.outline
+            left = "branch \(NumberText.grouped((outline?.selection ?? 0) + 1)) of \(NumberText.grouped(outline?.entries.count ?? 0))"
+            hints = "Enter show  Esc back"
         case .searchResults:
             let search = browser.search
             let count = search?.hits.count ?? 0
@@ -223,14 +231,42 @@ public enum BrowserRenderer {
         for (offset, line) in reader.visibleLines.enumerated() {
             let row = 1 + offset
             guard row < screen.height - 1 else { break }
-            let style: TextStyle
+            var style: TextStyle
             switch line.style {
-            case .header(let role): style = roleStyle(role)
+            case .header(let role):
+                style = roleStyle(role)
+                // The focused message's header stands out (in reverse, so without colour too).
+                if line.position == reader.focus { style.reverse = true }
             case .code: style = TextStyle(color: .green)
             case .fence: style = TextStyle(dim: true)
             case .text, .blank: style = .plain
             }
             drawHighlighted(line.text, terms: reader.highlights, row: row, column: 0, width: screen.width, style: style, on: screen)
+        }
+    }
+
+    // MARK: Outline
+
+    /// One line per branch, indented by its branch points (two cells each, at most a third of
+    /// the width), `#place role: first line` (no role below 40 columns); the branch shown is
+    /// marked `●`.
+    private static func drawOutline(_ browser: BrowserViewModel, on screen: any Screen) {
+        guard let outline = browser.outline, let reader = browser.reader else { return }
+        let count = outline.entries.count
+        drawHeader(
+            "\(NumberText.grouped(count)) branch\(count == 1 ? "" : "es") · " + UntrustedText.sanitized(reader.conversation.title),
+            right: readOnlyLabel(browser), on: screen)
+        let width = screen.width
+        for (offset, entry) in outline.visibleEntries.enumerated() {
+            let row = 1 + offset
+            guard row < screen.height - 1 else { break }
+            let indent = String(repeating: " ", count: min(entry.level * 2, width / 3))
+            // Narrow: the text matters more than the role.
+            let role = width >= 40 ? "\(entry.role.rawValue): " : ""
+            let text = indent + (entry.isShown ? "● " : "  ") + "#\(entry.place) " + role + entry.firstLine
+            var style = TextStyle(bold: entry.isShown)
+            if outline.top + offset == outline.selection { style.reverse = true }
+            screen.draw(DisplayWidth.fitted(text, to: width), row: row, column: 0, style: style)
         }
     }
 
@@ -273,8 +309,8 @@ public enum BrowserRenderer {
 
     // MARK: Help
 
-    private static func drawHelp(on screen: any Screen) {
-        let lines = KeyBindings.helpLines
+    private static func drawHelp(reader: Bool, on screen: any Screen) {
+        let lines = KeyBindings.helpLines(reader: reader)
         let boxWidth = min(screen.width - 2, (lines.map { DisplayWidth.of($0) }.max() ?? 0) + 4)
         let boxHeight = min(screen.height - 2, lines.count + 2)
         guard boxWidth >= 6, boxHeight >= 3 else { return }

@@ -7,6 +7,8 @@ import TerminalText
 public final class BrowserViewModel {
     public enum Mode: Equatable, Sendable {
         case list, reader, searchResults
+        /// The outline of the branches of the conversation being read.
+        case outline
     }
 
     public enum Prompt: Equatable, Sendable {
@@ -47,6 +49,7 @@ public final class BrowserViewModel {
     public let list: ConversationListViewModel
     public private(set) var reader: ReaderViewModel?
     public private(set) var search: SearchViewModel?
+    public private(set) var outline: OutlineViewModel?
     public let isReadOnly: Bool
     /// Shown in the header.
     public let databasePath: String
@@ -111,6 +114,7 @@ public final class BrowserViewModel {
         list.viewportHeight = contentHeight
         search?.viewportHits = max(contentHeight / 2, 1)
         reader?.resize(width: max(width, 1), height: contentHeight)
+        outline?.viewportHeight = contentHeight
     }
 
     // MARK: Keys
@@ -170,6 +174,7 @@ public final class BrowserViewModel {
         case .list: return try handleInList(command)
         case .reader: try handleInReader(command)
         case .searchResults: try handleInSearch(command)
+        case .outline: try handleInOutline(command)
         }
         return true
     }
@@ -224,6 +229,8 @@ public final class BrowserViewModel {
             status = "Sorted by \(next.rawValue)"
         case .help: showingHelp = true
         case .suspend: break  // the front end's (it owns the terminal)
+        case .previousMessage, .nextMessage, .previousVersion, .nextVersion, .outline:
+            status = "Open a conversation (Enter) to do that"
         }
         return true
     }
@@ -266,6 +273,59 @@ public final class BrowserViewModel {
         case .suspend: break  // the front end's (it owns the terminal)
         case .rename, .delete, .toggleMark, .deleteMarked, .undo, .cycleSort:
             status = "Back to the list (Esc) to do that"
+        case .previousMessage, .nextMessage:
+            if try !reader.moveFocus(by: command == .nextMessage ? 1 : -1) {
+                status = command == .nextMessage ? "The last message" : "The first message"
+            }
+        case .previousVersion, .nextVersion:
+            let forward = command == .nextVersion
+            if let place = try reader.switchSibling(by: forward ? 1 : -1) {
+                status = "Version \(place.index + 1) of \(place.count)" + (isReadOnly ? " · read-only: until you quit" : "")
+            } else if let place = reader.focusedSiblings {
+                status = forward ? "The last of \(place.count) versions" : "The first of \(place.count) versions"
+            } else {
+                status = "This message has no other version (] and [ switch at ‹ 2/3 ›)"
+            }
+        case .outline:
+            guard let tree = reader.tree else {
+                status = "One branch: no other versions in this conversation"
+                return
+            }
+            let outline = try OutlineViewModel(tree: tree, messages: repositories.messages, shownLeaf: reader.branch.leaf)
+            outline.viewportHeight = contentHeight
+            self.outline = outline
+            mode = .outline
+        }
+    }
+
+    private func handleInOutline(_ command: BrowserCommand) throws {
+        guard let outline, let reader else {
+            mode = reader == nil ? .list : .reader
+            return
+        }
+        switch command {
+        case .down: outline.move(by: 1)
+        case .up: outline.move(by: -1)
+        case .pageDown, .halfPageDown: outline.move(by: max(contentHeight - 1, 1))
+        case .pageUp, .halfPageUp: outline.move(by: -max(contentHeight - 1, 1))
+        case .top: outline.move(by: -outline.entries.count)
+        case .bottom: outline.move(by: outline.entries.count)
+        case .open:
+            if let entry = outline.selected, entry.leaf != reader.branch.leaf {
+                let leaving = reader.focusedMessage.flatMap { focused in reader.branch.leaf.map { (focused.id, $0) } }
+                try reader.showBranch(endingAt: entry.leaf, leaving: leaving)
+                try reader.show(position: max(entry.place - 1, 0))
+                status = "Branch \(outline.selection + 1) of \(outline.entries.count)" + (isReadOnly ? " · read-only: until you quit" : "")
+            }
+            self.outline = nil
+            mode = .reader
+        case .back, .quit, .outline:
+            self.outline = nil
+            mode = .reader
+        case .help: showingHelp = true
+        case .suspend: break
+        default:
+            status = "Enter shows the branch, Esc goes back"
         }
     }
 
@@ -288,6 +348,8 @@ public final class BrowserViewModel {
         case .suspend: break  // the front end's (it owns the terminal)
         case .rename, .delete, .toggleMark, .deleteMarked, .undo, .cycleSort:
             status = "Back to the list (Esc) to do that"
+        case .previousMessage, .nextMessage, .previousVersion, .nextVersion, .outline:
+            status = "Open a result (Enter) to do that"
         }
     }
 
@@ -449,10 +511,17 @@ public final class BrowserViewModel {
             return
         }
         lastQuery = trimmed
-        let positions = try repositories.search.matchingPositions(conversationID: reader.conversation.id, query: trimmed)
+        let positions =
+            if reader.branch.path != nil {
+                reader.positions(of: try repositories.search.matchingMessageIDs(conversationID: reader.conversation.id, query: trimmed)) ?? []
+            } else {
+                try repositories.search.matchingPositions(conversationID: reader.conversation.id, query: trimmed)
+            }
         guard !positions.isEmpty else {
             reader.clearFind()
-            status = "Not in this conversation: “\(UntrustedText.sanitized(trimmed))”"
+            status = reader.tree == nil
+                ? "Not in this conversation: “\(UntrustedText.sanitized(trimmed))”"
+                : "Not on this branch: “\(UntrustedText.sanitized(trimmed))” (/ searches every branch from the list)"
             return
         }
         try reader.setFind(query: trimmed, positions: positions)
@@ -479,17 +548,27 @@ public final class BrowserViewModel {
     }
 
     private func openReader(_ conversation: ConversationDTO, at position: Int, highlights: [String]) throws {
-        let reader = ReaderViewModel(
-            conversation: conversation, messages: repositories.messages, width: max(width, 1), highlights: highlights)
-        reader.viewportHeight = contentHeight
+        let reader = try makeReader(conversation, highlights: highlights)
         try reader.open(at: position)
         self.reader = reader
         mode = .reader
     }
 
+    private func makeReader(_ conversation: ConversationDTO, highlights: [String]) throws -> ReaderViewModel {
+        let reader = try ReaderViewModel(
+            conversation: conversation, messages: repositories.messages, width: max(width, 1), highlights: highlights,
+            remembersChoices: !isReadOnly)
+        reader.viewportHeight = contentHeight
+        return reader
+    }
+
+    /// Opens the reader on the hit's branch, the matched message in view.
     private func openSearchHit() throws {
         guard let search, let hit = search.selected else { return }
-        try openReader(hit.conversation, at: hit.message?.position ?? 0, highlights: search.terms)
+        let reader = try makeReader(hit.conversation, highlights: search.terms)
+        if let message = hit.message { try reader.open(message: message.id) } else { try reader.open(at: 0) }
+        self.reader = reader
+        mode = .reader
         readerOrigin = .searchResults
     }
 

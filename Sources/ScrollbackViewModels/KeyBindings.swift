@@ -5,13 +5,27 @@ public enum BrowserCommand: String, CaseIterable, Sendable {
     case search, nextMatch, previousMatch
     case rename, delete, toggleMark, deleteMarked, undo
     case cycleSort, help, suspend
+    case previousMessage, nextMessage, previousVersion, nextVersion, outline
 }
 
 /// A command, its default keys and its help text. The help overlay is made from this table.
 public struct KeyBinding: Sendable {
+    /// Where a command does something: the help of each screen lists those.
+    public enum Scope: Sendable {
+        case everywhere, list, reader
+    }
+
     public let command: BrowserCommand
     public let keys: [Key]
     public let help: String
+    public let scope: Scope
+
+    init(command: BrowserCommand, keys: [Key], help: String, scope: Scope = .everywhere) {
+        self.command = command
+        self.keys = keys
+        self.help = help
+        self.scope = scope
+    }
 }
 
 public enum KeyBindings {
@@ -30,12 +44,17 @@ public enum KeyBindings {
         KeyBinding(command: .search, keys: [.character("/")], help: "Search everything (as you type); in the reader, find in it"),
         KeyBinding(command: .nextMatch, keys: [.character("n")], help: "Next match (wraps in the reader)"),
         KeyBinding(command: .previousMatch, keys: [.character("N")], help: "Previous match (wraps in the reader)"),
-        KeyBinding(command: .rename, keys: [.character("r")], help: "Rename the conversation"),
-        KeyBinding(command: .delete, keys: [.character("d")], help: "Delete the conversation (asks first)"),
-        KeyBinding(command: .toggleMark, keys: [.character(" ")], help: "Mark or unmark"),
-        KeyBinding(command: .deleteMarked, keys: [.character("D")], help: "Delete every marked conversation (asks first)"),
-        KeyBinding(command: .undo, keys: [.character("u")], help: "Undo the last delete or rename"),
-        KeyBinding(command: .cycleSort, keys: [.character("s")], help: "Sort by updated, created or title"),
+        KeyBinding(command: .rename, keys: [.character("r")], help: "Rename the conversation", scope: .list),
+        KeyBinding(command: .delete, keys: [.character("d")], help: "Delete the conversation (asks first)", scope: .list),
+        KeyBinding(command: .toggleMark, keys: [.character(" ")], help: "Mark or unmark", scope: .list),
+        KeyBinding(command: .deleteMarked, keys: [.character("D")], help: "Delete every marked conversation (asks first)", scope: .list),
+        KeyBinding(command: .undo, keys: [.character("u")], help: "Undo the last delete or rename", scope: .list),
+        KeyBinding(command: .cycleSort, keys: [.character("s")], help: "Sort by updated, created or title", scope: .list),
+        KeyBinding(command: .previousMessage, keys: [.character("{")], help: "Focus the previous message", scope: .reader),
+        KeyBinding(command: .nextMessage, keys: [.character("}")], help: "Focus the next message", scope: .reader),
+        KeyBinding(command: .previousVersion, keys: [.character("[")], help: "Previous version of the focused message (‹ 2/3 ›)", scope: .reader),
+        KeyBinding(command: .nextVersion, keys: [.character("]")], help: "Next version; the rest follows its branch", scope: .reader),
+        KeyBinding(command: .outline, keys: [.character("t")], help: "Outline of every branch, to show one", scope: .reader),
         KeyBinding(command: .help, keys: [.character("?")], help: "Show or hide this help"),
         KeyBinding(command: .suspend, keys: [.control("z")], help: "Suspend to the shell (fg comes back)"),
     ]
@@ -50,11 +69,13 @@ public enum KeyBindings {
 
     public static func command(for key: Key) -> BrowserCommand? { byKey[key] }
 
-    /// The help overlay's lines: keys, then what they do.
-    public static var helpLines: [String] {
-        let labels = table.map { $0.keys.map(\.description).joined(separator: " ") }
+    /// The help overlay's lines for the list (`reader` false) or the reader: keys, then
+    /// what they do.
+    public static func helpLines(reader: Bool) -> [String] {
+        let bindings = table.filter { $0.scope == .everywhere || $0.scope == (reader ? .reader : .list) }
+        let labels = bindings.map { $0.keys.map(\.description).joined(separator: " ") }
         let width = (labels.map(\.count).max() ?? 0) + 2
-        return zip(labels, table).map { label, binding in
+        return zip(labels, bindings).map { label, binding in
             label + String(repeating: " ", count: width - label.count) + binding.help
         }
     }

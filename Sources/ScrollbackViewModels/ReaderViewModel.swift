@@ -20,9 +20,14 @@ public struct ReaderLine: Equatable, Sendable {
 
 /// A conversation's messages as lines, paged through the repository like the list: a long
 /// conversation is never loaded whole.
+///
+/// One branch of the conversation's tree is shown: the current one, or the one chosen with
+/// `[` and `]` at a message that has other versions (siblings), or from the outline. A
+/// branched conversation's shape (ids and parents, no text) is held to find siblings and
+/// leaves; the branch itself is paged by the ids along it.
 @MainActor
 public final class ReaderViewModel {
-    public let conversation: ConversationDTO
+    public private(set) var conversation: ConversationDTO
     public private(set) var lines: [ReaderLine] = []
     /// The index in `lines` of the first line on screen.
     public private(set) var topLine = 0
@@ -36,6 +41,17 @@ public final class ReaderViewModel {
     /// that match (ascending) and which of them is the current one.
     public private(set) var find: (query: String, positions: [Int], current: Int)?
     private let searchHighlights: [String]
+    /// The message `[`, `]` and the message keys act on: its position along the branch.
+    public private(set) var focus = 0
+    /// The branch shown.
+    public private(set) var branch: MessageBranch
+    /// The conversation's shape, when it has more than one branch.
+    public private(set) var tree: ConversationTree?
+    /// Whether a branch chosen here is kept for the next time (not in `--readonly`, where
+    /// it lasts until the reader closes).
+    private let remembersChoices: Bool
+    /// Choices made here when they are not kept: message → the leaf left there.
+    private var choices: [Int64: Int64] = [:]
 
     private let messages: any MessageRepository
     private var loaded: [MessageDTO] = []
@@ -46,10 +62,11 @@ public final class ReaderViewModel {
     private let pageSize: Int
     private let maximumLoaded: Int
 
+    /// - Parameter leaf: the branch to show (its last message); nil: the current branch.
     public init(
         conversation: ConversationDTO, messages: any MessageRepository, width: Int, highlights: [String] = [],
-        pageSize: Int = 100, maximumLoaded: Int = 400
-    ) {
+        pageSize: Int = 100, maximumLoaded: Int = 400, leaf: Int64? = nil, remembersChoices: Bool = true
+    ) throws {
         self.conversation = conversation
         self.messages = messages
         self.width = max(width, 1)
@@ -57,18 +74,31 @@ public final class ReaderViewModel {
         searchHighlights = highlights
         self.pageSize = max(pageSize, 2)
         self.maximumLoaded = max(maximumLoaded, 3 * pageSize)
+        self.remembersChoices = remembersChoices
+        branch = try messages.branch(of: conversation, leaf: leaf)
+        if branch.path != nil {
+            let tree = try messages.tree(conversationID: conversation.id)
+            self.tree = tree.count > 0 ? tree : nil
+        }
     }
+
+    /// The number of messages of the branch shown.
+    public var branchCount: Int { branch.count }
+
+    /// How many messages are loaded (bounded by `maximumLoaded` and a page).
+    var loadedCount: Int { loaded.count }
 
     /// Loads the messages from `position` on and shows that message at the top.
     public func open(at position: Int = 0) throws {
         let start: PagePosition =
             position > 0 ? .after(Cursor.message(conversationID: conversation.id, position: position - 1)) : .first
-        let page = try messages.page(conversationID: conversation.id, at: start, limit: pageSize)
+        let page = try messages.page(branch, at: start, limit: pageSize)
         loaded = page.items
         after = page.next
         before = position > 0 && !page.items.isEmpty ? Cursor.message(conversationID: conversation.id, position: page.items[0].position) : nil
         relayout()
         topLine = 0
+        focus = loaded.first?.position ?? 0
         try fillAround()
     }
 
@@ -90,6 +120,7 @@ public final class ReaderViewModel {
         topLine += delta
         try fillAround()
         clampTop()
+        keepFocusVisible()
     }
 
     public func pageDown() throws { try scroll(by: max(viewportHeight - 1, 1)) }
@@ -99,11 +130,12 @@ public final class ReaderViewModel {
 
     public func toStart() throws {
         if before != nil { try open(at: 0) } else { topLine = 0 }
+        focus = 0
     }
 
     public func toEnd() throws {
         if after != nil {
-            let page = try messages.page(conversationID: conversation.id, at: .last, limit: pageSize)
+            let page = try messages.page(branch, at: .last, limit: pageSize)
             loaded = page.items
             before = page.previous
             after = nil
@@ -112,6 +144,7 @@ public final class ReaderViewModel {
         topLine = max(0, lines.count - viewportHeight)
         try fillAround()
         topLine = max(0, lines.count - viewportHeight)
+        focus = loaded.last?.position ?? 0
     }
 
     /// Lays the lines out again for a new width, keeping the same message at the top.
@@ -136,12 +169,12 @@ public final class ReaderViewModel {
     private func fillAround() throws {
         let margin = max(viewportHeight * 2, 40)
         while topLine + viewportHeight + margin > lines.count, let cursor = after {
-            let page = try messages.page(conversationID: conversation.id, at: .after(cursor), limit: pageSize)
+            let page = try messages.page(branch, at: .after(cursor), limit: pageSize)
             after = page.items.isEmpty ? nil : page.next
             append(page.items)
         }
         while topLine < margin, let cursor = before {
-            let page = try messages.page(conversationID: conversation.id, at: .before(cursor), limit: pageSize)
+            let page = try messages.page(branch, at: .before(cursor), limit: pageSize)
             before = page.items.isEmpty ? nil : page.previous
             let added = prepend(page.items)
             topLine += added
@@ -221,6 +254,116 @@ public final class ReaderViewModel {
         } else {
             try open(at: position)
         }
+        focus = position
+    }
+
+    // MARK: Messages and branches
+
+    /// The focused message, when it is loaded (it always is, but for an empty conversation).
+    public var focusedMessage: MessageDTO? {
+        loaded.first { $0.position == focus }
+    }
+
+    /// Where the focused message stands among its versions (siblings), when it has others.
+    public var focusedSiblings: (index: Int, count: Int)? {
+        guard let tree, let id = focusedMessage?.id, let place = tree.siblingPlace(of: id), place.count > 1 else { return nil }
+        return place
+    }
+
+    /// Moves the focus to the next (or previous) message and shows its start; false at the
+    /// end (or the start).
+    @discardableResult
+    public func moveFocus(by delta: Int) throws -> Bool {
+        let target = focus + delta
+        guard target >= 0, target < branch.count else { return false }
+        let index = loaded.firstIndex { $0.position == target }
+        if let index, lineStarts[index] >= topLine, lineStarts[index] < topLine + viewportHeight {
+            // On screen already: only the focus moves.
+            focus = target
+            return true
+        }
+        try show(position: target)
+        return true
+    }
+
+    /// Shows the previous (-1) or next (+1) version of the focused message, and below it the
+    /// branch that version was last read on, else its newest one. Returns nil when it has no
+    /// other version that way; else the new place among its versions.
+    public func switchSibling(by delta: Int) throws -> (index: Int, count: Int)? {
+        guard let tree, let focused = focusedMessage else { return nil }
+        let siblings = tree.children(of: tree.parent(of: focused.id))
+        guard let at = siblings.firstIndex(of: focused.id), siblings.indices.contains(at + delta) else { return nil }
+        let target = siblings[at + delta]
+        let remembered = remembersChoices ? try messages.rememberedLeaf(conversationID: conversation.id, message: target) : choices[target]
+        let leaf = remembered.flatMap { tree.isAncestor(target, of: $0) && tree.children(of: $0).isEmpty ? $0 : nil }
+            ?? tree.newestLeaf(under: target) ?? target
+        try showBranch(endingAt: leaf, leaving: branch.leaf.map { (focused.id, $0) })
+        return (at + delta, siblings.count)
+    }
+
+    /// Shows the branch ending at `leaf`, keeping the focused message's place on screen when
+    /// it is on the new branch (else the message where the branches part). The choice is
+    /// kept for the conversation (or until the reader closes, when choices are not kept).
+    public func showBranch(endingAt leaf: Int64, leaving: (message: Int64, leaf: Int64)? = nil) throws {
+        guard let tree, tree.contains(leaf) else { return }
+        let path = tree.path(to: leaf)
+        if remembersChoices {
+            try messages.choose(conversationID: conversation.id, leaf: leaf, length: path.count, leaving: leaving)
+            conversation.currentLeafID = leaf
+            conversation.branchLength = path.count
+        } else if let leaving {
+            choices[leaving.message] = leaving.leaf
+        }
+        // The focused place stays where it is on screen.
+        let row = loaded.firstIndex { $0.position == focus }.map { lineStarts[$0] - topLine } ?? 0
+        let place = min(focus, max(path.count - 1, 0))
+        branch = MessageBranch(conversationID: conversation.id, leaf: leaf, path: path, count: path.count)
+        try open(at: place)
+        if let index = loaded.firstIndex(where: { $0.position == place }) {
+            topLine = max(lineStarts[index] - max(row, 0), 0)
+            try fillAround()
+            clampTop()
+        }
+        focus = place
+        highlights = find != nil ? highlights : searchHighlights
+    }
+
+    /// Opens on the branch through the message `id` (a search hit), with it focused: the
+    /// branch it was last read on, else its newest; not kept as the conversation's choice.
+    public func open(message id: Int64) throws {
+        if let tree, tree.contains(id), branch.path?.contains(id) != true {
+            let remembered = remembersChoices ? try messages.rememberedLeaf(conversationID: conversation.id, message: id) : choices[id]
+            let leaf = remembered.flatMap { tree.isAncestor(id, of: $0) ? $0 : nil } ?? tree.newestLeaf(under: id) ?? id
+            let path = tree.path(to: leaf)
+            branch = MessageBranch(conversationID: conversation.id, leaf: leaf, path: path, count: path.count)
+        }
+        var position = branch.path?.firstIndex(of: id)
+        if position == nil { position = try messages.messages(ids: [id]).first?.position }
+        let place = position ?? 0
+        try open(at: place)
+        focus = place
+    }
+
+    /// The positions along the branch shown of the messages `ids` (in order), for finding.
+    public func positions(of ids: [Int64]) -> [Int]? {
+        guard let path = branch.path else { return nil }
+        var index: [Int64: Int] = [:]
+        for (position, id) in path.enumerated() { index[id] = position }
+        return ids.compactMap { index[$0] }.sorted()
+    }
+
+    /// After scrolling: the focus stays on a message with a line on screen.
+    private func keepFocusVisible() {
+        let visible = topLine..<min(topLine + max(viewportHeight, 1), lines.count)
+        guard !visible.isEmpty else { return }
+        if let index = loaded.firstIndex(where: { $0.position == focus }) {
+            let start = lineStarts[index]
+            let end = index + 1 < lineStarts.count ? lineStarts[index + 1] : lines.count
+            if start < visible.upperBound && end > visible.lowerBound { return }
+        }
+        // The first message whose header is on screen, else the one at the top.
+        let header = visible.first { if case .header = lines[$0].style { return true } else { return false } }
+        focus = lines[header ?? visible.lowerBound].position
     }
 
     // MARK: Layout
@@ -235,8 +378,13 @@ public final class ReaderViewModel {
         if storing { loaded += new }
         for message in new {
             lineStarts.append(lines.count)
-            lines += Self.layout(message, width: width)
+            lines += Self.layout(message, width: width, siblings: siblings(of: message))
         }
+    }
+
+    private func siblings(of message: MessageDTO) -> (index: Int, count: Int)? {
+        guard let place = tree?.siblingPlace(of: message.id), place.count > 1 else { return nil }
+        return place
     }
 
     /// Returns the number of lines added at the front.
@@ -246,7 +394,7 @@ public final class ReaderViewModel {
         var starts: [Int] = []
         for message in new {
             starts.append(added.count)
-            added += Self.layout(message, width: width)
+            added += Self.layout(message, width: width, siblings: siblings(of: message))
         }
         loaded = new + loaded
         lineStarts = starts + lineStarts.map { $0 + added.count }
@@ -256,10 +404,14 @@ public final class ReaderViewModel {
 
     /// A header, the text wrapped by cells (code blocks wrapped hard and kept apart), then
     /// a blank line.
-    static func layout(_ message: MessageDTO, width: Int) -> [ReaderLine] {
+    static func layout(_ message: MessageDTO, width: Int, siblings: (index: Int, count: Int)? = nil) -> [ReaderLine] {
         var result: [ReaderLine] = []
-        var header = "\(message.role.rawValue) · \(TimeText.absolute(message.createdAt))"
+        var header = ""
+        // First, so that it shows at any width.
+        if let siblings { header += "‹ \(siblings.index + 1)/\(siblings.count) › " }
+        header += "\(message.role.rawValue) · \(TimeText.absolute(message.createdAt))"
         if let model = message.model { header += " · " + UntrustedText.sanitized(model) }
+        if let usage = usageText(message.usage) { header += " · " + usage }
         result.append(ReaderLine(text: DisplayWidth.truncated(header, to: width), style: .header(message.role), position: message.position))
         var inCode = false
         let text = UntrustedText.sanitized(message.content, keepNewlines: true)
@@ -300,6 +452,19 @@ public final class ReaderViewModel {
         }
         result.append(ReaderLine(text: "", style: .blank, position: message.position))
         return result
+    }
+}
+
+extension ReaderViewModel {
+    /// `1,234 in · 567 out · 3.2 s`: the parts the source recorded, nil when none.
+    static func usageText(_ usage: MessageUsage) -> String? {
+        var parts: [String] = []
+        if let input = usage.inputTokens { parts.append("\(NumberText.grouped(input)) in") }
+        if let output = usage.outputTokens { parts.append("\(NumberText.grouped(output)) out") }
+        if let duration = usage.durationMilliseconds {
+            parts.append(duration < 10_000 ? "\(duration / 1000).\(duration % 1000 / 100) s" : "\(NumberText.grouped(duration / 1000)) s")
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: " · ")
     }
 }
 

@@ -1,7 +1,7 @@
 /// Numbers as people read them.
 public enum NumberText {
     /// `1234567` as `1,234,567`.
-    public static func grouped(_ number: Int) -> String {
+    public static func grouped(_ number: some BinaryInteger) -> String {
         let digits = String(number.magnitude)
         var result = ""
         for (offset, digit) in digits.enumerated() {

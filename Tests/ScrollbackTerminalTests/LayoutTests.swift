@@ -85,6 +85,33 @@ struct LayoutTests {
         #expect(!screen.isReversed(row: 2))
     }
 
+    @Test("a branched conversation: the version marker on the focused message, and the outline", arguments: [20, 46, 80, 200])
+    func branches(width: Int) throws {
+        setenv("TZ", "UTC", 1)
+        tzset()
+        let store = try Store.open(path: ":memory:")
+        let nodes = Store.sortingTree + [
+            TreeNode("a5", "q1", .assistant, "evil \u{1B}[31mred\u{1B}[0m answer\u{7} with \u{202E}reversed text", minute: 6)
+        ]
+        try store.addTree(title: "Sorting \u{1B}]0;owned\u{7}", start: Self.now.milliseconds - 2 * Self.hour, nodes: nodes)
+        let browser = try Self.browser(store, width: width, height: 12)
+        _ = try browser.handle(.enter)
+        _ = try browser.handle(.character("}"))
+        let reader = Self.render(browser, width: width, height: 12)
+        try expectGolden(reader, "reader-branch-\(width)")
+        let header = try #require(reader.lines.firstIndex { $0.hasPrefix("‹ 2/4 › ") })
+        #expect(reader.isReversed(row: header))
+        _ = try browser.handle(.character("t"))
+        let outline = Self.render(browser, width: width, height: 12)
+        try expectGolden(outline, "outline-\(width)")
+        let shown = try #require(outline.lines.firstIndex { $0.contains("● ") })
+        #expect(outline.isReversed(row: shown))
+        for line in reader.lines + outline.lines {
+            #expect(!line.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x202E })
+            #expect(DisplayWidth.of(line) <= width)
+        }
+    }
+
     @Test("the reader at 20, 46, 80 and 200 columns", arguments: [20, 46, 80, 200])
     func reader(width: Int) throws {
         let store = try Self.makeStore()

@@ -16,7 +16,7 @@ struct ReaderAndSearchTests {
         let conversation = try store.inserting(about: .max) {
             try store.addConversation(title: "long", createdAt: 0, messages: (0..<100_000).map { "line \($0)" })
         }
-        let reader = ReaderViewModel(conversation: conversation, messages: store.messages, width: 60, pageSize: 200, maximumLoaded: 1_000)
+        let reader = try ReaderViewModel(conversation: conversation, messages: store.messages, width: 60, pageSize: 200, maximumLoaded: 1_000)
         reader.viewportHeight = 20
         try reader.open()
         #expect(reader.visibleLines.first?.style == .header(.user))
@@ -46,7 +46,7 @@ struct ReaderAndSearchTests {
         let conversation = try store.addConversation(
             title: "layout", createdAt: 0,
             messages: ["東京の天気はどうですか？明日は雨が降りますか？", "Here:\n```swift\nlet x = 1 // a long comment that goes past the width\n```\ndone \u{1B}[31m"])
-        let reader = ReaderViewModel(conversation: conversation, messages: store.messages, width: 20)
+        let reader = try ReaderViewModel(conversation: conversation, messages: store.messages, width: 20)
         reader.viewportHeight = 30
         try reader.open()
         let lines = reader.lines

@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+
+import ScrollbackModel
+@testable import ScrollbackStorage
+import ScrollbackViewModels
+import TestSupport
+
+/// The reader on a conversation with branches: a focused message, its versions (`[`, `]`),
+/// the branch followed below it, the choice kept (or not, read-only), the outline, search
+/// and find across branches.
+@Suite("Reader: branches")
+@MainActor
+struct BranchReaderTests {
+    static let start = BrowserFixture.now.milliseconds - 3_600_000
+
+    static func store() throws -> Store {
+        let store = try Store.open(path: ":memory:")
+        try store.addTree(title: "Sorting", start: start)
+        return store
+    }
+
+    /// The contents of the branch shown, from the top, a page of two at a time.
+    static func shown(_ reader: ReaderViewModel, _ store: Store) throws -> [String] {
+        var result: [String] = []
+        var position = PagePosition.first
+        while true {
+            let page = try store.messages.page(reader.branch, at: position, limit: 2)
+            result += page.items.map(\.content)
+            guard let next = page.next else { return result }
+            position = .after(next)
+        }
+    }
+
+    @Test("] and [ switch the focused message's version; the rest follows the remembered branch, else the newest")
+    func switching() throws {
+        let fixture = try BrowserFixture(store: Self.store())
+        try fixture.press(.enter)
+        let reader = try #require(fixture.browser.reader)
+        #expect(try Self.shown(reader, fixture.store) == ["How do I sort a list?", "Call sort() in place.", "And descending?", "Pass by: >."])
+        #expect(reader.focus == 0 && reader.focusedSiblings == nil)
+        try fixture.press(.character("]"))
+        #expect(fixture.browser.status?.hasPrefix("This message has no other version") == true)
+
+        try fixture.press(.character("}"))
+        #expect(reader.focus == 1 && reader.focusedSiblings! == (1, 3))
+        #expect(reader.lines.contains { $0.text.hasPrefix("‹ 2/3 › assistant") })
+        try fixture.press(.character("]"))
+        #expect(fixture.browser.status == "Version 3 of 3")
+        #expect(try Self.shown(reader, fixture.store) == ["How do I sort a list?", "Either works."])
+        #expect(reader.focus == 1 && reader.branchCount == 2)
+        try fixture.press(.character("]"))
+        #expect(fixture.browser.status == "The last of 3 versions")
+        // Back to the second answer: its follow-up comes back with it (remembered).
+        try fixture.press(.character("["))
+        #expect(try Self.shown(reader, fixture.store) == ["How do I sort a list?", "Call sort() in place.", "And descending?", "Pass by: >."])
+        try fixture.press(.character("["))
+        #expect(try Self.shown(reader, fixture.store) == ["How do I sort a list?", "Use sorted()."])
+        try fixture.press(.character("["))
+        #expect(fixture.browser.status == "The first of 3 versions")
+    }
+
+    @Test("the choice is kept for the conversation without changing its updated time; read-only keeps it until quit")
+    func remembered() throws {
+        let store = try Self.store()
+        let before = try store.conversations.conversation(matching: StableID.uuid("test", "tree"))
+        let readOnly = try BrowserFixture(store: store, readOnly: true)
+        try readOnly.press(.enter, .character("}"), .character("["))
+        #expect(try Self.shown(try #require(readOnly.browser.reader), store) == ["How do I sort a list?", "Use sorted()."])
+        #expect(readOnly.browser.status == "Version 1 of 3 · read-only: until you quit")
+        #expect(try store.conversations.conversation(id: before.id) == before)
+
+        let fixture = try BrowserFixture(store: store)
+        try fixture.press(.enter, .character("}"), .character("["), .escape)
+        let after = try #require(try store.conversations.conversation(id: before.id))
+        #expect(after.updatedAt == before.updatedAt && after.branchLength == 2 && after.currentLeafID != before.currentLeafID)
+        // Opened again: the branch chosen.
+        try fixture.press(.enter)
+        #expect(try Self.shown(try #require(fixture.browser.reader), store) == ["How do I sort a list?", "Use sorted()."])
+        // And the follow-up of the second answer is still remembered from the first visit.
+        try fixture.press(.character("}"), .character("]"))
+        #expect(try Self.shown(try #require(fixture.browser.reader), store).count == 4)
+    }
+
+    @Test("the outline lists every branch, marks the one shown, and Enter shows another")
+    func outline() throws {
+        let fixture = try BrowserFixture(store: Self.store())
+        try fixture.press(.enter, .character("t"))
+        #expect(fixture.browser.mode == .outline)
+        let outline = try #require(fixture.browser.outline)
+        #expect(outline.entries.map(\.firstLine) == ["Use sorted().", "Call sort() in place.", "Either works."])
+        #expect(outline.entries.map(\.level) == [1, 1, 1] && outline.entries.map(\.place) == [2, 2, 2])
+        #expect(outline.entries.map(\.isShown) == [false, true, false] && outline.selection == 1)
+        try fixture.press(.character("j"), .enter)
+        #expect(fixture.browser.mode == .reader)
+        let reader = try #require(fixture.browser.reader)
+        #expect(try Self.shown(reader, fixture.store) == ["How do I sort a list?", "Either works."])
+        #expect(reader.focus == 1)
+        // A conversation of one branch has no outline.
+        try fixture.press(.escape, .escape)
+    }
+
+    @Test("search finds any branch and opens on the hit's branch with it focused; find stays on the branch shown")
+    func searchAndFind() throws {
+        let fixture = try BrowserFixture(store: Self.store())
+        try fixture.press(.character("/"))
+        try fixture.type("sorted")
+        try fixture.press(.enter)
+        #expect(fixture.browser.search?.hits.count == 1)
+        try fixture.press(.enter)
+        let reader = try #require(fixture.browser.reader)
+        #expect(try Self.shown(reader, fixture.store) == ["How do I sort a list?", "Use sorted()."])
+        #expect(reader.focusedMessage?.content == "Use sorted().")
+        try fixture.press(.escape, .escape, .enter, .character("/"))
+        try fixture.type("sorted")
+        try fixture.press(.enter)
+        #expect(fixture.browser.status?.hasPrefix("Not on this branch") == true)
+    }
+}
+
