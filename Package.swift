@@ -101,7 +101,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ScrollbackViewModelsTests",
-            dependencies: ["ScrollbackViewModels", "ScrollbackModel", "ScrollbackStorage", "TerminalText", "TestSupport"],
+            dependencies: ["ScrollbackViewModels", "ScrollbackModel", "ScrollbackStorage", "ScrollbackImport", "TerminalText", "TestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(
