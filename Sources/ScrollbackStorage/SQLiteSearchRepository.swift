@@ -37,8 +37,27 @@ public final class SQLiteSearchRepository: SearchRepository {
                 hits += try self.hits(.messages, query, before: messagesBefore, limit: limit + 1 - hits.count)
             }
             let items = Array(hits.prefix(limit))
-            return Page(items: items.map(\.hit), previous: nil, next: hits.count > limit ? items.last?.cursor : nil)
+            return Page(items: try items.map { try self.placed($0.hit) }, previous: nil, next: hits.count > limit ? items.last?.cursor : nil)
         }
+    }
+
+    /// A hit in a conversation with branches, its position made its place along its branch
+    /// (its depth), as in a conversation of one branch, where they are the same.
+    private func placed(_ hit: SearchHit) throws -> SearchHit {
+        guard hit.conversation.isBranched, var message = hit.message else { return hit }
+        let depth = try database.scalarInt(
+            """
+            WITH RECURSIVE up(id, steps) AS (
+                SELECT parent_id, 0 FROM message WHERE id = ?
+                UNION ALL
+                SELECT m.parent_id, up.steps + 1 FROM message AS m JOIN up ON m.id = up.id WHERE up.steps < ?
+            )
+            SELECT count(id) FROM up
+            """, [.integer(message.id), .integer(Int64(hit.conversation.messageCount))])
+        message.position = Int(depth)
+        var placed = hit
+        placed.message = message
+        return placed
     }
 
     public func matchingPositions(conversationID: Int64, query: String) throws -> [Int] {

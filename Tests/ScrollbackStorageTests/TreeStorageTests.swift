@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+import ScrollbackModel
+@testable import ScrollbackStorage
+import TestSupport
+
+/// The storage of conversation trees: undo brings a tree back whole, search places a hit
+/// along its branch, appending continues the current branch, check finds a broken tree.
+@Suite("Storage: conversation trees")
+struct TreeStorageTests {
+    static let start: Int64 = 1_800_000_000_000
+
+    static func rows(_ store: Store) throws -> [String] {
+        try store.database.query(
+            """
+            SELECT m.id || '|' || m.public_id || '|' || ifnull(m.parent_id, '-') || '|' || ifnull(m.source_node_id, '-') || '|' || m.position
+              FROM message AS m ORDER BY m.id
+            """) { $0.text(0) }
+            + store.database.query(
+                "SELECT 'c|' || id || '|' || ifnull(current_leaf_id, '-') || '|' || branch_length || '|' || message_count || '|' || updated_at FROM conversation"
+            ) { $0.text(0) }
+            + store.database.query("SELECT 'b|' || conversation_id || '|' || message_id || '|' || leaf_id FROM branch_choice ORDER BY 1") { $0.text(0) }
+    }
+
+    @Test("a deleted tree comes back whole on undo: parents, node ids, current branch, remembered choices")
+    func undo() throws {
+        let store = try Store.open(path: ":memory:")
+        let conversation = try store.addTree(title: "Sorting", start: Self.start)
+        let tree = try store.messages.tree(conversationID: conversation.id)
+        let root = try #require(tree.children(of: nil).first)
+        let answers = tree.children(of: root)
+        let current = try #require(conversation.currentLeafID)
+        try store.messages.choose(conversationID: conversation.id, leaf: answers[0], length: 2, leaving: (answers[1], current))
+        let before = try Self.rows(store)
+        #expect(before.contains { $0.hasPrefix("b|") })
+        let snapshots = try store.conversations.deleteKeepingSnapshots(ids: [conversation.id])
+        #expect(try store.database.scalarInt("SELECT count(*) FROM branch_choice") == 0)
+        try store.conversations.restore(snapshots)
+        #expect(try Self.rows(store) == before)
+        #expect(try store.check().problems.isEmpty)
+    }
+
+    @Test("a search hit on another branch is placed by its depth; appending continues the current branch")
+    func searchAndAppend() throws {
+        let store = try Store.open(path: ":memory:")
+        let conversation = try store.addTree(title: "Sorting", start: Self.start)
+        let hit = try #require(try store.search.search("descending", after: nil, limit: 5).items.first)
+        #expect(hit.message?.position == 2)
+        let other = try #require(try store.search.search("Either", after: nil, limit: 5).items.first)
+        #expect(other.message?.position == 1)
+        let appended = try store.messages.append([NewMessage(role: .user, content: "Thanks!", createdAt: Timestamp(milliseconds: Self.start + 600_000))], to: conversation.id)
+        let after = try #require(try store.conversations.conversation(id: conversation.id))
+        #expect(appended.first?.position == 4 && after.currentLeafID == appended.first?.id && after.branchLength == 5)
+        #expect(appended.first?.parentID == conversation.currentLeafID)
+        let last = try store.messages.page(conversationID: conversation.id, at: .last, limit: 2).items
+        #expect(last.map(\.content) == ["Pass by: >.", "Thanks!"] && last.map(\.position) == [3, 4])
+    }
+
+    @Test("check reports a message whose parent is in another conversation, and a current branch not its own")
+    func check() throws {
+        let store = try Store.open(path: ":memory:")
+        let first = try store.addTree(title: "One", start: Self.start, sourceID: "one")
+        let second = try store.addTree(title: "Two", start: Self.start + 1_000, sourceID: "two")
+        try store.database.execute("UPDATE message SET parent_id = \(first.currentLeafID ?? 0) WHERE id = \(second.currentLeafID ?? 0)")
+        try store.database.execute("UPDATE conversation SET current_leaf_id = \(second.currentLeafID ?? 0) WHERE id = \(first.id)")
+        let problems = try store.check().problems
+        #expect(problems.contains { $0.hasPrefix("branches: message ") && $0.hasSuffix("follows a message that is not in its conversation") })
+        #expect(problems.contains { $0 == "branches: conversation \(first.publicID) shows a branch that is not its own" })
+    }
+}
