@@ -109,11 +109,10 @@ struct Writer {
         try database.run("UPDATE conversation SET pinned = ? WHERE id = ?", [SQLValue(pinned), .integer(id)])
     }
 
-    /// Deletes a conversation with its messages and remembered branches; whether it was there.
+    /// Deletes a conversation and (by cascade) its messages and remembered branches; whether
+    /// it was there.
     func delete(conversation id: Int64) throws -> Bool {
         database.indexingLoad?.changedRows()
-        try database.run("DELETE FROM branch_choice WHERE conversation_id = ?", [.integer(id)])
-        try database.run("DELETE FROM message WHERE conversation_id = ?", [.integer(id)])
         try database.run("DELETE FROM conversation WHERE id = ?", [.integer(id)])
         return database.changes == 1
     }
@@ -132,7 +131,6 @@ struct Writer {
             while try insert.step() {}
             insert.reset()
         }
-        try database.run("DELETE FROM branch_choice WHERE conversation_id IN (SELECT id FROM temp.doomed)")
         try database.run("DELETE FROM message WHERE conversation_id IN (SELECT id FROM temp.doomed)")
         try database.run("DELETE FROM conversation WHERE id IN (SELECT id FROM temp.doomed)")
         let deleted = database.changes
