@@ -55,7 +55,8 @@ public struct DemoGenerator: Sendable {
             messages: conversation.messages.map { message in
                 ImportedMessage(
                     role: message.role, content: message.content, createdAt: Timestamp(milliseconds: message.createdAt),
-                    model: message.role == .assistant ? conversation.model : nil, publicID: message.publicID)
+                    model: message.role == .assistant ? conversation.model : nil, publicID: message.publicID,
+                    parent: message.parent.map { .index($0) } ?? .previous)
             },
             publicID: conversation.publicID, pinned: conversation.pinned)
     }
@@ -65,6 +66,9 @@ public struct DemoGenerator: Sendable {
         var role: Role
         var content: String
         var createdAt: Int64
+        /// The index of the message it follows when that is not the one before it (a
+        /// regenerated answer beside the first).
+        var parent: Int? = nil
     }
 
     struct DemoConversation {
@@ -102,10 +106,17 @@ public struct DemoGenerator: Sendable {
         }
         var messages: [DemoMessage] = []
         var time = createdAt
+        // The last message of the branch the conversation goes on with.
+        var tip: Int?
         func add(_ role: Role, _ content: String, _ random: inout SplitMix64) {
-            messages.append(DemoMessage(publicID: random.uuid(), role: role, content: content, createdAt: time))
+            let parent = tip.flatMap { $0 == messages.count - 1 ? nil : $0 }
+            messages.append(DemoMessage(publicID: random.uuid(), role: role, content: content, createdAt: time, parent: parent))
+            tip = messages.count - 1
             time += 2_000 + Int64(random.below(600_000))
         }
+        // Regenerated answers come from a generator of their own, so that everything else
+        // is what this seed always gave.
+        var regenerations = SplitMix64(seed: seed &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(truncatingIfNeeded: index) &* 0xBF58_476D_1CE4_E5B9)
         if random.chance(15) { add(.system, random.pick(DemoVocabulary.systemPrompts), &random) }
         for _ in 0..<turns {
             add(.user, question(about: subject, &random), &random)
@@ -113,6 +124,16 @@ public struct DemoGenerator: Sendable {
                 add(.tool, random.pick(DemoVocabulary.toolOutputs), &random)
             }
             add(.assistant, answer(&random), &random)
+            // Now and then the answer was regenerated, once or twice: other versions beside
+            // it, made after it; the conversation goes on from the first.
+            if regenerations.chance(7), let first = tip {
+                for _ in 0..<(1 + regenerations.below(2)) {
+                    messages.append(
+                        DemoMessage(
+                            publicID: regenerations.uuid(), role: .assistant, content: answer(&regenerations),
+                            createdAt: messages[first].createdAt + 1_000 + Int64(regenerations.below(60_000)), parent: first - 1))
+                }
+            }
         }
         return DemoConversation(
             publicID: random.uuid(), title: title, model: random.pick(DemoVocabulary.models), createdAt: createdAt,
