@@ -91,7 +91,8 @@ enum ChatGPTExport {
         var messages: [ImportedMessage] = []
         var kept: [String: Int] = [:]
         // (node, its nearest kept ancestor)
-        var stack: [(key: String, keptParent: String?)] = roots.sorted(by: >).map { ($0, nil) }
+        // (node, the index of its nearest kept ancestor in `messages`)
+        var stack: [(key: String, keptParent: Int?)] = roots.sorted(by: >).map { ($0, nil) }
         var seen = Set<String>()
         // Nodes on a loop of parents (a damaged export) are reached from no root: they start
         // branches of their own rather than being lost.
@@ -110,10 +111,10 @@ enum ChatGPTExport {
                 }
                 if let message = parsed, var imported = try self.message(message, defaultModel: defaultModel, fallbackTime: createdAt) {
                     imported.nodeID = key
-                    imported.parent = keptParent.map { .node($0) } ?? .root
+                    imported.parent = keptParent.map { .index($0) } ?? .root
                     kept[key] = messages.count
+                    nextParent = messages.count
                     messages.append(imported)
-                    nextParent = key
                 }
             }
             stack += (children[key] ?? []).sorted(by: >).map { ($0, nextParent) }
@@ -133,7 +134,7 @@ enum ChatGPTExport {
         let model = defaultModel ?? messages.last(where: { $0.role == .assistant })?.model
         return ImportedConversation(
             source: "chatgpt", sourceID: sourceID, title: chosenTitle, model: model, createdAt: start, updatedAt: max(updated, start),
-            messages: messages, currentNodeID: current.flatMap { kept[$0] != nil ? $0 : nil })
+            messages: messages, currentIndex: current.flatMap { kept[$0] })
     }
 
     private static func message(_ message: [String: Any], defaultModel: String?, fallbackTime: Timestamp?) throws(SkipReason) -> ImportedMessage? {

@@ -60,8 +60,15 @@ enum ClaudeExport {
         var messages: [ImportedMessage] = []
         // For each source message (by uuid), the node its children hang on: its last piece,
         // or, when it had nothing to show, its own nearest kept ancestor.
-        var hangOn: [String: String] = [:]
-        var current: String?
+        var hangOn: [String: Int?] = [:]
+        var current: Int?
+        // Node ids unique in the conversation: a uuid seen before (a damaged export) gets
+        // its place in the file added.
+        var seenIDs = Set<String>()
+        func nodeID(_ message: [String: Any], at: Int) -> String {
+            let uuid = message.string("uuid") ?? "#\(at)"
+            return seenIDs.insert(uuid).inserted ? uuid : "\(uuid)@\(at)"
+        }
         if all.contains(where: { $0.string("parent_message_uuid") != nil }) {
             var index: [String: Int] = [:]
             for (at, message) in all.enumerated() {
@@ -77,32 +84,32 @@ enum ClaudeExport {
                 }
             }
             // Depth first, parents before children, siblings by time.
-            var stack: [(at: Int, parent: String?)] = roots.sorted(by: byTime).reversed().map { ($0, nil) }
+            var stack: [(at: Int, parent: Int?)] = roots.sorted(by: byTime).reversed().map { ($0, nil) }
             var seen = Set<Int>()
             // Messages on a loop of parents (a damaged export) are reached from no first
             // message: they start branches of their own rather than being lost.
             var unreached = all.indices.reversed().makeIterator()
             while let (at, parent) = stack.popLast() ?? unreached.next().map({ ($0, nil) }) {
                 guard seen.insert(at).inserted else { continue }
-                let uuid = all[at].string("uuid") ?? "#\(at)"
+                let uuid = nodeID(all[at], at: at)
                 let pieces = try self.messages(from: all[at], fallbackTime: conversationTime)
                 var last = parent
                 for (number, var piece) in pieces.enumerated() {
                     piece.nodeID = number == 0 ? uuid : "\(uuid)#\(number + 1)"
-                    piece.parent = last.map { .node($0) } ?? .root
-                    last = piece.nodeID
+                    piece.parent = last.map { .index($0) } ?? .root
+                    last = messages.count
                     messages.append(piece)
                 }
-                hangOn[uuid] = last
+                if hangOn[uuid] == nil { hangOn[uuid] = last }
                 stack += (children[at] ?? []).sorted(by: byTime).reversed().map { ($0, last) }
             }
             // The branch the person was on, when the record says; else the newest leaf.
-            current = record.string("current_leaf_message_uuid").flatMap { hangOn[$0] }
+            current = record.string("current_leaf_message_uuid").flatMap { hangOn[$0] }.flatMap { $0 }
         } else {
             // Old exports without parents: one chain by time, the file's order breaking ties
             // (some list a follow-up before the message it follows).
             for at in all.indices.sorted(by: byTime) {
-                let uuid = all[at].string("uuid") ?? "#\(at)"
+                let uuid = nodeID(all[at], at: at)
                 for (number, var piece) in try self.messages(from: all[at], fallbackTime: conversationTime).enumerated() {
                     piece.nodeID = number == 0 ? uuid : "\(uuid)#\(number + 1)"
                     messages.append(piece)
@@ -115,7 +122,7 @@ enum ClaudeExport {
         let updated = try ImportTime.iso8601(record.string("updated_at"), field: "updated_at") ?? messages.map(\.createdAt).max() ?? start
         return ImportedConversation(
             source: "claude", sourceID: id, title: title, model: record.string("model"), createdAt: start,
-            updatedAt: max(updated, start), messages: messages, currentNodeID: current)
+            updatedAt: max(updated, start), messages: messages, currentIndex: current)
     }
 
     private static func messages(from message: [String: Any], fallbackTime: Timestamp?) throws(SkipReason) -> [ImportedMessage] {

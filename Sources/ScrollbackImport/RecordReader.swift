@@ -103,6 +103,8 @@ final class RecordReader: @unchecked Sendable {
     /// About the memory a parsed record holds.
     private static func weight(of record: ReadRecord) -> Int {
         guard case .success(let conversation) = record.conversation else { return 256 }
-        return conversation.messages.reduce(512 + conversation.title.utf8.count) { $0 + 128 + $1.content.utf8.count }
+        // A message's own fields (role, time, ids, its place in the tree, usage) take about
+        // 200 bytes besides its text.
+        return conversation.messages.reduce(512 + conversation.title.utf8.count) { $0 + 200 + $1.content.utf8.count }
     }
 }
