@@ -135,7 +135,17 @@ enum DatabaseCheck {
                  LIMIT 20
                 """
             ) { "branches: conversation \($0.text(0)) shows a branch that is not its own" }
-            problems += strays + leaves
+            // Said to have one branch (and read by position) while two messages share a parent.
+            let unsaid = try database.query(
+                """
+                SELECT c.public_id FROM conversation AS c
+                 WHERE c.branch_length = c.message_count
+                   AND EXISTS (SELECT 1 FROM message AS m WHERE m.conversation_id = c.id
+                                GROUP BY m.parent_id HAVING count(*) > 1)
+                 LIMIT 20
+                """
+            ) { "branches: conversation \($0.text(0)) has branches but is read as one; run `scrollback check --repair`" }
+            problems += strays + leaves + unsaid
         }
         var building: Set<String> = []
         step("search backlog") {
@@ -225,6 +235,27 @@ extension Store {
             }
             try SearchIndex.rebuild(database)
             try Writer(database: database).recount()
+            try repairBranches()
+        }
+    }
+
+    /// Each conversation's current branch made whole again: a current leaf of its own (else
+    /// its newest leaf) and the length of the branch to it, where they are wrong.
+    private func repairBranches() throws {
+        let suspects = try database.query(
+            """
+            SELECT c.id, c.current_leaf_id, c.branch_length FROM conversation AS c
+             WHERE (c.message_count > 0 AND NOT EXISTS (SELECT 1 FROM message AS m WHERE m.id = c.current_leaf_id AND m.conversation_id = c.id))
+                OR c.branch_length > c.message_count
+                OR (c.branch_length = c.message_count
+                    AND EXISTS (SELECT 1 FROM message AS m WHERE m.conversation_id = c.id GROUP BY m.parent_id HAVING count(*) > 1))
+            """
+        ) { (id: $0.int64(0), leaf: $0.optionalInt64(1), length: $0.int(2)) }
+        for suspect in suspects {
+            let tree = try messages.tree(conversationID: suspect.id)
+            let leaf = suspect.leaf.flatMap { tree.contains($0) && tree.children(of: $0).isEmpty ? $0 : nil } ?? tree.newestLeaf
+            try Writer(database: database).setBranch(
+                conversation: suspect.id, leaf: leaf, length: leaf.map { tree.path(to: $0).count } ?? 0)
         }
     }
 }

@@ -68,4 +68,18 @@ struct TreeStorageTests {
         #expect(problems.contains { $0.hasPrefix("branches: message ") && $0.hasSuffix("follows a message that is not in its conversation") })
         #expect(problems.contains { $0 == "branches: conversation \(first.publicID) shows a branch that is not its own" })
     }
+
+    @Test("a branched conversation said to have one branch is found by check and repaired (its current branch again)")
+    func repairBranchLength() throws {
+        let store = try Store.open(path: ":memory:")
+        let conversation = try store.addTree(title: "Sorting", start: Self.start)
+        try store.database.execute("UPDATE conversation SET branch_length = message_count, current_leaf_id = NULL")
+        #expect(try store.check().problems.contains { $0.hasPrefix("branches: conversation \(conversation.publicID) has branches but is read as one") })
+        try store.repair()
+        #expect(try store.check().problems.isEmpty)
+        let repaired = try #require(try store.conversations.conversation(id: conversation.id))
+        // The newest leaf, since the current one was lost.
+        #expect(repaired.branchLength == 2 && repaired.isBranched)
+        #expect(try store.messages.page(conversationID: conversation.id, at: .first, limit: 5).items.map(\.content) == ["How do I sort a list?", "Either works."])
+    }
 }
