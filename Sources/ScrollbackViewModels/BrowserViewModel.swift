@@ -280,7 +280,7 @@ public final class BrowserViewModel {
         case .previousVersion, .nextVersion:
             let forward = command == .nextVersion
             if let place = try reader.switchSibling(by: forward ? 1 : -1) {
-                status = "Version \(place.index + 1) of \(place.count)" + (isReadOnly ? " · read-only: until you quit" : "")
+                status = "Version \(place.index + 1) of \(place.count)" + choiceNote(reader)
             } else if let place = reader.focusedSiblings {
                 status = forward ? "The last of \(place.count) versions" : "The first of \(place.count) versions"
             } else {
@@ -296,6 +296,14 @@ public final class BrowserViewModel {
             self.outline = outline
             mode = .outline
         }
+    }
+
+    /// After a branch was chosen: whether the choice lasts only until quitting, and why.
+    private func choiceNote(_ reader: ReaderViewModel) -> String {
+        if isReadOnly { return " · read-only: until you quit" }
+        guard let failure = reader.choiceFailure else { return "" }
+        let reason = String(describing: failure).split(whereSeparator: \.isNewline).joined(separator: " ")
+        return " · kept until you quit: " + UntrustedText.sanitized(reason)
     }
 
     private func handleInOutline(_ command: BrowserCommand) throws {
@@ -315,7 +323,7 @@ public final class BrowserViewModel {
                 let leaving = reader.focusedMessage.flatMap { focused in reader.branch.leaf.map { (focused.id, $0) } }
                 try reader.showBranch(endingAt: entry.leaf, leaving: leaving)
                 try reader.show(position: max(entry.place - 1, 0))
-                status = "Branch \(outline.selection + 1) of \(outline.entries.count)" + (isReadOnly ? " · read-only: until you quit" : "")
+                status = "Branch \(outline.selection + 1) of \(outline.entries.count)" + choiceNote(reader)
             }
             self.outline = nil
             mode = .reader

@@ -294,7 +294,7 @@ public final class ReaderViewModel {
         let siblings = tree.children(of: tree.parent(of: focused.id))
         guard let at = siblings.firstIndex(of: focused.id), siblings.indices.contains(at + delta) else { return nil }
         let target = siblings[at + delta]
-        let remembered = remembersChoices ? try messages.rememberedLeaf(conversationID: conversation.id, message: target) : choices[target]
+        let remembered = try choices[target] ?? (remembersChoices ? messages.rememberedLeaf(conversationID: conversation.id, message: target) : nil)
         let leaf = remembered.flatMap { tree.isAncestor(target, of: $0) && tree.children(of: $0).isEmpty ? $0 : nil }
             ?? tree.newestLeaf(under: target) ?? target
         try showBranch(endingAt: leaf, leaving: branch.leaf.map { (focused.id, $0) })
@@ -307,11 +307,20 @@ public final class ReaderViewModel {
     public func showBranch(endingAt leaf: Int64, leaving: (message: Int64, leaf: Int64)? = nil) throws {
         guard let tree, tree.contains(leaf) else { return }
         let path = tree.path(to: leaf)
+        // When the choice cannot be kept (another process holds the database), the branch is
+        // shown all the same, and `choiceFailure` says why.
+        var failure: (any Error)?
         if remembersChoices {
-            try messages.choose(conversationID: conversation.id, leaf: leaf, length: path.count, leaving: leaving)
-            conversation.currentLeafID = leaf
-            conversation.branchLength = path.count
-        } else if let leaving {
+            do {
+                try messages.choose(conversationID: conversation.id, leaf: leaf, length: path.count, leaving: leaving)
+                conversation.currentLeafID = leaf
+                conversation.branchLength = path.count
+                if let leaving { choices[leaving.message] = nil }
+            } catch {
+                failure = error
+            }
+        }
+        if let leaving, !remembersChoices || failure != nil {
             choices[leaving.message] = leaving.leaf
         }
         // The focused place stays where it is on screen.
@@ -326,13 +335,18 @@ public final class ReaderViewModel {
         }
         focus = place
         highlights = find != nil ? highlights : searchHighlights
+        choiceFailure = failure
     }
+
+    /// Why the last branch chosen could not be kept for the conversation (it is kept until
+    /// the reader closes instead); nil when it was.
+    public private(set) var choiceFailure: (any Error)?
 
     /// Opens on the branch through the message `id` (a search hit), with it focused: the
     /// branch it was last read on, else its newest; not kept as the conversation's choice.
     public func open(message id: Int64) throws {
         if let tree, tree.contains(id), branch.path?.contains(id) != true {
-            let remembered = remembersChoices ? try messages.rememberedLeaf(conversationID: conversation.id, message: id) : choices[id]
+            let remembered = try choices[id] ?? (remembersChoices ? messages.rememberedLeaf(conversationID: conversation.id, message: id) : nil)
             let leaf = remembered.flatMap { tree.isAncestor(id, of: $0) ? $0 : nil } ?? tree.newestLeaf(under: id) ?? id
             let path = tree.path(to: leaf)
             branch = MessageBranch(conversationID: conversation.id, leaf: leaf, path: path, count: path.count)

@@ -53,4 +53,25 @@ struct BusyWriteTests {
         #expect(fixture.browser.status?.contains("deleted meanwhile") == true, "\(String(describing: fixture.browser.status))")
         #expect(try other.conversations.count() == 1)
     }
+
+    @Test("a version switch that meets a busy database still shows the version; the choice is kept until quit and said")
+    func switchWhileBusy() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("h.sqlite")
+        let store = try Store.open(path: path)
+        let conversation = try store.addTree(title: "Sorting", start: BrowserFixture.now.milliseconds - 60_000)
+        store.database.setBusyTimeout(milliseconds: 30)
+        let fixture = try BrowserFixture(store: store)
+        let importer = try Store.open(path: path)
+        try importer.database.execute("BEGIN IMMEDIATE")
+        try fixture.press(.enter, .character("}"), .character("["))
+        #expect(fixture.browser.status?.hasPrefix("Version 1 of 3 · kept until you quit: the database is busy") == true, "\(String(describing: fixture.browser.status))")
+        let reader = try #require(fixture.browser.reader)
+        #expect(reader.focusedMessage?.content == "Use sorted()." && reader.branchCount == 2)
+        // Back to the second answer: its follow-up, remembered in memory.
+        try fixture.press(.character("]"))
+        #expect(reader.branchCount == 4)
+        try importer.database.execute("COMMIT")
+        #expect(try store.conversations.conversation(id: conversation.id)?.currentLeafID == conversation.currentLeafID)
+    }
 }
