@@ -116,5 +116,26 @@ struct BranchReaderTests {
         try fixture.press(.enter)
         #expect(fixture.browser.status?.hasPrefix("Not on this branch") == true)
     }
-}
 
+    @Test("token counts and time taken show in the message header when the source recorded them")
+    func usageInHeader() throws {
+        let store = try Store.open(path: ":memory:")
+        let time = Timestamp(milliseconds: Self.start)
+        _ = try store.upsert(
+            ImportedConversation(
+                source: "llm", sourceID: "u", title: "Usage", model: "gpt-4o", createdAt: time, updatedAt: time,
+                messages: [
+                    ImportedMessage(role: .user, content: "hi", createdAt: time),
+                    ImportedMessage(
+                        role: .assistant, content: "hello", createdAt: time, model: "gpt-4o",
+                        usage: MessageUsage(inputTokens: 1_234, outputTokens: 56, durationMilliseconds: 3_250)),
+                    ImportedMessage(role: .assistant, content: "again", createdAt: time, usage: MessageUsage(durationMilliseconds: 75_000)),
+                ]))
+        let fixture = try BrowserFixture(store: store, width: 120)
+        try fixture.press(.enter)
+        let headers = try #require(fixture.browser.reader).lines.filter { if case .header = $0.style { true } else { false } }.map(\.text)
+        #expect(headers.count == 3)
+        #expect(headers[1].hasSuffix(" · gpt-4o · 1,234 in · 56 out · 3.2 s"), "\(headers[1])")
+        #expect(headers[2].hasSuffix(" · 75 s") && !headers[0].contains(" in · "))
+    }
+}
