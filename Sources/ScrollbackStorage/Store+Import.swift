@@ -134,6 +134,8 @@ extension Store {
         if newRows.isEmpty && !changedMessages && imported.messages.count < stored.count {
             return .unchanged
         }
+        // The updated time never goes back: the stored conversation keeps every message it had.
+        let updatedAt = max(updatedAt, existing.updatedAt)
         let sameConversation =
             existing.title == title && existing.model == imported.model && existing.createdAt == imported.createdAt
             && existing.updatedAt == updatedAt

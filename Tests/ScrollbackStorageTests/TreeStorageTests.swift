@@ -82,4 +82,32 @@ struct TreeStorageTests {
         #expect(repaired.branchLength == 2 && repaired.isBranched)
         #expect(try store.messages.page(conversationID: conversation.id, at: .first, limit: 5).items.map(\.content) == ["How do I sort a list?", "Either works."])
     }
+
+    @Test("a re-import keeps every stored message and never moves the updated time back")
+    func reimportNeverGoesBack() throws {
+        let store = try Store.open(path: ":memory:")
+        let conversation = try store.addTree(title: "Sorting", start: Self.start)
+        let messages = try store.database.scalarInt("SELECT count(*) FROM message")
+        // An older export: only the question and the first answer, another title, an
+        // earlier time.
+        let time = Timestamp(milliseconds: Self.start)
+        let older = ImportedConversation(
+            source: "test", sourceID: "tree", title: "Sorting lists", model: "gpt-4o", createdAt: time, updatedAt: time,
+            messages: [
+                ImportedMessage(role: .user, content: "How do I sort a list?", createdAt: time, nodeID: "q1", parent: .root),
+                ImportedMessage(role: .assistant, content: "Use sorted().", createdAt: Timestamp(milliseconds: Self.start + 60_000), model: "gpt-4o", nodeID: "a1", parent: .node("q1")),
+            ])
+        #expect(try store.upsert(older) == .unchanged)
+        var renamed = older
+        renamed.messages = Store.sortingTree.map { node in
+            ImportedMessage(
+                role: node.role, content: node.text, createdAt: Timestamp(milliseconds: Self.start + node.minute * 60_000),
+                model: node.role == .assistant ? "gpt-4o" : nil, nodeID: node.id, parent: node.parent.map { .node($0) } ?? .root)
+        }
+        #expect(try store.upsert(renamed) == .updated)
+        let after = try #require(try store.conversations.conversation(id: conversation.id))
+        #expect(after.title == "Sorting lists" && after.updatedAt == conversation.updatedAt)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM message") == messages)
+        #expect(try store.upsert(renamed) == .unchanged)
+    }
 }
