@@ -47,18 +47,23 @@ struct LLMLogImport {
         var skipped: [SkippedRecord] = []
         var threadIDs: Set<String> = []
         do {
+            let (legacy, legacySkips) = hasLegacy ? try legacyConversations(database) : ([], [])
             if hasThreads {
-                let (threads, threadSkips) = try threadConversations(database)
+                var threads: [ImportedConversation]
+                let threadSkips: [SkippedRecord]
+                (threads, threadSkips) = try threadConversations(database)
                 threadIDs = Set(threads.compactMap(\.sourceID))
+                var legacyByID: [String: ImportedConversation] = [:]
+                for conversation in legacy { if let id = conversation.sourceID { legacyByID[id] = conversation } }
+                for index in threads.indices {
+                    if let id = threads[index].sourceID, let earlier = legacyByID[id] { Self.keepLegacyDetails(of: earlier, in: &threads[index]) }
+                }
                 result += threads
                 skipped += threadSkips
             }
-            if hasLegacy {
-                let (legacy, legacySkips) = try legacyConversations(database)
-                // A legacy conversation continued by a newer llm is read from its thread.
-                result += legacy.filter { !threadIDs.contains($0.sourceID ?? "") }
-                skipped += legacySkips
-            }
+            // A legacy conversation continued by a newer llm is read from its thread.
+            result += legacy.filter { !threadIDs.contains($0.sourceID ?? "") }
+            skipped += legacySkips
         } catch let error as ImportError {
             throw error
         } catch {
@@ -152,6 +157,22 @@ struct LLMLogImport {
                     model: turns.last?.model, createdAt: first.createdAt, updatedAt: last.createdAt, messages: messages))
         }
         return (conversations, skipped)
+    }
+
+    /// A legacy conversation continued by llm 0.32 or later becomes a thread (of the same
+    /// id) whose first messages are copies of the legacy ones, under new ids (hashes) and
+    /// without their models, counts or times taken. They keep the legacy messages' node ids
+    /// and what the copies lost, so that a conversation imported from the log before it was
+    /// continued is matched, not stored twice, and reads the same: as far as the two agree,
+    /// message by message, on role and text.
+    static func keepLegacyDetails(of legacy: ImportedConversation, in thread: inout ImportedConversation) {
+        for (index, earlier) in zip(thread.messages.indices, legacy.messages) {
+            let message = thread.messages[index]
+            guard message.role == earlier.role, message.content == earlier.content, let node = earlier.nodeID else { return }
+            thread.messages[index].nodeID = node
+            if message.model == nil { thread.messages[index].model = earlier.model }
+            if message.usage.isEmpty { thread.messages[index].usage = earlier.usage }
+        }
     }
 
     private func threadConversations(_ database: ForeignDatabase) throws -> ([ImportedConversation], [SkippedRecord]) {

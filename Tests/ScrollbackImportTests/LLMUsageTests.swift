@@ -97,7 +97,7 @@ struct LLMUsageTests {
 
     @Test(
         "re-importing an llm log into a database that stored it before node ids were kept duplicates nothing and records them",
-        arguments: ["llm-0.31.1.db", "llm-0.36.db", "llm-0.31.1-upgraded-by-0.36.db"])
+        arguments: ["llm-0.31.1.db", "llm-0.36.db", "llm-0.31.1-upgraded-by-0.36.db", "llm-0.31.1-continued-by-0.36.db"])
     func reimportOverNodelessRows(file: String) throws {
         let store = try Store.open(path: ":memory:")
         let path = LLMImportTests.folder + "/" + file
@@ -117,5 +117,38 @@ struct LLMUsageTests {
         #expect(try Self.rows(store) == stored)
         let third = Importer(store: store).run(paths: [path], format: .llm)
         #expect(third.unchanged == first.inserted)
+    }
+
+    @Test("a legacy conversation imported, then continued by a newer llm (a thread of the same id): the new messages are added, nothing twice")
+    func legacyContinuedInAThread() throws {
+        let store = try Store.open(path: ":memory:")
+        let legacy = LLMImportTests.folder + "/llm-0.31.1.db"
+        let continued = LLMImportTests.folder + "/llm-0.31.1-continued-by-0.36.db"
+        #expect(Importer(store: store).run(paths: [legacy], format: .llm).inserted == 2)
+        let before = try Self.rows(store)
+        let again = Importer(store: store).run(paths: [continued], format: .llm)
+        #expect(again.inserted == 0 && again.updated == 1 && again.unchanged == 1 && again.failed.isEmpty)
+        #expect(try store.conversations.count() == 2)
+        let rows = try Self.rows(store)
+        #expect(rows.count == before.count + 2)
+        #expect(Array(rows.prefix(before.count)) == before)
+        let added = rows.suffix(2)
+        #expect(added.map(\.role) == ["user", "assistant"])
+        #expect(added.allSatisfy { $0.node?.hasPrefix("b2:") == true })
+        #expect(added.last?.usage.inputTokens != nil)
+        // One branch: the continuation follows the last legacy answer.
+        let conversation = try #require(try ImportTests.conversation(store, source: "llm", id: "01m8nx17rc1y55p4cccrrsfz7m"))
+        #expect(conversation.messageCount == 5 && !conversation.isBranched)
+        #expect(try ImportTests.transcript(store, source: "llm", id: "01m8nx17rc1y55p4cccrrsfz7m").map { $0.prefix { $0 != "\n" } } == [
+            "system: You are terse.", "user: Say hi", "assistant: {", "user: Continue the legacy one", "assistant: {",
+        ])
+        // And the other way: the continued log first, then the older one: an older copy.
+        let other = try Store.open(path: ":memory:")
+        #expect(Importer(store: other).run(paths: [continued], format: .llm).inserted == 2)
+        let older = Importer(store: other).run(paths: [legacy], format: .llm)
+        #expect(older.unchanged == 2 && older.inserted == 0 && older.updated == 0)
+        #expect(try other.messages.count() == 9)
+        // The copies in the thread keep the legacy answer's model and counts.
+        #expect(try Self.rows(other).filter { $0.role == "assistant" }.allSatisfy { $0.usage.outputTokens != nil })
     }
 }
