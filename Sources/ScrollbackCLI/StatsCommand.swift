@@ -41,7 +41,7 @@ struct StatsCommand {
 
     func run() throws {
         let store = try context.openStore(forReading: true)
-        let stats = try store.stats(perModel: true)
+        let stats = try store.stats(perModel: context.wantsJSON)
         if context.wantsJSON {
             context.console.line(
                 try OutputFormat.json(
@@ -63,9 +63,12 @@ struct StatsCommand {
         for (name, value) in rows {
             context.console.line(name.padding(toLength: 15, withPad: " ", startingAt: 0) + value)
         }
-        guard !stats.models.isEmpty else { return }
+        // The counts per model read every message (seconds on millions): the rest shows first.
+        context.console.flush()
+        let models = try store.modelStats()
+        guard !models.isEmpty else { return }
         context.console.line()
-        for line in Self.modelTable(stats.models) { context.console.line(line) }
+        for line in Self.modelTable(models) { context.console.line(line) }
     }
 
     /// The per-model table: names sanitized and cut to `modelWidth` cells, numbers
