@@ -59,8 +59,16 @@ enum CommandTable {
                 json,
             ], example: "scrollback list --sort title --limit 20"),
         CommandSpec(
-            name: "show", summary: "Print one conversation with its messages", arguments: "ID", minimumArguments: 1,
-            maximumArguments: 1, options: [json], example: "scrollback show 3f2a9c1e"),
+            name: "show", summary: "Print one conversation with its messages (its current branch)", arguments: "ID",
+            minimumArguments: 1, maximumArguments: 1,
+            options: [
+                OptionSpec(
+                    name: "--all-branches", value: nil,
+                    help:
+                        "every branch: each message under the one it follows, indented two spaces a level (deeper than \(ShowCommand.indentCap) levels, it says 'depth N'); '*' marks the current branch, '‹2/3›' a message's place among its siblings; with --json, each message's parentID"
+                ),
+                json,
+            ], example: "scrollback show 3f2a9c1e --all-branches"),
         CommandSpec(
             name: "search", summary: "Search titles and messages; every word must occur", arguments: "QUERY...",
             minimumArguments: 1, maximumArguments: nil,
@@ -94,7 +102,8 @@ enum CommandTable {
                 OptionSpec(name: "--force", value: nil, help: "replace files that exist"),
             ], example: "scrollback export --format jsonl --out backup.jsonl"),
         CommandSpec(
-            name: "stats", summary: "Counts, size, schema version, oldest and newest", arguments: "", minimumArguments: 0,
+            name: "stats", summary: "Counts, size, schema version, oldest and newest; per model, conversations, messages and tokens",
+            arguments: "", minimumArguments: 0,
             maximumArguments: 0, options: [json], example: "scrollback stats --json"),
         CommandSpec(
             name: "check", summary: "Check integrity, foreign keys and search indexes; non-zero exit on problems",

@@ -30,7 +30,7 @@ struct ConversationJSON: Encodable {
 
 struct MessageJSON: Encodable {
     let id: String
-    let position: Int
+    var position: Int
     let role: String
     let content: String
     let createdAt: String

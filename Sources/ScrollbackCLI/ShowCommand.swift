@@ -3,48 +3,163 @@ import ScrollbackStorage
 import ScrollbackViewModels
 import TerminalText
 
-/// `scrollback show ID`: a conversation and all its messages, in order, read page by page.
+/// `scrollback show ID`: a conversation and the messages of its current branch, in order,
+/// read page by page; with `--all-branches`, every message of its tree.
 struct ShowCommand {
     let context: CommandContext
 
+    /// The deepest level indented (two spaces a level); deeper messages are indented as this
+    /// one and say their depth, so that a long conversation still fits a narrow terminal.
+    static let indentCap = 6
+
     struct Output: Encodable {
-        let conversation: ConversationJSON
-        let messages: [MessageJSON]
+        let conversation: ShownConversationJSON
+        let messages: [ShownMessageJSON]
     }
 
     func run() throws {
         let store = try context.openStore(forReading: true)
         let conversation = try store.conversations.conversation(matching: context.parsed.positional[0])
+        if context.parsed.has("--all-branches") {
+            try showTree(of: conversation, in: store)
+        } else {
+            try showCurrentBranch(of: conversation, in: store)
+        }
+    }
+
+    private func header(_ conversation: ConversationDTO, branches: Int?) {
+        let console = context.console
+        console.line(OutputFormat.line(conversation.title))
+        var facts = ["id \(OutputFormat.line(conversation.publicID))"]
+        if let model = conversation.model { facts.append("model \(OutputFormat.line(model))") }
+        facts.append("source \(OutputFormat.line(conversation.source))")
+        facts.append("created \(TimeText.absolute(conversation.createdAt))")
+        facts.append("updated \(TimeText.absolute(conversation.updatedAt))")
+        facts.append("\(NumberText.grouped(conversation.messageCount)) messages")
+        if let branches {
+            facts.append(branches == 1 ? "1 branch" : "\(NumberText.grouped(branches)) branches")
+        }
+        console.line(facts.joined(separator: " · "))
+    }
+
+    private func showCurrentBranch(of conversation: ConversationDTO, in store: Store) throws {
         let console = context.console
         var position = PagePosition.first
-        var messages: [MessageJSON] = []
-        if !context.wantsJSON {
-            console.line(OutputFormat.line(conversation.title))
-            var facts = ["id \(OutputFormat.line(conversation.publicID))"]
-            if let model = conversation.model { facts.append("model \(OutputFormat.line(model))") }
-            facts.append("source \(OutputFormat.line(conversation.source))")
-            facts.append("created \(TimeText.absolute(conversation.createdAt))")
-            facts.append("updated \(TimeText.absolute(conversation.updatedAt))")
-            facts.append("\(NumberText.grouped(conversation.messageCount)) messages")
-            console.line(facts.joined(separator: " · "))
-        }
+        var messages: [ShownMessageJSON] = []
+        // The public ids seen so far, for each message's parent (the one before it).
+        var publicIDs: [Int64: String] = [:]
+        var last: MessageDTO?
+        if !context.wantsJSON { header(conversation, branches: nil) }
         while true {
             let page = try store.messages.page(conversationID: conversation.id, at: position, limit: 500)
             for message in page.items {
                 if context.wantsJSON {
-                    messages.append(MessageJSON(message))
+                    messages.append(ShownMessageJSON(message, parentID: message.parentID.flatMap { publicIDs[$0] }))
+                    publicIDs[message.id] = message.publicID
                 } else {
                     let model = message.model.map { " · \(OutputFormat.line($0))" } ?? ""
                     console.line()
                     console.line("── \(message.role.rawValue) · \(TimeText.absolute(message.createdAt))\(model)")
                     console.line(OutputFormat.block(message.content))
                 }
+                last = message
             }
             guard let next = page.next else { break }
             position = .after(next)
         }
         if context.wantsJSON {
-            console.line(try OutputFormat.json(Output(conversation: ConversationJSON(conversation), messages: messages), for: context.console))
+            let shown = ShownConversationJSON(conversation, currentLeafID: last?.publicID)
+            console.line(try OutputFormat.json(Output(conversation: shown, messages: messages), for: console))
         }
+    }
+
+    /// Every message, depth first: each followed by the messages under it, siblings in time
+    /// order.
+    private func showTree(of conversation: ConversationDTO, in store: Store) throws {
+        let console = context.console
+        let all = try store.messages.all(conversationID: conversation.id)
+        let tree = ConversationTree(nodes: all.map { (id: $0.id, parentID: $0.parentID) })
+        var byID: [Int64: MessageDTO] = [:]
+        for message in all { byID[message.id] = message }
+        let leaf = conversation.currentLeafID.flatMap { tree.contains($0) ? $0 : nil } ?? tree.newestLeaf
+        let currentBranch = Set(leaf.map { tree.path(to: $0) } ?? [])
+
+        var ordered: [(message: MessageDTO, depth: Int)] = []
+        ordered.reserveCapacity(all.count)
+        var stack: [(id: Int64, depth: Int)] = tree.children(of: nil).reversed().map { ($0, 0) }
+        var visited = Set<Int64>()
+        while let (id, depth) = stack.popLast() {
+            guard visited.insert(id).inserted, let message = byID[id] else { continue }
+            ordered.append((message, depth))
+            stack.append(contentsOf: tree.children(of: id).reversed().map { ($0, depth + 1) })
+        }
+        // A message no first message leads to (only a damaged database has one): still shown.
+        for message in all where !visited.contains(message.id) { ordered.append((message, 0)) }
+
+        if context.wantsJSON {
+            let messages = ordered.map { entry in
+                var json = ShownMessageJSON(entry.message, parentID: entry.message.parentID.flatMap { byID[$0]?.publicID })
+                json.message.position = entry.depth
+                return json
+            }
+            let shown = ShownConversationJSON(conversation, currentLeafID: leaf.flatMap { byID[$0]?.publicID })
+            console.line(try OutputFormat.json(Output(conversation: shown, messages: messages), for: console))
+            return
+        }
+        header(conversation, branches: tree.branches.count)
+        for (message, depth) in ordered {
+            let indent = "  " + String(repeating: "  ", count: min(depth, Self.indentCap))
+            let mark = currentBranch.contains(message.id) ? "*" : " "
+            var facts = [message.role.rawValue, TimeText.absolute(message.createdAt)]
+            if let model = message.model { facts.append(OutputFormat.line(model)) }
+            if let place = tree.siblingPlace(of: message.id), place.count > 1 { facts.append("‹\(place.index + 1)/\(place.count)›") }
+            if depth > Self.indentCap { facts.append("depth \(depth)") }
+            console.line()
+            console.line(mark + indent.dropFirst() + "── " + facts.joined(separator: " · "))
+            for line in OutputFormat.block(message.content).split(separator: "\n", omittingEmptySubsequences: false) {
+                console.line(line.isEmpty ? "" : indent + line)
+            }
+        }
+    }
+}
+
+/// `show --json`'s conversation: the listing's fields and the current branch's last message.
+struct ShownConversationJSON: Encodable {
+    let conversation: ConversationJSON
+    /// The public id of the current branch's last message; null when there is none.
+    let currentLeafID: String?
+
+    init(_ conversation: ConversationDTO, currentLeafID: String?) {
+        self.conversation = ConversationJSON(conversation)
+        self.currentLeafID = currentLeafID
+    }
+
+    private enum Key: String, CodingKey { case currentLeafID }
+
+    func encode(to encoder: any Encoder) throws {
+        try conversation.encode(to: encoder)
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(currentLeafID, forKey: .currentLeafID)
+    }
+}
+
+/// `show --json`'s message: its fields and its parent's public id (null for a first message).
+struct ShownMessageJSON: Encodable {
+    /// Its `position` is the message's place along the current branch; with
+    /// `--all-branches`, its depth.
+    var message: MessageJSON
+    let parentID: String?
+
+    init(_ message: MessageDTO, parentID: String?) {
+        self.message = MessageJSON(message)
+        self.parentID = parentID
+    }
+
+    private enum Key: String, CodingKey { case parentID }
+
+    func encode(to encoder: any Encoder) throws {
+        try message.encode(to: encoder)
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(parentID, forKey: .parentID)
     }
 }

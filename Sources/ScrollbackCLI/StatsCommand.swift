@@ -1,6 +1,9 @@
+import ScrollbackModel
 import ScrollbackViewModels
 import TerminalText
-/// `scrollback stats`: counts, size, schema version, oldest and newest.
+
+/// `scrollback stats`: counts, size, schema version, oldest and newest, and per model the
+/// conversations, messages and tokens.
 struct StatsCommand {
     let context: CommandContext
 
@@ -12,18 +15,40 @@ struct StatsCommand {
         let fileBytes: Int64
         let oldest: String?
         let newest: String?
+        let models: [ModelJSON]
     }
+
+    /// One model's counts; `model` is left out for messages of no known model, and the token
+    /// sums when no count is known.
+    struct ModelJSON: Encodable {
+        let model: String?
+        let conversations: Int
+        let messages: Int
+        let inputTokens: Int64?
+        let outputTokens: Int64?
+
+        init(_ stats: ModelStats) {
+            model = stats.model
+            conversations = stats.conversations
+            messages = stats.messages
+            inputTokens = stats.inputTokens
+            outputTokens = stats.outputTokens
+        }
+    }
+
+    /// The widest a model name is shown in the table; longer ones end in `…`.
+    static let modelWidth = 32
 
     func run() throws {
         let store = try context.openStore(forReading: true)
-        let stats = try store.stats()
+        let stats = try store.stats(perModel: context.wantsJSON)
         if context.wantsJSON {
             context.console.line(
                 try OutputFormat.json(
                     Output(
                         path: store.path, schemaVersion: stats.schemaVersion, conversations: stats.conversations,
                         messages: stats.messages, fileBytes: stats.fileBytes, oldest: stats.oldest?.iso8601,
-                        newest: stats.newest?.iso8601), for: context.console))
+                        newest: stats.newest?.iso8601, models: stats.models.map(ModelJSON.init)), for: context.console))
             return
         }
         let rows: [(String, String)] = [
@@ -37,6 +62,34 @@ struct StatsCommand {
         ]
         for (name, value) in rows {
             context.console.line(name.padding(toLength: 15, withPad: " ", startingAt: 0) + value)
+        }
+        // The counts per model read every message (seconds on millions): the rest shows first.
+        context.console.flush()
+        let models = try store.modelStats()
+        guard !models.isEmpty else { return }
+        context.console.line()
+        for line in Self.modelTable(models) { context.console.line(line) }
+    }
+
+    /// The per-model table: names sanitized and cut to `modelWidth` cells, numbers
+    /// right-aligned under their headings, `-` where no token count is known.
+    static func modelTable(_ models: [ModelStats]) -> [String] {
+        let headings = ["model", "conversations", "messages", "input tokens", "output tokens"]
+        func tokens(_ value: Int64?) -> String { value.map { NumberText.grouped(Int(clamping: $0)) } ?? "-" }
+        let rows = models.map { stats in
+            [
+                stats.model.map { DisplayWidth.truncated(OutputFormat.line($0), to: modelWidth) } ?? "(unknown)",
+                NumberText.grouped(stats.conversations), NumberText.grouped(stats.messages), tokens(stats.inputTokens),
+                tokens(stats.outputTokens),
+            ]
+        }
+        let widths = headings.indices.map { column in
+            ([headings[column]] + rows.map { $0[column] }).map { DisplayWidth.of($0) }.max() ?? 0
+        }
+        return ([headings] + rows).map { row in
+            let name = DisplayWidth.fitted(row[0], to: widths[0], ellipsis: false)
+            let numbers = (1..<row.count).map { DisplayWidth.rightAligned(row[$0], to: widths[$0]) }
+            return ([name] + numbers).joined(separator: "  ")
         }
     }
 }

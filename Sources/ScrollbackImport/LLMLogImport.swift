@@ -47,18 +47,23 @@ struct LLMLogImport {
         var skipped: [SkippedRecord] = []
         var threadIDs: Set<String> = []
         do {
+            let (legacy, legacySkips) = hasLegacy ? try legacyConversations(database) : ([], [])
             if hasThreads {
-                let (threads, threadSkips) = try threadConversations(database)
+                var threads: [ImportedConversation]
+                let threadSkips: [SkippedRecord]
+                (threads, threadSkips) = try threadConversations(database)
                 threadIDs = Set(threads.compactMap(\.sourceID))
+                var legacyByID: [String: ImportedConversation] = [:]
+                for conversation in legacy { if let id = conversation.sourceID { legacyByID[id] = conversation } }
+                for index in threads.indices {
+                    if let id = threads[index].sourceID, let earlier = legacyByID[id] { Self.keepLegacyDetails(of: earlier, in: &threads[index]) }
+                }
                 result += threads
                 skipped += threadSkips
             }
-            if hasLegacy {
-                let (legacy, legacySkips) = try legacyConversations(database)
-                // A legacy conversation continued by a newer llm is read from its thread.
-                result += legacy.filter { !threadIDs.contains($0.sourceID ?? "") }
-                skipped += legacySkips
-            }
+            // A legacy conversation continued by a newer llm is read from its thread.
+            result += legacy.filter { !threadIDs.contains($0.sourceID ?? "") }
+            skipped += legacySkips
         } catch let error as ImportError {
             throw error
         } catch {
@@ -81,18 +86,22 @@ struct LLMLogImport {
             }
         }
         struct Response {
+            var id: String
             var conversation: String
             var model: String?
             var prompt: String
             var system: String?
             var response: String
+            var usage: MessageUsage
             var time: Timestamp?
             /// Why the time could not be read, when it could not.
             var badTime: String?
         }
         let responses = try database.query(
             """
-            SELECT id, \(column("conversation_id")), \(column("model")), prompt, \(column("system")), response, \(column("datetime_utc"))
+            SELECT id, \(column("conversation_id")), \(column("model")), prompt, \(column("system")), response, \(column("datetime_utc")),
+                   \(ImportUsage.integer(column("input_tokens"))), \(ImportUsage.integer(column("output_tokens"))),
+                   \(ImportUsage.integer(column("duration_ms")))
             FROM responses ORDER BY \(column("datetime_utc")), rowid
             """
         ) { row in
@@ -100,8 +109,10 @@ struct LLMLogImport {
             var badTime: String?
             do throws(SkipReason) { time = try ImportTime.llm(row.optionalText(6)) } catch { badTime = error.text }
             return Response(
-                conversation: row.optionalText(1) ?? "response:" + row.text(0), model: row.optionalText(2),
-                prompt: row.text(3), system: row.optionalText(4), response: row.text(5), time: time, badTime: badTime)
+                id: row.text(0), conversation: row.optionalText(1) ?? "response:" + row.text(0), model: row.optionalText(2),
+                prompt: row.text(3), system: row.optionalText(4), response: row.text(5),
+                usage: ImportUsage.usage(input: row.optionalInt64(7), output: row.optionalInt64(8), duration: row.optionalInt64(9)),
+                time: time, badTime: badTime)
         }
         var order: [String] = []
         var grouped: [String: [Response]] = [:]
@@ -121,13 +132,19 @@ struct LLMLogImport {
             var lastSystem: String?
             for turn in turns {
                 let time = turn.time ?? Timestamp(milliseconds: 0)
+                // Node ids from the response's own id, so that a re-import finds each message again.
                 if let system = turn.system, !ImportText.isBlank(system), system != lastSystem {
-                    messages.append(ImportedMessage(role: .system, content: system, createdAt: time))
+                    messages.append(ImportedMessage(role: .system, content: system, createdAt: time, nodeID: turn.id + ":system"))
                     lastSystem = system
                 }
-                if !ImportText.isBlank(turn.prompt) { messages.append(ImportedMessage(role: .user, content: turn.prompt, createdAt: time)) }
+                if !ImportText.isBlank(turn.prompt) {
+                    messages.append(ImportedMessage(role: .user, content: turn.prompt, createdAt: time, nodeID: turn.id + ":prompt"))
+                }
                 if !ImportText.isBlank(turn.response) {
-                    messages.append(ImportedMessage(role: .assistant, content: turn.response, createdAt: time, model: turn.model))
+                    messages.append(
+                        ImportedMessage(
+                            role: .assistant, content: turn.response, createdAt: time, model: turn.model, nodeID: turn.id + ":response",
+                            usage: turn.usage))
                 }
             }
             guard let first = messages.first, let last = messages.last else {
@@ -140,6 +157,22 @@ struct LLMLogImport {
                     model: turns.last?.model, createdAt: first.createdAt, updatedAt: last.createdAt, messages: messages))
         }
         return (conversations, skipped)
+    }
+
+    /// A legacy conversation continued by llm 0.32 or later becomes a thread (of the same
+    /// id) whose first messages are copies of the legacy ones, under new ids (hashes) and
+    /// without their models, counts or times taken. They keep the legacy messages' node ids
+    /// and what the copies lost, so that a conversation imported from the log before it was
+    /// continued is matched, not stored twice, and reads the same: as far as the two agree,
+    /// message by message, on role and text.
+    static func keepLegacyDetails(of legacy: ImportedConversation, in thread: inout ImportedConversation) {
+        for (index, earlier) in zip(thread.messages.indices, legacy.messages) {
+            let message = thread.messages[index]
+            guard message.role == earlier.role, message.content == earlier.content, let node = earlier.nodeID else { return }
+            thread.messages[index].nodeID = node
+            if message.model == nil { thread.messages[index].model = earlier.model }
+            if message.usage.isEmpty { thread.messages[index].usage = earlier.usage }
+        }
     }
 
     private func threadConversations(_ database: ForeignDatabase) throws -> ([ImportedConversation], [SkippedRecord]) {
@@ -169,13 +202,25 @@ struct LLMLogImport {
         // Times and models come from the turns: a turn's prompt and answer take its time.
         var times: [String: Timestamp] = [:]
         var models: [String: String] = [:]
+        var usages: [String: MessageUsage] = [:]
         var threadModel: [String: String] = [:]
         // A thread with a turn whose time cannot be read is skipped, with the reason.
         var badTimes: [String: String] = [:]
+        let turnColumns = Set(try database.query("SELECT name FROM pragma_table_info('turns')") { $0.text(0) })
+        func usageColumn(_ name: String) -> String { ImportUsage.integer(turnColumns.contains(name) ? name : "NULL") }
         let turns = try database.query(
-            "SELECT thread_id, parent_message_hash, tip_message_hash, model, datetime_utc FROM turns ORDER BY datetime_utc"
-        ) { ($0.optionalText(0), $0.optionalText(1), $0.optionalText(2), $0.optionalText(3), $0.optionalText(4)) }
-        for (thread, parent, tip, model, timeText) in turns {
+            """
+            SELECT thread_id, parent_message_hash, tip_message_hash, model, datetime_utc,
+                   \(usageColumn("input_tokens")), \(usageColumn("output_tokens")), \(usageColumn("duration_ms"))
+            FROM turns ORDER BY datetime_utc
+            """
+        ) {
+            (
+                $0.optionalText(0), $0.optionalText(1), $0.optionalText(2), $0.optionalText(3), $0.optionalText(4),
+                ImportUsage.usage(input: $0.optionalInt64(5), output: $0.optionalInt64(6), duration: $0.optionalInt64(7))
+            )
+        }
+        for (thread, parent, tip, model, timeText, usage) in turns {
             var time: Timestamp?
             do {
                 time = try ImportTime.llm(timeText)
@@ -186,6 +231,8 @@ struct LLMLogImport {
                 if let time, times[hash] == nil { times[hash] = time }
             }
             if let tip, let model { models[tip] = model }
+            // The counts and time of the answer that ends the turn.
+            if let tip, !usage.isEmpty { usages[tip] = usage }
             if let thread, let model { threadModel[thread] = model }
         }
         var conversations: [ImportedConversation] = []
@@ -219,7 +266,11 @@ struct LLMLogImport {
                 guard !ImportText.isBlank(content) else { continue }
                 let time = times[hash] ?? lastTime
                 lastTime = time
-                imported.append(ImportedMessage(role: role, content: content, createdAt: time, model: role == .assistant ? models[hash] : nil))
+                // The message's hash is its node id: a re-import finds it by that.
+                imported.append(
+                    ImportedMessage(
+                        role: role, content: content, createdAt: time, model: role == .assistant ? models[hash] : nil, nodeID: hash,
+                        usage: role == .assistant ? usages[hash] ?? MessageUsage() : MessageUsage()))
             }
             guard let first = imported.first, let last = imported.last else { continue }
             conversations.append(
@@ -245,5 +296,31 @@ extension ImportTime {
             throw SkipReason("the time '\(text.prefix(40))' is not a valid time between the years 1970 and 9999")
         }
         return time
+    }
+}
+
+/// Token counts and durations read from a foreign database, which may hold anything there.
+enum ImportUsage {
+    /// The most tokens one message is taken to have: more is a damaged or made-up value.
+    static let maximumTokens: Int64 = 1_000_000_000
+    /// The longest a response is taken to have run (30 days), in milliseconds.
+    static let maximumDurationMilliseconds: Int64 = 30 * 24 * 3_600_000
+
+    /// SQL for `column` as an integer, NULL unless it holds one: a text or real value is not
+    /// quietly read as 0 or truncated.
+    static func integer(_ column: String) -> String {
+        "CASE WHEN typeof(\(column)) = 'integer' THEN \(column) END"
+    }
+
+    /// The counts and duration, each nil when missing, negative or absurd.
+    static func usage(input: Int64?, output: Int64?, duration: Int64?) -> MessageUsage {
+        MessageUsage(
+            inputTokens: checked(input, maximum: maximumTokens), outputTokens: checked(output, maximum: maximumTokens),
+            durationMilliseconds: checked(duration, maximum: maximumDurationMilliseconds))
+    }
+
+    static func checked(_ value: Int64?, maximum: Int64) -> Int64? {
+        guard let value, value >= 0, value <= maximum else { return nil }
+        return value
     }
 }

@@ -227,14 +227,40 @@ public struct DatabaseStats: Sendable, Hashable {
     public var schemaVersion: Int
     public var oldest: Timestamp?
     public var newest: Timestamp?
+    /// Counts per model, most messages first; empty unless asked for (it reads every message).
+    public var models: [ModelStats]
 
-    public init(conversations: Int, messages: Int, fileBytes: Int64, schemaVersion: Int, oldest: Timestamp?, newest: Timestamp?) {
+    public init(
+        conversations: Int, messages: Int, fileBytes: Int64, schemaVersion: Int, oldest: Timestamp?, newest: Timestamp?,
+        models: [ModelStats] = []
+    ) {
         self.conversations = conversations
         self.messages = messages
         self.fileBytes = fileBytes
         self.schemaVersion = schemaVersion
         self.oldest = oldest
         self.newest = newest
+        self.models = models
+    }
+}
+
+/// What one model took part in: a message counts under its own model, else its
+/// conversation's, else under none (`model` nil).
+public struct ModelStats: Sendable, Hashable {
+    public var model: String?
+    /// Conversations with at least one message counted here.
+    public var conversations: Int
+    public var messages: Int
+    /// The sums of the counts that are known; nil when none is.
+    public var inputTokens: Int64?
+    public var outputTokens: Int64?
+
+    public init(model: String?, conversations: Int, messages: Int, inputTokens: Int64?, outputTokens: Int64?) {
+        self.model = model
+        self.conversations = conversations
+        self.messages = messages
+        self.inputTokens = inputTokens
+        self.outputTokens = outputTokens
     }
 }
 

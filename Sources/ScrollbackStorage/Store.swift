@@ -96,7 +96,10 @@ public final class Store {
     }
 
     /// Counts, size, schema version, oldest and newest, read in one transaction.
-    public func stats() throws -> DatabaseStats {
+    ///
+    /// - Parameter perModel: also count conversations, messages and tokens per model (see
+    ///   `modelStats`), which reads every message.
+    public func stats(perModel: Bool = false) throws -> DatabaseStats {
         try database.read {
             let bounds = try database.queryFirst("SELECT min(created_at), max(updated_at) FROM conversation") {
                 ($0.optionalInt64(0).map(Timestamp.init(milliseconds:)), $0.optionalInt64(1).map(Timestamp.init(milliseconds:)))
@@ -108,7 +111,45 @@ public final class Store {
             }
             return DatabaseStats(
                 conversations: try conversations.count(), messages: try messages.count(), fileBytes: bytes,
-                schemaVersion: Int(try database.scalarInt("PRAGMA user_version")), oldest: bounds?.0, newest: bounds?.1)
+                schemaVersion: Int(try database.scalarInt("PRAGMA user_version")), oldest: bounds?.0, newest: bounds?.1,
+                models: perModel ? try database.query(Self.modelStatsSQL, [], Self.modelStats) : [])
         }
+    }
+
+    /// Per model: conversations, messages and the known input and output tokens, most
+    /// messages first (then by name). A message counts under its own model, else its
+    /// conversation's, else under none; an empty name is none.
+    ///
+    /// One pass over the messages, each joined to its conversation by primary key, and one
+    /// sort of them by name: it reads the whole message table (about 5 s for 3.4 million
+    /// messages, 2.3 GB, when the file is in the page cache; about 35 s when it is read from
+    /// disk), where the other counts read small indexes.
+    /// Sums are `total()`: a file with absurd counts cannot make it fail with an integer
+    /// overflow.
+    public func modelStats() throws -> [ModelStats] {
+        try database.read { try database.query(Self.modelStatsSQL, [], Self.modelStats) }
+    }
+
+    private static func modelStats(_ row: Row) -> ModelStats {
+        ModelStats(
+            model: row.optionalText(0), conversations: row.int(1), messages: row.int(2),
+            inputTokens: row.isNull(3) ? nil : Self.tokenSum(row.double(3)),
+            outputTokens: row.isNull(4) ? nil : Self.tokenSum(row.double(4)))
+    }
+
+    static let modelStatsSQL = """
+        SELECT coalesce(nullif(m.model, ''), nullif(c.model, '')) AS name, count(DISTINCT m.conversation_id), count(*),
+               CASE WHEN count(m.input_tokens) > 0 THEN total(m.input_tokens) END,
+               CASE WHEN count(m.output_tokens) > 0 THEN total(m.output_tokens) END
+          FROM message AS m JOIN conversation AS c ON c.id = m.conversation_id
+         GROUP BY name
+         ORDER BY count(*) DESC, name IS NULL, name
+        """
+
+    /// A sum of token counts as a whole number: negative (impossible by the schema) is 0,
+    /// beyond Int64 the largest Int64.
+    static func tokenSum(_ value: Double) -> Int64 {
+        guard value.isFinite, value > 0 else { return 0 }
+        return Int64(exactly: value.rounded(.down)) ?? Int64.max
     }
 }

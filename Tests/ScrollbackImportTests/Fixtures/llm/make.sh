@@ -24,4 +24,10 @@ export LLM_USER_PATH="$work/logs-upgraded"; mkdir -p "$LLM_USER_PATH"
 cp "$here/llm-0.31.1.db" "$LLM_USER_PATH/logs.db"
 "$work/new/bin/llm" -m echo "A new question after upgrading" >/dev/null
 cp "$LLM_USER_PATH/logs.db" "$here/llm-0.31.1-upgraded-by-0.36.db"
+# A legacy conversation continued by a newer llm: it becomes a thread of the same id, its
+# earlier messages copied under new ids.
+export LLM_USER_PATH="$work/logs-continued"; mkdir -p "$LLM_USER_PATH"
+cp "$here/llm-0.31.1.db" "$LLM_USER_PATH/logs.db"
+"$work/new/bin/llm" -m echo -c "Continue the legacy one" >/dev/null
+cp "$LLM_USER_PATH/logs.db" "$here/llm-0.31.1-continued-by-0.36.db"
 rm -rf "$work"

@@ -1,0 +1,192 @@
+import Foundation
+import Testing
+
+import ScrollbackModel
+@testable import ScrollbackStorage
+import TestSupport
+
+/// `show --all-branches` (the whole tree of a conversation) and `stats`' counts per model,
+/// through the real binary.
+@Suite("show --all-branches and stats per model")
+struct TreeCommandTests {
+    static let chatgpt = ImportExportCommandTests.fixtures + "/chatgpt/conversations.json"
+
+    /// The shared ChatGPT sample imported; the id of "Postgres indexing" (a regenerated
+    /// first answer a1 beside the current a2).
+    static func postgres(_ runner: BinaryRunner, importing paths: [String] = [chatgpt]) throws -> String {
+        let imported = try runner.run(["import", "--quiet"] + paths)
+        #expect(imported.status == 0, "\(imported.error)")
+        let list = try runner.json(["list"])
+        let rows = list["conversations"] as? [[String: Any]] ?? []
+        return try #require(rows.first { $0["title"] as? String == "Postgres indexing" }?["id"] as? String)
+    }
+
+    @Test("show --all-branches prints every message indented by depth, siblings in time order, the current branch marked")
+    func allBranchesText() throws {
+        let runner = try BinaryRunner()
+        let id = try Self.postgres(runner)
+        let result = try runner.run(["show", String(id.prefix(8)), "--all-branches"])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(
+            result.output == """
+                Postgres indexing
+                id \(id) · model gpt-5 · source chatgpt · created 2026-01-01 10:00 · updated 2026-01-01 11:00 · 7 messages · 2 branches
+
+                * ── user · 2026-01-01 10:00
+                  Why is my query on orders slow?
+
+                    ── assistant · 2026-01-01 10:00 · gpt-5 · ‹1/2›
+                    First answer that was regenerated.
+
+                *   ── assistant · 2026-01-01 10:01 · gpt-5 · ‹2/2›
+                    You are missing an index on customer_id. Add a composite index.
+
+                *     ── user · 2026-01-01 10:01
+                      [image]
+                      Here is the plan output. Can you write the statement?
+
+                *       ── assistant · 2026-01-01 10:01 · gpt-5
+                        ```sql
+                        CREATE INDEX idx_orders_customer ON orders (customer_id, created_at);
+                        ```
+
+                *         ── tool · 2026-01-01 10:01
+                          ```
+                          CREATE INDEX
+                          ```
+
+                *           ── assistant · 2026-01-01 10:02 · gpt-5
+                            Done. The query should now use the index.
+
+                """)
+        // Without the flag: the current branch, as before.
+        let plain = try runner.run(["show", id])
+        #expect(plain.status == 0)
+        #expect(!plain.output.contains("First answer that was regenerated."))
+        #expect(plain.output.components(separatedBy: "\n── ").count == 7)
+        #expect(plain.output.hasSuffix("\n── assistant · 2026-01-01 10:02 · gpt-5\nDone. The query should now use the index.\n"))
+    }
+
+    @Test("show --json --all-branches: every message with its parentID, depth as position; the conversation's currentLeafID")
+    func allBranchesJSON() throws {
+        let runner = try BinaryRunner()
+        let id = try Self.postgres(runner)
+        let tree = try runner.json(["show", id, "--all-branches"])
+        let messages = tree["messages"] as? [[String: Any]] ?? []
+        let ids = messages.compactMap { $0["id"] as? String }
+        let contents = messages.map { String(($0["content"] as? String ?? "").prefix(12)) }
+        #expect(
+            contents == [
+                "Why is my qu", "First answer", "You are miss", "[image]\nHere", "```sql\nCREAT", "```\nCREATE I", "Done. The qu",
+            ])
+        #expect(ids.count == 7 && Set(ids).count == 7)
+        // parentID is null (present) for the first message, else the parent's public id.
+        #expect(messages.first.map { $0.keys.contains("parentID") && $0["parentID"] is NSNull } == true)
+        let parents = messages.map { $0["parentID"] as? String }
+        #expect(parents == [nil, ids[0], ids[0], ids[2], ids[3], ids[4], ids[5]])
+        #expect(messages.compactMap { $0["position"] as? Int } == [0, 1, 1, 2, 3, 4, 5])
+        let conversation = tree["conversation"] as? [String: Any]
+        #expect(conversation?["currentLeafID"] as? String == ids[6])
+        #expect(conversation?["messageCount"] as? Int == 7)
+
+        // Without the flag: the current branch, with the same parent ids and leaf.
+        let branch = try runner.json(["show", id])
+        let branchMessages = branch["messages"] as? [[String: Any]] ?? []
+        let branchIDs = branchMessages.compactMap { $0["id"] as? String }
+        #expect(branchIDs == [ids[0]] + ids[2...])
+        #expect(branchMessages.map { $0["parentID"] as? String } == [nil] + branchIDs.dropLast())
+        #expect(branchMessages.compactMap { $0["position"] as? Int } == Array(0..<6))
+        #expect((branch["conversation"] as? [String: Any])?["currentLeafID"] as? String == ids[6])
+    }
+
+    @Test("show --all-branches of a conversation without branches: one column of marked messages")
+    func oneBranch() throws {
+        let runner = try BinaryRunner()
+        let store = try Store.open(path: runner.databasePath)
+        let conversation = try store.addConversation(title: "Plain", createdAt: 1_700_000_000_000, messages: ["one", "two", "three"])
+        let result = try runner.run(["show", conversation.publicID, "--all-branches"])
+        #expect(result.output.hasSuffix("· 3 messages · 1 branch\n\n* ── user · 2023-11-14 22:13\n  one\n\n*   ── assistant · 2023-11-14 22:13\n    two\n\n*     ── user · 2023-11-14 22:13\n      three\n"))
+    }
+
+    @Test("deep conversations indent at most six levels, then say the depth")
+    func deepIndentation() throws {
+        let runner = try BinaryRunner()
+        let store = try Store.open(path: runner.databasePath)
+        let conversation = try store.addConversation(
+            title: "Deep", createdAt: 1_700_000_000_000, messages: (0..<9).map { "m\($0)\nsecond line" })
+        let result = try runner.run(["show", conversation.publicID, "--all-branches"])
+        #expect(result.output.hasSuffix("\n              m8\n              second line\n"))
+        #expect(result.output.contains("\n*             ── user · 2023-11-14 22:13\n              m6\n"))
+        #expect(result.output.contains("\n*             ── assistant · 2023-11-14 22:13 · depth 7\n              m7\n              second line\n"))
+        #expect(result.output.contains("\n*             ── user · 2023-11-14 22:13 · depth 8\n"))
+    }
+
+    @Test("hostile text and model names in a branch that is not current reach a terminal only as placeholders; JSON stays exact")
+    func hostileBranchOnATerminal() throws {
+        let runner = try BinaryRunner()
+        // The sample with the regenerated answer (a1) made hostile.
+        let folder = try TemporaryDirectory()
+        var export = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Self.chatgpt))) as? [[String: Any]])
+        var mapping = try #require(export[0]["mapping"] as? [String: Any])
+        var node = try #require(mapping["a1"] as? [String: Any])
+        var message = try #require(node["message"] as? [String: Any])
+        message["content"] = ["content_type": "text", "parts": ["B" + HostileOutputTests.hostile + "\nline two" + HostileOutputTests.hostile]]
+        message["metadata"] = ["model_slug": "M" + HostileOutputTests.hostile]
+        node["message"] = message
+        mapping["a1"] = node
+        export[0]["mapping"] = mapping
+        let path = folder.file("hostile.json")
+        try JSONSerialization.data(withJSONObject: export).write(to: URL(fileURLWithPath: path))
+        let id = try Self.postgres(runner, importing: [path])
+
+        let database = HostileOutputTests.quoted(runner.databasePath)
+        for command in ["show \(id) --all-branches", "show \(id) --all-branches --json"] {
+            let result = try HostileOutputTests.shell("script -q -e -c \"\\\"$0\\\" --db \(database) \(command)\" /dev/null")
+            #expect(result.status == 0, "\(command): \(result.error)")
+            #expect(String(decoding: result.output, as: UTF8.self).contains("line two"), "\(command)")
+            #expect(HostileOutputTests.dangerousBytes(in: result.output) == [], "\(command)")
+        }
+        // Piped, the JSON is the exact text.
+        let json = try runner.json(["show", id, "--all-branches"])
+        let contents = (json["messages"] as? [[String: Any]] ?? []).compactMap { $0["content"] as? String }
+        #expect(contents.contains("B" + HostileOutputTests.hostile + "\nline two" + HostileOutputTests.hostile))
+    }
+
+    @Test("stats counts conversations, messages and known tokens per model, most messages first; plain and JSON")
+    func statsPerModel() throws {
+        let runner = try BinaryRunner()
+        _ = try Self.postgres(runner, importing: [Self.chatgpt, ImportExportCommandTests.fixtures + "/llm/llm-0.36.db"])
+        let store = try Store.open(path: runner.databasePath)
+        // A long model name with escapes, and messages of no model at all.
+        let long = "a-very-long-model-name-\u{1B}[31m-that-goes-on-and-on-and-on"
+        let odd = try store.addConversation(title: "Odd", createdAt: 1_700_000_000_000, messages: ["q", "a"])
+        try store.database.run("UPDATE conversation SET model = ? WHERE id = ?", [.text(long), .integer(odd.id)])
+        let none = try store.addConversation(title: "None", createdAt: 1_700_000_000_000, messages: ["q"])
+        try store.database.run("UPDATE conversation SET model = NULL WHERE id = ?", [.integer(none.id)])
+
+        let json = try runner.json(["stats"])
+        let models = json["models"] as? [[String: Any]] ?? []
+        func row(_ model: [String: Any]) -> String {
+            let tokens = [model["inputTokens"], model["outputTokens"]].map { ($0 as? Int).map(String.init) ?? "-" }
+            return "\(model["model"] as? String ?? "(none)") \(model["conversations"] as? Int ?? -1) \(model["messages"] as? Int ?? -1) "
+                + tokens.joined(separator: " ")
+        }
+        #expect(models.map(row) == ["echo 2 7 16 48", "gpt-5 1 7 - -", long + " 1 2 - -", "gpt-5-mini 1 2 - -", "(none) 1 1 - -"])
+        #expect(models.last.map { $0.keys.contains("model") } == false)
+
+        let plain = try runner.run(["stats"])
+        #expect(plain.status == 0)
+        let table = plain.output.components(separatedBy: "\n\n").last ?? ""
+        #expect(
+            table == """
+                model                             conversations  messages  input tokens  output tokens
+                echo                                          2         7            16             48
+                gpt-5                                         1         7             -              -
+                a-very-long-model-name-␛[31m-th…              1         2             -              -
+                gpt-5-mini                                    1         2             -              -
+                (unknown)                                     1         1             -              -
+
+                """)
+    }
+}
