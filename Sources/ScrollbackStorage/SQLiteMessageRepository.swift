@@ -162,10 +162,18 @@ public final class SQLiteMessageRepository: MessageRepository {
         }
     }
 
-    /// Every message of the conversation, parents before children, in the order stored.
+    /// Every message of the conversation, parents before children, in the order stored; each
+    /// one's position is its depth.
     public func all(conversationID: Int64) throws -> [MessageDTO] {
-        try database.query(
+        var messages = try database.query(
             "SELECT \(Self.columns) FROM message WHERE conversation_id = ? ORDER BY position", [.integer(conversationID)], Self.message)
+        var depths: [Int64: Int] = [:]
+        for index in messages.indices {
+            let depth = messages[index].parentID.flatMap { depths[$0].map { $0 + 1 } } ?? 0
+            depths[messages[index].id] = depth
+            messages[index].position = depth
+        }
+        return messages
     }
 
     public func count(conversationID: Int64) throws -> Int {

@@ -79,9 +79,11 @@ extension Store {
             children[node.parentID, default: []].append(index)
         }
         var taken = Set<Int>()
+        // Written only once it is known that the import is not an older copy.
+        var nodeIDsToRecord: [(row: Int64, nodeID: String)] = []
+        var changed: [(stored: StoredNode, imported: ImportedMessage)] = []
         // For each imported message, the stored row it is, when it is one.
         var rowIDs: [Int64?] = Array(repeating: nil, count: imported.messages.count)
-        var changedMessages = false
         var newRows: [Writer.MessageRow] = []
         var newIndex: [Int: Int] = [:]  // imported index → index in newRows
         var position = (stored.last?.position ?? -1) + 1
@@ -105,16 +107,12 @@ extension Store {
                 let node = stored[match]
                 rowIDs[index] = node.id
                 if let nodeID = tree.nodeIDs[index], node.nodeID == nil {
-                    try writer.setSourceNode(message: node.id, nodeID)
-                    changedMessages = true
+                    nodeIDsToRecord.append((node.id, nodeID))
                 }
                 if node.content != message.content || node.role != message.role.rawValue || node.model != message.model
                     || (!message.usage.isEmpty && node.usage != message.usage)
                 {
-                    try writer.update(
-                        message: node.id, role: message.role, content: message.content, model: message.model,
-                        usage: message.usage.isEmpty ? node.usage : message.usage)
-                    changedMessages = true
+                    changed.append((node, message))
                 }
                 continue
             }
@@ -130,10 +128,19 @@ extension Store {
             position += 1
         }
         // An older copy (an older export, or the earlier of two in one file): everything in it
-        // is stored, and more. Nothing of it is newer.
-        if newRows.isEmpty && !changedMessages && imported.messages.count < stored.count {
+        // is stored, and more. Nothing of it is newer, not its texts, not its title.
+        if newRows.isEmpty && imported.messages.count < stored.count {
             return .unchanged
         }
+        for (row, nodeID) in nodeIDsToRecord {
+            try writer.setSourceNode(message: row, nodeID)
+        }
+        for (node, message) in changed {
+            try writer.update(
+                message: node.id, role: message.role, content: message.content, model: message.model,
+                usage: message.usage.isEmpty ? node.usage : message.usage)
+        }
+        let changedMessages = !nodeIDsToRecord.isEmpty || !changed.isEmpty
         // The updated time never goes back: the stored conversation keeps every message it had.
         let updatedAt = max(updatedAt, existing.updatedAt)
         let sameConversation =

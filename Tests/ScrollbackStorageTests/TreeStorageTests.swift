@@ -98,6 +98,12 @@ struct TreeStorageTests {
                 ImportedMessage(role: .assistant, content: "Use sorted().", createdAt: Timestamp(milliseconds: Self.start + 60_000), model: "gpt-4o", nodeID: "a1", parent: .node("q1")),
             ])
         #expect(try store.upsert(older) == .unchanged)
+        // Nor when its text or model differs: nothing of an older copy is newer.
+        var olderModel = older
+        olderModel.messages[1].model = "gpt-3.5"
+        olderModel.messages[1].content = "Use sorted(), an older text."
+        #expect(try store.upsert(olderModel) == .unchanged)
+        #expect(try store.search.search("older text", after: nil, limit: 5).items.isEmpty)
         var renamed = older
         renamed.messages = Store.sortingTree.map { node in
             ImportedMessage(
