@@ -33,6 +33,8 @@ let package = Package(
             name: "SearchTokenizer",
             dependencies: ["CSQLite"]
         ),
+        // The browser's record of the signals it caught: in a C file, so that there is one.
+        .target(name: "TerminalSignalState"),
         .target(
             name: "ScrollbackStorage",
             dependencies: ["ScrollbackModel", "CSQLite", "SearchTokenizer"],
@@ -59,7 +61,7 @@ let package = Package(
         ),
         .target(
             name: "ScrollbackTerminal",
-            dependencies: ["ScrollbackModel", "ScrollbackViewModels", "TerminalText", "CNcursesw"],
+            dependencies: ["ScrollbackModel", "ScrollbackViewModels", "TerminalText", "CNcursesw", "TerminalSignalState"],
             swiftSettings: strictSwift
         ),
         .target(

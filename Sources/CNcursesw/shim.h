@@ -71,57 +71,9 @@ static inline int scrollback_check_terminal(const char *term) {
     return usable;
 }
 
-/* Signals that end the program are caught here and only recorded; the event loop looks
-   at them (with SIGTSTP) at every turn, restores the terminal, and then acts. The
-   handler is process-wide, so it does not matter which thread a signal lands on.
-   Used from one Swift file only (TerminalSignals.swift): the state is static. */
-static volatile sig_atomic_t scrollback_signal_caught = 0;
-static volatile sig_atomic_t scrollback_stop_requested = 0;
-
-static inline void scrollback_signal_handler(int signal) {
-    if (signal == SIGTSTP) {
-        scrollback_stop_requested = 1;
-    } else if (scrollback_signal_caught == 0) {
-        scrollback_signal_caught = signal;
-    }
-}
-
-static inline int scrollback_catch_signal(int signal) {
-    struct sigaction action;
-    /* A signal the parent set to be ignored (nohup's SIGHUP, say) stays ignored. */
-    if (sigaction(signal, NULL, &action) == 0 && action.sa_handler == SIG_IGN) return 0;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = scrollback_signal_handler;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
-    return sigaction(signal, &action, NULL);
-}
-
-static inline int scrollback_default_signal(int signal) {
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = SIG_DFL;
-    sigemptyset(&action.sa_mask);
-    return sigaction(signal, &action, NULL);
-}
-
-static inline int scrollback_take_signal(void) {
-    int signal = scrollback_signal_caught;
-    return signal;
-}
-
-static inline int scrollback_take_stop_request(void) {
-    int requested = scrollback_stop_requested;
-    scrollback_stop_requested = 0;
-    return requested;
-}
-
 /* newterm rather than initscr: it returns NULL on an unusable terminal, where initscr
    prints "Error opening terminal" and exits. */
 static inline SCREEN *scrollback_newterm(void) { return newterm(NULL, stdout, stdin); }
-
-static inline int scrollback_sigrtmin(void) { return SIGRTMIN; }
-static inline int scrollback_sigrtmax(void) { return SIGRTMAX; }
 
 /* Writes a control sequence straight to the terminal (bracketed paste, for instance,
    which terminfo does not describe). */

@@ -1,11 +1,12 @@
 import CNcursesw
+import TerminalSignalState
 import Foundation
 
 /// The signals the browser catches: each one that would end the program is recorded by a
 /// process-wide handler and acted on by the event loop, which restores the terminal first
 /// and then exits with 128 + the signal's number. SIGTSTP (and Ctrl-Z) suspend instead.
 ///
-/// All use of the shim's signal state is in this file: that state is static in a header.
+/// The state is in the `TerminalSignalState` C target, one for the whole program.
 @MainActor
 enum TerminalSignals {
     /// Every signal whose default action ends the process and that can come from outside
