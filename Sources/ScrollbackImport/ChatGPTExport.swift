@@ -81,14 +81,15 @@ enum ChatGPTExport {
             }
         }
         // The nodes of the branch the person was on: a message there that cannot be read
-        // skips the conversation, as before; one on another branch is left out (without a
-        // current node, every branch counts as that one).
+        // skips the conversation, as before; one on another branch is left out and said
+        // (without a current node, every branch counts as that one).
         var onCurrentBranch = Set<String>()
         var walking = currentNode
         while let key = walking, nodes[key] != nil, onCurrentBranch.insert(key).inserted {
             walking = nodes[key]?.parent
         }
         var messages: [ImportedMessage] = []
+        var leftOut: [String] = []
         var kept: [String: Int] = [:]
         // (node, its nearest kept ancestor)
         // (node, the index of its nearest kept ancestor in `messages`)
@@ -108,6 +109,11 @@ enum ChatGPTExport {
                         throw SkipReason("not UTF-8 text, in a message (at byte \(scanner.fileByte(range.lowerBound)))")
                     }
                     throw SkipReason("malformed JSON, such as a lone surrogate \\ud800, in a message (at byte \(scanner.fileByte(range.lowerBound)))")
+                }
+                if parsed == nil {
+                    leftOut.append(
+                        "a message on another branch left out, the rest kept: it is not valid JSON or UTF-8 (at byte \(scanner.fileByte(range.lowerBound)))"
+                    )
                 }
                 if let message = parsed, var imported = try self.message(message, defaultModel: defaultModel, fallbackTime: createdAt) {
                     imported.nodeID = key
@@ -132,9 +138,11 @@ enum ChatGPTExport {
         let start = createdAt ?? messages.first?.createdAt ?? Timestamp(milliseconds: 0)
         let updated = try ImportTime.seconds(updateTime, field: "update_time") ?? messages.map(\.createdAt).max() ?? start
         let model = defaultModel ?? messages.last(where: { $0.role == .assistant })?.model
-        return ImportedConversation(
+        var conversation = ImportedConversation(
             source: "chatgpt", sourceID: sourceID, title: chosenTitle, model: model, createdAt: start, updatedAt: max(updated, start),
             messages: messages, currentIndex: current.flatMap { kept[$0] })
+        conversation.leftOut = leftOut
+        return conversation
     }
 
     private static func message(_ message: [String: Any], defaultModel: String?, fallbackTime: Timestamp?) throws(SkipReason) -> ImportedMessage? {

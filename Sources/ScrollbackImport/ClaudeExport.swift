@@ -62,12 +62,20 @@ enum ClaudeExport {
         // or, when it had nothing to show, its own nearest kept ancestor.
         var hangOn: [String: Int?] = [:]
         var current: Int?
-        // Node ids unique in the conversation: a uuid seen before (a damaged export) gets
-        // its place in the file added.
+        // Node ids unique in the conversation, the parts' ids included: an id taken already
+        // (a uuid seen twice, or one that reads like a part's, `m3#2`) gets `@` and a number.
         var seenIDs = Set<String>()
+        func unique(_ candidate: String) -> String {
+            var id = candidate
+            var number = 1
+            while !seenIDs.insert(id).inserted {
+                number += 1
+                id = "\(candidate)@\(number)"
+            }
+            return id
+        }
         func nodeID(_ message: [String: Any], at: Int) -> String {
-            let uuid = message.string("uuid") ?? "#\(at)"
-            return seenIDs.insert(uuid).inserted ? uuid : "\(uuid)@\(at)"
+            unique(message.string("uuid") ?? "#\(at)")
         }
         if all.contains(where: { $0.string("parent_message_uuid") != nil }) {
             var index: [String: Int] = [:]
@@ -95,12 +103,13 @@ enum ClaudeExport {
                 let pieces = try self.messages(from: all[at], fallbackTime: conversationTime)
                 var last = parent
                 for (number, var piece) in pieces.enumerated() {
-                    piece.nodeID = number == 0 ? uuid : "\(uuid)#\(number + 1)"
+                    piece.nodeID = number == 0 ? uuid : unique("\(uuid)#\(number + 1)")
                     piece.parent = last.map { .index($0) } ?? .root
                     last = messages.count
                     messages.append(piece)
                 }
-                if hangOn[uuid] == nil { hangOn[uuid] = last }
+                // By the message's own uuid, as the record names its current leaf.
+                if let original = all[at].string("uuid"), hangOn[original] == nil { hangOn[original] = last }
                 stack += (children[at] ?? []).sorted(by: byTime).reversed().map { ($0, last) }
             }
             // The branch the person was on, when the record says; else the newest leaf.
@@ -111,7 +120,7 @@ enum ClaudeExport {
             for at in all.indices.sorted(by: byTime) {
                 let uuid = nodeID(all[at], at: at)
                 for (number, var piece) in try self.messages(from: all[at], fallbackTime: conversationTime).enumerated() {
-                    piece.nodeID = number == 0 ? uuid : "\(uuid)#\(number + 1)"
+                    piece.nodeID = number == 0 ? uuid : unique("\(uuid)#\(number + 1)")
                     messages.append(piece)
                 }
             }

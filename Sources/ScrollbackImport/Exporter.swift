@@ -50,7 +50,7 @@ public struct Exporter {
             var others: [OtherBranch] = []
             if conversation.isBranched {
                 let all = try store.messages.all(conversationID: conversation.id)
-                others = Self.otherBranches(all, tree: try store.messages.tree(conversationID: conversation.id), current: messages.last?.id)
+                others = Self.otherBranches(all, tree: try store.messages.tree(conversationID: conversation.id), shown: messages.map(\.id))
             }
             return Self.markdown(conversation, messages, otherBranches: others)
         case .jsonl: return try Self.jsonLine(conversation, try store.messages.all(conversationID: conversation.id))
@@ -62,22 +62,31 @@ public struct Exporter {
         }
     }
 
-    /// A branch other than the one exported, as Markdown notes it.
+    /// Where other branches leave the one exported, as Markdown notes them: a message off the
+    /// exported branch whose parent is on it (or a first message beside the first).
     struct OtherBranch: Equatable {
-        /// The place along the branch where it leaves the others (1-based).
+        /// The place along the branch where it leaves the exported one (1-based).
         var number: Int
         var role: Role
         var firstLine: String
+        /// How many branches (leaves) go on from there.
+        var branches: Int
     }
 
-    static func otherBranches(_ messages: [MessageDTO], tree: ConversationTree, current: Int64?) -> [OtherBranch] {
+    /// - Parameter shown: the ids of the exported branch, in order.
+    static func otherBranches(_ messages: [MessageDTO], tree: ConversationTree, shown: [Int64]) -> [OtherBranch] {
         var byID: [Int64: MessageDTO] = [:]
         for message in messages { byID[message.id] = message }
-        return tree.branches.filter { $0.leaf != current }.compactMap { branch in
-            guard let start = byID[branch.start] else { return nil }
-            let line = start.content.split(separator: "\n").first { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? ""
-            return OtherBranch(number: tree.depth(of: branch.start) + 1, role: start.role, firstLine: String(line.prefix(120)))
+        let onBranch = Set(shown)
+        var result: [OtherBranch] = []
+        for (place, parent) in ([nil] + shown.map(Optional.some)).enumerated() {
+            for child in tree.children(of: parent) where !onBranch.contains(child) {
+                guard let start = byID[child] else { continue }
+                let line = start.content.split(separator: "\n").first { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? ""
+                result.append(OtherBranch(number: place + 1, role: start.role, firstLine: String(line.prefix(120)), branches: tree.leafCount(under: child)))
+            }
         }
+        return result
     }
 
     static func jsonLine(_ conversation: ConversationDTO, _ messages: [MessageDTO]) throws -> String {
@@ -100,10 +109,11 @@ public struct Exporter {
             text += message.content + "\n"
         }
         if !otherBranches.isEmpty {
-            let count = otherBranches.count
-            text += "\n---\n\n\(count) other branch\(count == 1 ? "" : "es") (`scrollback show --all-branches \(conversation.publicID.prefix(8))`):\n\n"
+            let count = otherBranches.reduce(0) { $0 + $1.branches }
+            text += "\n---\n\n\(count) other branch\(count == 1 ? "" : "es") (`scrollback show \(conversation.publicID.prefix(8)) --all-branches`):\n\n"
             for branch in otherBranches {
-                text += "- at message \(branch.number), \(branch.role.rawValue): \(branch.firstLine)\n"
+                let more = branch.branches > 1 ? " (\(branch.branches) branches)" : ""
+                text += "- at message \(branch.number), \(branch.role.rawValue)\(more): \(branch.firstLine)\n"
             }
         }
         return text

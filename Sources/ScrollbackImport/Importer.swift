@@ -198,7 +198,9 @@ public struct Importer {
                 while let record = try reader.next() {
                     if shouldStop() { throw Interrupted() }
                     do {
-                        try storeRecord(try record.conversation.get())
+                        let conversation = try record.conversation.get()
+                        try storeRecord(conversation)
+                        result.skipped += conversation.leftOut.map { SkippedRecord(path: path, record: record.name, reason: $0) }
                     } catch let skip as SkipReason {
                         result.skipped.append(SkippedRecord(path: path, record: record.name, reason: skip.text))
                     }
@@ -214,6 +216,27 @@ public struct Importer {
         }
         try store.inserting(about: size / 300, body)
         return result
+    }
+
+    /// `: messages[1].inputTokens is not of its kind (a whole number in range, …)`: which field
+    /// of a JSON Lines record did not decode, by its path; its value is never repeated.
+    static func `where`(_ error: DecodingError) -> String {
+        let context: DecodingError.Context
+        let problem: String
+        switch error {
+        case .typeMismatch(_, let found): (context, problem) = (found, "is not of its kind (text, a whole number in range, true or false)")
+        case .valueNotFound(_, let found): (context, problem) = (found, "is missing")
+        case .keyNotFound(let key, let found): (context, problem) = (Self.context(found, adding: key), "is missing")
+        case .dataCorrupted(let found): (context, problem) = (found, "is not of its kind (a whole number in range, …)")
+        @unknown default: return ""
+        }
+        let path = context.codingPath.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }.joined()
+        let field = path.hasPrefix(".") ? String(path.dropFirst()) : path
+        return field.isEmpty ? "" : ": \(field.prefix(80)) \(problem)"
+    }
+
+    private static func context(_ context: DecodingError.Context, adding key: any CodingKey) -> DecodingError.Context {
+        DecodingError.Context(codingPath: context.codingPath + [key], debugDescription: context.debugDescription)
     }
 
     /// Reads and parses the records of a ChatGPT, Claude or JSON Lines export, in order,
@@ -255,6 +278,8 @@ public struct Importer {
                     let record: ScrollbackRecord
                     do {
                         record = try JSONDecoder().decode(ScrollbackRecord.self, from: line)
+                    } catch let error as DecodingError {
+                        throw SkipReason("not a scrollback record" + Self.where(error))
                     } catch {
                         throw SkipReason("not a scrollback record")
                     }

@@ -20,6 +20,49 @@ public struct ScrollbackRecord: Codable, Equatable, Sendable {
         public var inputTokens: Int64?
         public var outputTokens: Int64?
         public var durationMs: Int64?
+
+        enum CodingKeys: String, CodingKey {
+            case id, role, content, createdAt, model, parentID, sourceNodeID, inputTokens, outputTokens, durationMs
+        }
+
+        init(
+            id: String, role: String, content: String, createdAt: String, model: String?, parentID: String?,
+            sourceNodeID: String?, inputTokens: Int64?, outputTokens: Int64?, durationMs: Int64?
+        ) {
+            self.id = id
+            self.role = role
+            self.content = content
+            self.createdAt = createdAt
+            self.model = model
+            self.parentID = parentID
+            self.sourceNodeID = sourceNodeID
+            self.inputTokens = inputTokens
+            self.outputTokens = outputTokens
+            self.durationMs = durationMs
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Message.CodingKeys.self)
+            id = try container.decode(String.self, forKey: .id)
+            role = try container.decode(String.self, forKey: .role)
+            content = try container.decode(String.self, forKey: .content)
+            createdAt = try container.decode(String.self, forKey: .createdAt)
+            model = try container.decodeIfPresent(String.self, forKey: .model)
+            parentID = try container.decodeIfPresent(String.self, forKey: .parentID)
+            sourceNodeID = try container.decodeIfPresent(String.self, forKey: .sourceNodeID)
+            inputTokens = try Self.count(container, .inputTokens)
+            outputTokens = try Self.count(container, .outputTokens)
+            durationMs = try Self.count(container, .durationMs)
+        }
+
+        /// A whole number that fits, or an error that names the field (Foundation's own says
+        /// only "not valid JSON" for 1.5 or 1e30).
+        private static func count(_ container: KeyedDecodingContainer<Message.CodingKeys>, _ key: Message.CodingKeys) throws -> Int64? {
+            guard container.contains(key), try !container.decodeNil(forKey: key) else { return nil }
+            if let value = try? container.decode(Int64.self, forKey: key) { return value }
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: container.codingPath + [key], debugDescription: "not a whole number in range"))
+        }
     }
 
     public var format = "scrollback"
@@ -71,7 +114,8 @@ public struct ScrollbackRecord: Codable, Equatable, Sendable {
         }
         var converted: [ImportedMessage] = []
         var indexes: [String: Int] = [:]
-        let isTree = currentLeafID != nil
+        var nodeIDs = Set<String>()
+        let isTree = currentLeafID != nil || messages.contains { $0.parentID != nil }
         for message in messages {
             guard let role = Role(rawValue: message.role) else { return .failure(SkipReason("unknown role '\(message.role)'")) }
             guard let time = ImportTime.iso8601(message.createdAt) else {
@@ -80,9 +124,24 @@ public struct ScrollbackRecord: Codable, Equatable, Sendable {
             for count in [message.inputTokens, message.outputTokens, message.durationMs] {
                 if let count, count < 0 { return .failure(SkipReason("a message's token count or duration is negative")) }
             }
-            // A parent that is not an earlier message: a first message.
-            let parent: ImportedParent = isTree ? message.parentID.flatMap { indexes[$0] }.map { .index($0) } ?? .root : .previous
-            if indexes[message.id] == nil { indexes[message.id] = converted.count }
+            // Parents come first: a parentID that names no message before it (itself, a later
+            // one, none) is not a tree this record can be.
+            var parent = ImportedParent.previous
+            if isTree {
+                if let parentID = message.parentID {
+                    guard let index = indexes[parentID] else {
+                        return .failure(SkipReason("a message's parentID names no message before it"))
+                    }
+                    parent = .index(index)
+                } else {
+                    parent = .root
+                }
+            }
+            guard indexes[message.id] == nil else { return .failure(SkipReason("two of its messages have the same id")) }
+            indexes[message.id] = converted.count
+            if let node = message.sourceNodeID, !nodeIDs.insert(node).inserted {
+                return .failure(SkipReason("two of its messages have the same sourceNodeID"))
+            }
             // A message id that is not a UUID is left out: storage derives one from the position.
             converted.append(
                 ImportedMessage(
@@ -92,6 +151,7 @@ public struct ScrollbackRecord: Codable, Equatable, Sendable {
         }
         // The current leaf, as the index of its message.
         let leaf = currentLeafID.flatMap { indexes[$0] }
+        if currentLeafID != nil && leaf == nil { return .failure(SkipReason("its currentLeafID names none of its messages")) }
         return .success(
             ImportedConversation(
                 source: source, sourceID: sourceID, title: title, model: model, createdAt: created, updatedAt: updated,

@@ -127,6 +127,20 @@ public struct ConversationTree: Sendable {
         return ids[best]
     }
 
+    /// How many leaves are at or below `id`.
+    public func leafCount(under id: Int64) -> Int {
+        guard let start = index[id] else { return 0 }
+        var count = 0
+        var stack = [start]
+        var visited = 0
+        while let at = stack.popLast(), visited <= ids.count {
+            visited += 1
+            let children = childIndexes(of: at)
+            if children.isEmpty { count += 1 } else { stack.append(contentsOf: children) }
+        }
+        return count
+    }
+
     /// The newest leaf of the whole conversation.
     public var newestLeaf: Int64? {
         (0..<ids.count).last { childStart[$0] == childStart[$0 + 1] && isReachable($0) }.map { ids[$0] }

@@ -19,6 +19,9 @@ public struct ImportedConversation: Sendable, Hashable {
     /// The same as an index of `messages`, for a source without node ids (a scrollback
     /// export); it comes first.
     public var currentIndex: Int?
+    /// Why messages of it were left out while the rest was kept (one that cannot be read on
+    /// a branch other than the current one): said beside the import's skipped records.
+    public var leftOut: [String] = []
 
     public init(
         source: String, sourceID: String?, title: String, model: String?, createdAt: Timestamp, updatedAt: Timestamp,

@@ -279,16 +279,26 @@ struct ImportedTree {
         }
         self.parents = parents
         self.nodeIDs = nodeIDs
+        var named: Int?
         if let index = imported.currentIndex, imported.messages.indices.contains(index) {
-            leaf = index
+            named = index
         } else if let current = imported.currentNodeID, let index = byNode[current] {
-            leaf = index
-        } else {
-            // The newest leaf: the latest time, the last in the file breaking ties.
-            leaf = imported.messages.indices.filter { !hasChildren[$0] }.max { lhs, rhs in
-                let left = imported.messages[lhs].createdAt, right = imported.messages[rhs].createdAt
-                return left == right ? lhs < rhs : left < right
+            named = index
+        }
+        // The newest leaf (the latest time, the last in the file breaking ties) at or below
+        // the message named current, or of all: a branch shown by default ends at a leaf, so
+        // that no message below it is out of sight (a current node the import left out, or a
+        // Claude leaf that is not one, names a message with answers below it).
+        var below = Array(repeating: named == nil, count: imported.messages.count)
+        if let named {
+            below[named] = true
+            for index in (named + 1)..<imported.messages.count {
+                if let parent = parents[index], below[parent] { below[index] = true }
             }
+        }
+        leaf = imported.messages.indices.filter { below[$0] && !hasChildren[$0] }.max { lhs, rhs in
+            let left = imported.messages[lhs].createdAt, right = imported.messages[rhs].createdAt
+            return left == right ? lhs < rhs : left < right
         }
     }
 }

@@ -157,7 +157,7 @@ struct HostileRecordTests {
         #expect(summary.failed.isEmpty, "\(summary.failed)")
         #expect(summary.inserted == 2)
         #expect(summary.skipped.map { "\($0.record): \($0.reason)" } == [
-            "line 1: not a scrollback record", "line 3: not UTF-8 text", "line 4: not a scrollback record",
+            "line 1: not a scrollback record", "line 3: not UTF-8 text", "line 4: not a scrollback record: version is missing",
         ])
     }
 
