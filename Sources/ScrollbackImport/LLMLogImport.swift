@@ -5,8 +5,11 @@ import ScrollbackStorage
 /// Reads an `llm` log database (Simon Willison's `llm` command-line tool), never writing it:
 /// the legacy `conversations`/`responses` tables (before 0.32), the `threads`/`turns`/
 /// `messages`/`parts` store (0.32 on), or both in one file (an old log upgraded by a newer
-/// llm). One conversation per conversation or thread; prompts and responses become user and
-/// assistant messages, system prompts system messages, with their models and times.
+/// llm). One conversation per legacy conversation, and per family of threads: a thread and
+/// the threads forked from it (`forked_from`, transitively) share their messages (one tree by
+/// `parent_hash`) and are one conversation, keyed on the root thread, its branch shown the tip
+/// of the thread used last. Prompts and responses become user and assistant messages, system
+/// prompts system messages, with their models and times.
 struct LLMLogImport {
     let path: String
 
@@ -176,7 +179,7 @@ struct LLMLogImport {
     }
 
     /// A row of `threads`: a named pointer at a message of the shared tree.
-    struct Thread {
+    struct ThreadRow {
         var id: String
         var name: String?
         var tip: String?
@@ -261,13 +264,13 @@ struct LLMLogImport {
         let threads = try database.query(
             "SELECT id, name, tip_message_hash, datetime_utc, \(forkedFrom) FROM threads ORDER BY datetime_utc, id"
         ) {
-            Thread(id: $0.text(0), name: $0.optionalText(1), tip: $0.optionalText(2), startedText: $0.optionalText(3), forkedFrom: $0.optionalText(4))
+            ThreadRow(id: $0.text(0), name: $0.optionalText(1), tip: $0.optionalText(2), startedText: $0.optionalText(3), forkedFrom: $0.optionalText(4))
         }
         var skipped: [SkippedRecord] = []
         let families = ThreadFamilies(threads, path: path, skipped: &skipped)
         var conversations: [ImportedConversation] = []
         for family in families.all {
-            var members: [(thread: Thread, started: Timestamp?)] = []
+            var members: [(thread: ThreadRow, started: Timestamp?)] = []
             for thread in family {
                 do throws(SkipReason) {
                     let started = try ImportTime.llm(thread.startedText)
@@ -323,7 +326,7 @@ struct LLMLogImport {
             }
             guard let first = imported.first, let last = imported.last else { continue }
             // The branch shown: the tip of the thread used last (its newest turn, else its start).
-            var current: (thread: Thread, time: Timestamp)?
+            var current: (thread: ThreadRow, time: Timestamp)?
             for (thread, started) in members {
                 let time = lastActive[thread.id] ?? started ?? Timestamp(milliseconds: 0)
                 if current == nil || time >= (current?.time ?? time) { current = (thread, time) }
@@ -348,12 +351,12 @@ struct LLMLogImport {
 struct ThreadFamilies {
     /// Each family's threads, its root first, the others in the order given; families in the
     /// order of their roots.
-    var all: [[LLMLogImport.Thread]] = []
+    var all: [[LLMLogImport.ThreadRow]] = []
 
     /// - Parameter threads: every thread, oldest first.
-    init(_ threads: [LLMLogImport.Thread], path: String, skipped: inout [SkippedRecord]) {
+    init(_ threads: [LLMLogImport.ThreadRow], path: String, skipped: inout [SkippedRecord]) {
         var order: [String: Int] = [:]
-        var unique: [LLMLogImport.Thread] = []
+        var unique: [LLMLogImport.ThreadRow] = []
         for thread in threads {
             guard order[thread.id] == nil else {
                 skipped.append(SkippedRecord(path: path, record: "thread \(thread.id)", reason: "a second thread with the same id"))
