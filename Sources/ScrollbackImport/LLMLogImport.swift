@@ -5,8 +5,11 @@ import ScrollbackStorage
 /// Reads an `llm` log database (Simon Willison's `llm` command-line tool), never writing it:
 /// the legacy `conversations`/`responses` tables (before 0.32), the `threads`/`turns`/
 /// `messages`/`parts` store (0.32 on), or both in one file (an old log upgraded by a newer
-/// llm). One conversation per conversation or thread; prompts and responses become user and
-/// assistant messages, system prompts system messages, with their models and times.
+/// llm). One conversation per legacy conversation, and per family of threads: a thread and
+/// the threads forked from it (`forked_from`, transitively) share their messages (one tree by
+/// `parent_hash`) and are one conversation, keyed on the root thread, its branch shown the tip
+/// of the thread used last. Prompts and responses become user and assistant messages, system
+/// prompts system messages, with their models and times.
 struct LLMLogImport {
     let path: String
 
@@ -175,15 +178,33 @@ struct LLMLogImport {
         }
     }
 
-    private func threadConversations(_ database: ForeignDatabase) throws -> ([ImportedConversation], [SkippedRecord]) {
-        struct Message {
-            var parent: String?
-            var role: String
+    /// A row of `threads`: a named pointer at a message of the shared tree.
+    struct ThreadRow {
+        var id: String
+        var name: String?
+        var tip: String?
+        var startedText: String?
+        /// The thread this one was forked from (llm's Python API, `LogStore.fork`).
+        var forkedFrom: String?
+    }
+
+    /// The kept message nearest `tip`: itself, else its closest ancestor among `kept`.
+    private func leaf(at tip: String?, in kept: Set<String>, messages: [String: (parent: String?, role: String)]) -> String? {
+        var seen: Set<String> = []
+        var current = tip
+        while let hash = current, !seen.contains(hash) {
+            if kept.contains(hash) { return hash }
+            seen.insert(hash)
+            current = messages[hash]?.parent ?? nil
         }
-        var messages: [String: Message] = [:]
+        return nil
+    }
+
+    private func threadConversations(_ database: ForeignDatabase) throws -> ([ImportedConversation], [SkippedRecord]) {
+        var messages: [String: (parent: String?, role: String)] = [:]
         let rows = try database.query("SELECT hash, parent_hash, role FROM messages") { ($0.text(0), $0.optionalText(1), $0.text(2)) }
         for (hash, parent, role) in rows {
-            messages[hash] = Message(parent: parent, role: role)
+            messages[hash] = (parent, role)
         }
         var texts: [String: [String]] = [:]
         let parts = try database.query(
@@ -204,6 +225,8 @@ struct LLMLogImport {
         var models: [String: String] = [:]
         var usages: [String: MessageUsage] = [:]
         var threadModel: [String: String] = [:]
+        // When each thread was last used: the time of its newest turn.
+        var lastActive: [String: Timestamp] = [:]
         // A thread with a turn whose time cannot be read is skipped, with the reason.
         var badTimes: [String: String] = [:]
         let turnColumns = Set(try database.query("SELECT name FROM pragma_table_info('turns')") { $0.text(0) })
@@ -234,52 +257,160 @@ struct LLMLogImport {
             // The counts and time of the answer that ends the turn.
             if let tip, !usage.isEmpty { usages[tip] = usage }
             if let thread, let model { threadModel[thread] = model }
+            if let thread, let time { lastActive[thread] = max(time, lastActive[thread] ?? time) }
         }
-        var conversations: [ImportedConversation] = []
+        let threadColumns = Set(try database.query("SELECT name FROM pragma_table_info('threads')") { $0.text(0) })
+        let forkedFrom = threadColumns.contains("forked_from") ? "forked_from" : "NULL"
+        let threads = try database.query(
+            "SELECT id, name, tip_message_hash, datetime_utc, \(forkedFrom) FROM threads ORDER BY datetime_utc, id"
+        ) {
+            ThreadRow(id: $0.text(0), name: $0.optionalText(1), tip: $0.optionalText(2), startedText: $0.optionalText(3), forkedFrom: $0.optionalText(4))
+        }
         var skipped: [SkippedRecord] = []
-        let threads = try database.query("SELECT id, name, tip_message_hash, datetime_utc FROM threads ORDER BY datetime_utc, id") {
-            ($0.text(0), $0.optionalText(1), $0.optionalText(2), $0.optionalText(3))
-        }
-        for (id, name, tip, startedText) in threads {
-            let started: Timestamp?
-            do throws(SkipReason) {
-                started = try ImportTime.llm(startedText)
-                if let badTime = badTimes[id] { throw SkipReason(badTime) }
-            } catch {
-                skipped.append(SkippedRecord(path: path, record: "thread \(id)", reason: error.text))
-                continue
+        let families = ThreadFamilies(threads, path: path, skipped: &skipped)
+        var conversations: [ImportedConversation] = []
+        for family in families.all {
+            var members: [(thread: ThreadRow, started: Timestamp?)] = []
+            for thread in family {
+                do throws(SkipReason) {
+                    let started = try ImportTime.llm(thread.startedText)
+                    if let badTime = badTimes[thread.id] { throw SkipReason(badTime) }
+                    members.append((thread, started))
+                } catch {
+                    skipped.append(SkippedRecord(path: path, record: "thread \(thread.id)", reason: error.text))
+                }
             }
-            var chain: [String] = []
-            var seen: Set<String> = []
-            var current = tip
-            while let hash = current, let message = messages[hash], !seen.contains(hash) {
-                seen.insert(hash)
-                chain.append(hash)
-                current = message.parent
-            }
-            chain.reverse()
+            guard let root = family.first else { continue }
             var imported: [ImportedMessage] = []
-            var lastTime = started ?? Timestamp(milliseconds: 0)
-            for hash in chain {
-                guard let message = messages[hash], let role = Role(rawValue: message.role) else { continue }
-                let content = (texts[hash] ?? []).joined(separator: "\n\n")
-                guard !ImportText.isBlank(content) else { continue }
-                let time = times[hash] ?? lastTime
-                lastTime = time
-                // The message's hash is its node id: a re-import finds it by that.
-                imported.append(
-                    ImportedMessage(
-                        role: role, content: content, createdAt: time, model: role == .assistant ? models[hash] : nil, nodeID: hash,
-                        usage: role == .assistant ? usages[hash] ?? MessageUsage() : MessageUsage()))
+            var added: Set<String> = []
+            var brokenChain: String?
+            var lastTime = members.first?.started ?? Timestamp(milliseconds: 0)
+            for (thread, started) in members {
+                // The thread's messages, first to last, up from its tip; a loop of parents or a
+                // missing parent ends the walk (the message reached last then starts the chain).
+                var chain: [String] = []
+                var seen: Set<String> = []
+                var current = thread.tip
+                while let hash = current, let message = messages[hash], !seen.contains(hash) {
+                    seen.insert(hash)
+                    chain.append(hash)
+                    current = message.parent
+                }
+                if current != nil, brokenChain == nil { brokenChain = thread.id }
+                chain.reverse()
+                // The kept message before each one: its parent in the tree.
+                var parent: String?
+                if let started { lastTime = started }
+                for hash in chain {
+                    guard let message = messages[hash], let role = Role(rawValue: message.role) else { continue }
+                    let content = (texts[hash] ?? []).joined(separator: "\n\n")
+                    guard !ImportText.isBlank(content) else { continue }
+                    defer { parent = hash }
+                    let time = times[hash] ?? lastTime
+                    lastTime = time
+                    guard added.insert(hash).inserted else { continue }
+                    // The message's hash is its node id: a re-import finds it by that.
+                    imported.append(
+                        ImportedMessage(
+                            role: role, content: content, createdAt: time, model: role == .assistant ? models[hash] : nil, nodeID: hash,
+                            // One thread is one chain, as it always was; a family is a tree.
+                            parent: members.count > 1 ? parent.map { .node($0) } ?? .root : .previous,
+                            usage: role == .assistant ? usages[hash] ?? MessageUsage() : MessageUsage()))
+                }
+            }
+            if let brokenChain {
+                skipped.append(
+                    SkippedRecord(
+                        path: path, record: "thread \(brokenChain)",
+                        reason: "a message's parent is missing or on a loop of parents: what comes after it is imported as a first message"))
             }
             guard let first = imported.first, let last = imported.last else { continue }
+            // The branch shown: the tip of the thread used last (its newest turn, else its start).
+            var current: (thread: ThreadRow, time: Timestamp)?
+            for (thread, started) in members {
+                let time = lastActive[thread.id] ?? started ?? Timestamp(milliseconds: 0)
+                if current == nil || time >= (current?.time ?? time) { current = (thread, time) }
+            }
+            let currentNode = members.count > 1 ? current.flatMap { leaf(at: $0.thread.tip, in: added, messages: messages) } : nil
+            let starts = members.compactMap(\.started)
+            let model = current.flatMap { threadModel[$0.thread.id] } ?? members.lazy.compactMap { threadModel[$0.thread.id] }.last
             conversations.append(
                 ImportedConversation(
-                    source: "llm", sourceID: id, title: name.flatMap { ImportText.isBlank($0) ? nil : $0 } ?? ImportText.title(from: imported),
-                    model: threadModel[id], createdAt: min(started ?? first.createdAt, first.createdAt), updatedAt: last.createdAt,
-                    messages: imported))
+                    source: "llm", sourceID: root.id,
+                    title: root.name.flatMap { ImportText.isBlank($0) ? nil : $0 } ?? ImportText.title(from: imported),
+                    model: model, createdAt: min(starts.min() ?? first.createdAt, first.createdAt),
+                    updatedAt: members.count > 1 ? imported.map(\.createdAt).max() ?? last.createdAt : last.createdAt,
+                    messages: imported, currentNodeID: currentNode))
         }
         return (conversations, skipped)
+    }
+}
+
+/// llm's threads grouped into families: a thread and the threads forked from it,
+/// transitively. Each family is one conversation, keyed on its root thread.
+struct ThreadFamilies {
+    /// Each family's threads, its root first, the others in the order given; families in the
+    /// order of their roots.
+    var all: [[LLMLogImport.ThreadRow]] = []
+
+    /// - Parameter threads: every thread, oldest first.
+    init(_ threads: [LLMLogImport.ThreadRow], path: String, skipped: inout [SkippedRecord]) {
+        var order: [String: Int] = [:]
+        var unique: [LLMLogImport.ThreadRow] = []
+        for thread in threads {
+            guard order[thread.id] == nil else {
+                skipped.append(SkippedRecord(path: path, record: "thread \(thread.id)", reason: "a second thread with the same id"))
+                continue
+            }
+            order[thread.id] = unique.count
+            unique.append(thread)
+        }
+        // The index of each thread's root, found by following forked_from.
+        var rootOf: [Int?] = Array(repeating: nil, count: unique.count)
+        for start in unique.indices where rootOf[start] == nil {
+            var walk = [start]
+            var onPath: [Int: Int] = [start: 0]
+            var root: Int
+            while true {
+                let at = walk[walk.count - 1]
+                if let known = rootOf[at] {
+                    root = known
+                    break
+                }
+                guard let parentID = unique[at].forkedFrom else {
+                    root = at
+                    break
+                }
+                guard let parent = order[parentID] else {
+                    root = at
+                    skipped.append(
+                        SkippedRecord(
+                            path: path, record: "thread \(unique[at].id)",
+                            reason: "forked from thread \(parentID.prefix(80)), which is not in the log: imported as a conversation of its own"))
+                    break
+                }
+                if let loopStart = onPath[parent] {
+                    // Threads forked from each other in a loop: the oldest of them is the root.
+                    root = walk[loopStart...].min() ?? parent
+                    skipped.append(
+                        SkippedRecord(
+                            path: path, record: "thread \(unique[root].id)",
+                            reason: "threads forked from each other in a loop: imported as one conversation under the oldest of them"))
+                    break
+                }
+                onPath[parent] = walk.count
+                walk.append(parent)
+            }
+            for at in walk { rootOf[at] = root }
+        }
+        var members: [Int: [Int]] = [:]
+        for at in unique.indices {
+            let root = rootOf[at] ?? at
+            if at != root { members[root, default: []].append(at) }
+        }
+        for at in unique.indices where (rootOf[at] ?? at) == at {
+            all.append([unique[at]] + (members[at] ?? []).map { unique[$0] })
+        }
     }
 }
 

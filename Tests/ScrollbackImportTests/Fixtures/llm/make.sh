@@ -30,4 +30,24 @@ export LLM_USER_PATH="$work/logs-continued"; mkdir -p "$LLM_USER_PATH"
 cp "$here/llm-0.31.1.db" "$LLM_USER_PATH/logs.db"
 "$work/new/bin/llm" -m echo -c "Continue the legacy one" >/dev/null
 cp "$LLM_USER_PATH/logs.db" "$here/llm-0.31.1-continued-by-0.36.db"
+# Branches: llm 0.36 keeps one tree of messages (by hash and parent_hash) that threads point
+# into. A fork is a thread started at an earlier message of another (forked_from), made by
+# fork.py through llm's Python API; `llm --cid` then continues it like any thread.
+export LLM_USER_PATH="$work/logs-forks"; mkdir -p "$LLM_USER_PATH"
+new="$work/new/bin/llm"; db="$LLM_USER_PATH/logs.db"
+"$new" -m echo "Plan a trip to Kyoto." >/dev/null
+"$new" -m echo -c "What about food? 抹茶?" >/dev/null
+root=$(sqlite3 "$db" "SELECT id FROM threads ORDER BY id DESC LIMIT 1")
+# From the first answer: a second question instead of the food one, then a follow-up.
+train=$("$work/new/bin/python" "$here/fork.py" "$db" "$root" 1 "Kyoto, by train" "What about trains instead?")
+"$new" -m echo --cid "$train" "And the fare? ¥?" >/dev/null
+# A fork of the fork, from its answer about trains.
+"$work/new/bin/python" "$here/fork.py" "$db" "$train" 3 "Kyoto, by Shinkansen" "Is the Shinkansen faster?" >/dev/null
+# The first thread is the one used last.
+"$new" -m echo --cid "$root" "Any day trips? Nara?" >/dev/null
+# A new thread that starts with the same question shares its first two messages (they are
+# the same hashes), but is no fork; and one thread on its own.
+"$new" -m echo "Plan a trip to Kyoto." >/dev/null
+"$new" -m echo "How do tides work?" >/dev/null
+cp "$db" "$here/llm-0.36-forks.db"
 rm -rf "$work"
