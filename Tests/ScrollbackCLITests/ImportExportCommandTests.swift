@@ -53,7 +53,7 @@ struct ImportExportCommandTests {
         #expect(records.first?["currentLeafID"] as? String == messages.last?["id"] as? String)
         // Markdown: the current branch, and a note of the other one.
         #expect(!markdown.output.contains("\n\nFirst answer that was regenerated."))
-        #expect(markdown.output.contains("\n---\n\n1 other branch (`scrollback show --all-branches "))
+        #expect(markdown.output.contains("\n---\n\n1 other branch (`scrollback show ") && markdown.output.contains(" --all-branches`):\n"))
         #expect(markdown.output.contains("- at message 2, assistant: First answer that was regenerated.\n"))
 
         let file = runner.folder.file("backup.jsonl")
