@@ -35,7 +35,13 @@ struct ShowCommand {
         facts.append("source \(OutputFormat.line(conversation.source))")
         facts.append("created \(TimeText.absolute(conversation.createdAt))")
         facts.append("updated \(TimeText.absolute(conversation.updatedAt))")
-        facts.append("\(NumberText.grouped(conversation.messageCount)) messages")
+        if branches == nil && conversation.isBranched {
+            // The current branch is shown: say how much of the conversation that is.
+            facts.append(
+                "\(NumberText.grouped(conversation.branchLength)) of \(NumberText.grouped(conversation.messageCount)) messages (the current branch; --all-branches shows them all)")
+        } else {
+            facts.append("\(NumberText.grouped(conversation.messageCount)) messages")
+        }
         if let branches {
             facts.append(branches == 1 ? "1 branch" : "\(NumberText.grouped(branches)) branches")
         }
@@ -49,9 +55,11 @@ struct ShowCommand {
         // The public ids seen so far, for each message's parent (the one before it).
         var publicIDs: [Int64: String] = [:]
         var last: MessageDTO?
+        // Found once: for a branched conversation, the ids along its branch.
+        let branch = try store.messages.branch(of: conversation, leaf: nil)
         if !context.wantsJSON { header(conversation, branches: nil) }
         while true {
-            let page = try store.messages.page(conversationID: conversation.id, at: position, limit: 500)
+            let page = try store.messages.page(branch, at: position, limit: 500)
             for message in page.items {
                 if context.wantsJSON {
                     messages.append(ShownMessageJSON(message, parentID: message.parentID.flatMap { publicIDs[$0] }))

@@ -156,6 +156,9 @@ public final class SQLiteMessageRepository: MessageRepository {
 
     public func choose(conversationID: Int64, leaf: Int64, length: Int, leaving: (message: Int64, leaf: Int64)?) throws {
         try database.write {
+            guard try database.scalarInt("SELECT count(*) FROM conversation WHERE id = ?", [.integer(conversationID)]) == 1 else {
+                throw StorageError.conflict("this conversation was deleted by another process")
+            }
             let writer = Writer(database: database)
             if let leaving { try writer.remember(conversation: conversationID, message: leaving.message, leaf: leaving.leaf) }
             try writer.setBranch(conversation: conversationID, leaf: leaf, length: length)

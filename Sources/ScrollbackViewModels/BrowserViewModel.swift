@@ -704,12 +704,36 @@ public final class BrowserViewModel {
         let token = try repositories.conversations.changeToken()
         guard token != changeToken, prompt == nil else { return changed }
         changeToken = token
+        try refreshReader()
         try list.pruneMarks()
         let fallbacks = list.neighbours(of: list.selection, excluding: [])
         // Another process changed the data: how many there are now is counted away from
         // the main actor, with the selection's index.
         try list.reload(keeping: list.selected?.id, fallbacks: fallbacks, totalChange: nil)
         return true
+    }
+
+    /// After another process's change: the conversation being read shows its new messages
+    /// and branches (the outline too), or, deleted, the screen it was opened from says so.
+    private func refreshReader() throws {
+        guard let reader else { return }
+        guard let fresh = try repositories.conversations.conversation(id: reader.conversation.id) else {
+            let title = DisplayWidth.truncated(UntrustedText.sanitized(reader.conversation.title), to: 40)
+            self.reader = nil
+            outline = nil
+            if mode == .reader || mode == .outline { mode = readerOrigin }
+            status = "“\(title)” was deleted by another process"
+            return
+        }
+        try reader.reload(fresh)
+        if let outline, let tree = reader.tree {
+            let rebuilt = try OutlineViewModel(tree: tree, messages: repositories.messages, shownLeaf: reader.branch.leaf)
+            rebuilt.viewportHeight = outline.viewportHeight
+            self.outline = rebuilt
+        } else if outline != nil {
+            outline = nil
+            mode = .reader
+        }
     }
 
     /// Shows an error in the footer, on one line.

@@ -323,10 +323,16 @@ public final class ReaderViewModel {
         if let leaving, !remembersChoices || failure != nil {
             choices[leaving.message] = leaving.leaf
         }
-        // The focused place stays where it is on screen.
+        try show(MessageBranch(conversationID: conversation.id, leaf: leaf, path: path, count: path.count))
+        highlights = find != nil ? highlights : searchHighlights
+        choiceFailure = failure
+    }
+
+    /// Shows `branch` instead of the one shown, the focused place where it is on screen.
+    private func show(_ branch: MessageBranch) throws {
         let row = loaded.firstIndex { $0.position == focus }.map { lineStarts[$0] - topLine } ?? 0
-        let place = min(focus, max(path.count - 1, 0))
-        branch = MessageBranch(conversationID: conversation.id, leaf: leaf, path: path, count: path.count)
+        let place = min(focus, max(branch.count - 1, 0))
+        self.branch = branch
         try open(at: place)
         if let index = loaded.firstIndex(where: { $0.position == place }) {
             topLine = max(lineStarts[index] - max(row, 0), 0)
@@ -334,8 +340,30 @@ public final class ReaderViewModel {
             clampTop()
         }
         focus = place
-        highlights = find != nil ? highlights : searchHighlights
-        choiceFailure = failure
+    }
+
+    /// After another process changed the conversation (`fresh` is it now): its new messages
+    /// and branches are there, on the branch shown (on to its newest leaf when answers came
+    /// below it), the focused place kept.
+    public func reload(_ fresh: ConversationDTO) throws {
+        let changed =
+            fresh.messageCount != conversation.messageCount || fresh.branchLength != conversation.branchLength
+            || fresh.currentLeafID != conversation.currentLeafID
+        conversation = fresh
+        guard changed else { return }
+        let shown = branch.leaf
+        let fresh = try messages.branch(of: fresh, leaf: nil)
+        guard fresh.path != nil else {
+            tree = nil
+            try show(fresh)
+            return
+        }
+        let tree = try messages.tree(conversationID: conversation.id)
+        self.tree = tree.count > 0 ? tree : nil
+        var leaf = shown.flatMap { tree.contains($0) ? $0 : nil } ?? fresh.leaf
+        if let below = leaf, !tree.children(of: below).isEmpty { leaf = tree.newestLeaf(under: below) }
+        let path = leaf.map { tree.path(to: $0) } ?? []
+        try show(MessageBranch(conversationID: conversation.id, leaf: leaf, path: path, count: path.count))
     }
 
     /// Why the last branch chosen could not be kept for the conversation (it is kept until

@@ -138,4 +138,36 @@ struct BranchReaderTests {
         #expect(headers[1].hasSuffix(" · gpt-4o · 1,234 in · 56 out · 3.2 s"), "\(headers[1])")
         #expect(headers[2].hasSuffix(" · 75 s") && !headers[0].contains(" in · "))
     }
+
+    @Test("another process adds a version and later deletes the conversation: the open reader shows the one, then says the other")
+    func outsideChanges() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("h.sqlite")
+        let store = try Store.open(path: path)
+        let nodes = Array(Store.sortingTree.prefix(3)).filter { $0.id != "a1" }  // q1 → a2, one branch
+        let conversation = try store.addTree(title: "Sorting", start: Self.start, nodes: nodes, current: "a2")
+        let fixture = try BrowserFixture(store: store)
+        try fixture.press(.enter, .character("t"))
+        #expect(fixture.browser.status?.hasPrefix("One branch") == true)
+        try fixture.press(.character("}"))
+        let reader = try #require(fixture.browser.reader)
+        #expect(reader.focusedSiblings == nil)
+
+        // Another process imports a newer export: a regenerated answer beside a2.
+        let other = try Store.open(path: path)
+        try other.addTree(title: "Sorting", start: Self.start, nodes: nodes + [Store.sortingTree[5]], current: "a2")
+        #expect(try fixture.browser.idle())
+        #expect(fixture.browser.reader === reader && reader.focus == 1)
+        #expect(reader.focusedSiblings! == (0, 2))
+        try fixture.press(.character("]"))
+        #expect(try Self.shown(reader, store) == ["How do I sort a list?", "Either works."])
+
+        // And then deletes it, while the outline is open.
+        try fixture.press(.character("t"))
+        #expect(fixture.browser.mode == .outline)
+        #expect(try other.conversations.delete(ids: [conversation.id]) == 1)
+        #expect(try fixture.browser.idle())
+        #expect(fixture.browser.mode == .list && fixture.browser.reader == nil)
+        #expect(fixture.browser.status == "“Sorting” was deleted by another process")
+    }
 }
