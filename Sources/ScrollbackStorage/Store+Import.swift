@@ -247,17 +247,27 @@ private struct StoredNode {
 struct ImportedTree {
     /// For each message, the index of its parent; nil for a first message.
     var parents: [Int?]
-    /// For each message, its node id; nil when it has none or another message had it first.
+    /// For each message, its node id (unique in the conversation: the importers see to it).
     var nodeIDs: [String?]
     /// The index of the last message of the branch shown by default.
     var leaf: Int?
 
     init(_ imported: ImportedConversation) {
-        var byNode: [String: Int] = [:]
+        // Node ids are looked up only when something names a message by its node id (every
+        // import gives parents by index, so this runs once per imported message and
+        // hashes nothing then); the importers keep node ids unique in a conversation.
+        let byNode: [String: Int]
+        if imported.currentNodeID != nil || imported.messages.contains(where: { if case .node = $0.parent { true } else { false } }) {
+            var found: [String: Int] = [:]
+            for (index, message) in imported.messages.enumerated() {
+                if let node = message.nodeID, found[node] == nil { found[node] = index }
+            }
+            byNode = found
+        } else {
+            byNode = [:]
+        }
         var parents: [Int?] = []
-        var nodeIDs: [String?] = []
         parents.reserveCapacity(imported.messages.count)
-        nodeIDs.reserveCapacity(imported.messages.count)
         var hasChildren = Array(repeating: false, count: imported.messages.count)
         for (index, message) in imported.messages.enumerated() {
             let parent: Int? =
@@ -265,20 +275,14 @@ struct ImportedTree {
                 case .previous: index > 0 ? index - 1 : nil
                 case .root: nil
                 // A parent that is not earlier (missing, or after it) makes a first message.
-                case .node(let node): byNode[node]
+                case .node(let node): byNode[node].flatMap { $0 < index ? $0 : nil }
                 case .index(let earlier): earlier >= 0 && earlier < index ? earlier : nil
                 }
             parents.append(parent)
             if let parent { hasChildren[parent] = true }
-            if let node = message.nodeID, byNode[node] == nil {
-                byNode[node] = index
-                nodeIDs.append(node)
-            } else {
-                nodeIDs.append(nil)
-            }
         }
         self.parents = parents
-        self.nodeIDs = nodeIDs
+        self.nodeIDs = imported.messages.map(\.nodeID)
         var named: Int?
         if let index = imported.currentIndex, imported.messages.indices.contains(index) {
             named = index

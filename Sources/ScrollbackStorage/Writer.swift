@@ -204,12 +204,13 @@ struct Writer {
         try statement.bind(.text(row.role.rawValue), at: 5)
         try statement.bind(.text(row.content), at: 6)
         try statement.bind(.integer(row.createdAt.milliseconds), at: 7)
-        try statement.bind(SQLValue(row.model), at: 8)
-        try statement.bind(SQLValue(row.parentID), at: 9)
-        try statement.bind(SQLValue(row.sourceNodeID), at: 10)
-        try statement.bind(SQLValue(row.usage.inputTokens), at: 11)
-        try statement.bind(SQLValue(row.usage.outputTokens), at: 12)
-        try statement.bind(SQLValue(row.usage.durationMilliseconds), at: 13)
+        // What is absent stays NULL: `reset` clears the bindings (this runs per message).
+        if let model = row.model { try statement.bind(.text(model), at: 8) }
+        if let parent = row.parentID { try statement.bind(.integer(parent), at: 9) }
+        if let node = row.sourceNodeID { try statement.bind(.text(node), at: 10) }
+        if let count = row.usage.inputTokens { try statement.bind(.integer(count), at: 11) }
+        if let count = row.usage.outputTokens { try statement.bind(.integer(count), at: 12) }
+        if let duration = row.usage.durationMilliseconds { try statement.bind(.integer(duration), at: 13) }
         while try statement.step() {}
         try database.indexingLoad?.inserted(message: id, conversation: row.conversationID, at: row.createdAt)
     }
