@@ -127,6 +127,21 @@ public struct ConversationTree: Sendable {
         return ids[best]
     }
 
+    /// Every message reachable from a first message, parents before children (depth first,
+    /// siblings in time order). A message missing here is on a loop of parents.
+    public var order: [Int64] {
+        var result: [Int64] = []
+        result.reserveCapacity(ids.count)
+        var stack = roots.reversed() as [Int]
+        var visited = 0
+        while let at = stack.popLast(), visited <= ids.count {
+            visited += 1
+            result.append(ids[at])
+            stack.append(contentsOf: childIndexes(of: at).reversed())
+        }
+        return result
+    }
+
     /// How many leaves are at or below `id`.
     public func leafCount(under id: Int64) -> Int {
         guard let start = index[id] else { return 0 }

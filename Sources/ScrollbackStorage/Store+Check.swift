@@ -145,7 +145,19 @@ enum DatabaseCheck {
                  LIMIT 20
                 """
             ) { "branches: conversation \($0.text(0)) has branches but is read as one; run `scrollback check --repair`" }
-            problems += strays + leaves + unsaid
+            // Scrollback stores parents before children; a message whose parent comes after
+            // it is on a loop of parents, or was written by another program out of order
+            // (an export would then name a parent before it).
+            let disordered = try database.query(
+                """
+                SELECT c.public_id, m.public_id FROM message AS m
+                  JOIN message AS p ON p.id = m.parent_id
+                  JOIN conversation AS c ON c.id = m.conversation_id
+                 WHERE p.conversation_id = m.conversation_id AND p.position >= m.position
+                 LIMIT 20
+                """
+            ) { "branches: in conversation \($0.text(0)), message \($0.text(1)) follows one stored after it (a loop of parents?); run `scrollback check --repair`" }
+            problems += strays + leaves + unsaid + disordered
         }
         var building: Set<String> = []
         step("search backlog") {
@@ -235,7 +247,37 @@ extension Store {
             }
             try SearchIndex.rebuild(database)
             try Writer(database: database).recount()
+            try repairOrder()
             try repairBranches()
+        }
+    }
+
+    /// Each conversation whose messages are not stored parents first made so again: a loop of
+    /// parents is cut at its earliest message (which becomes a first message), and the
+    /// messages are numbered again in tree order.
+    private func repairOrder() throws {
+        let conversations = try database.query(
+            """
+            SELECT DISTINCT m.conversation_id FROM message AS m JOIN message AS p ON p.id = m.parent_id
+             WHERE p.conversation_id = m.conversation_id AND p.position >= m.position
+            """
+        ) { $0.int64(0) }
+        for conversation in conversations {
+            var rows = try database.query(
+                "SELECT id, parent_id, position FROM message WHERE conversation_id = ? ORDER BY position", [.integer(conversation)]
+            ) { (id: $0.int64(0), parent: $0.optionalInt64(1), position: $0.int64(2)) }
+            var order: [Int64] = []
+            while true {
+                let tree = ConversationTree(nodes: rows.map { (id: $0.id, parentID: $0.parent) })
+                order = tree.order
+                guard order.count < rows.count else { break }
+                // A loop: its earliest stored message becomes a first one.
+                let reached = Set(order)
+                guard let cut = rows.firstIndex(where: { !reached.contains($0.id) }) else { break }
+                try Writer(database: database).detach(message: rows[cut].id)
+                rows[cut].parent = nil
+            }
+            try Writer(database: database).renumber(order, above: (rows.map(\.position).max() ?? 0) + 1)
         }
     }
 

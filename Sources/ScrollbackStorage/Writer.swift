@@ -229,6 +229,23 @@ struct Writer {
         try database.run("UPDATE message SET source_node_id = ? WHERE id = ?", [.text(nodeID), .integer(id)])
     }
 
+    /// Makes a message a first one (`check --repair`, cutting a loop of parents).
+    func detach(message id: Int64) throws {
+        try database.run("UPDATE message SET parent_id = NULL WHERE id = ?", [.integer(id)])
+    }
+
+    /// Gives the messages `order` (of one conversation) the positions 0, 1, 2… in that order,
+    /// through numbers from `above` up (positions are unique in a conversation, and may not
+    /// be negative).
+    func renumber(_ order: [Int64], above: Int64) throws {
+        for (offset, id) in order.enumerated() {
+            try database.run("UPDATE message SET position = ? WHERE id = ?", [.integer(above + Int64(offset)), .integer(id)])
+        }
+        for (offset, id) in order.enumerated() {
+            try database.run("UPDATE message SET position = ? WHERE id = ?", [.integer(Int64(offset)), .integer(id)])
+        }
+    }
+
     // MARK: Branches
 
     /// The branch a conversation shows by default: its last message and its length. Neither

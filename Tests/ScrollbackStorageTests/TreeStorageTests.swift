@@ -116,4 +116,23 @@ struct TreeStorageTests {
         #expect(try store.database.scalarInt("SELECT count(*) FROM message") == messages)
         #expect(try store.upsert(renamed) == .unchanged)
     }
+
+    @Test("a loop of parents written by another program is found by check; --repair cuts it and stores parents first again")
+    func loopOfParents() throws {
+        let store = try Store.open(path: ":memory:")
+        let conversation = try store.addTree(title: "Sorting", start: Self.start)
+        let exported = try store.messages.all(conversationID: conversation.id)
+        let byContent = Dictionary(uniqueKeysWithValues: exported.map { ($0.content, $0.id) })
+        // q1's parent made a3: q1 → a2 → q2 → a3 → q1 is a loop, and nothing is a first message.
+        try store.database.execute("UPDATE message SET parent_id = \(byContent["Pass by: >."] ?? 0) WHERE id = \(byContent["How do I sort a list?"] ?? 0)")
+        let problems = try store.check().problems
+        #expect(problems.contains { $0.hasPrefix("branches: in conversation \(conversation.publicID), message ") && $0.contains("follows one stored after it") }, "\(problems)")
+        try store.repair()
+        #expect(try store.check().problems.isEmpty)
+        // The loop is cut at its earliest stored message, the question: the tree is whole again.
+        let repaired = try store.messages.all(conversationID: conversation.id)
+        #expect(repaired.first { $0.id == byContent["How do I sort a list?"] }?.parentID == nil)
+        #expect(Set(repaired.map(\.id)) == Set(exported.map(\.id)))
+        #expect(try store.messages.tree(conversationID: conversation.id).order.count == exported.count)
+    }
 }
