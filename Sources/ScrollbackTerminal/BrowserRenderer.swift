@@ -285,7 +285,7 @@ public enum BrowserRenderer {
         guard let search = browser.search else { return }
         let more = search.isComplete ? "" : "+"
         drawHeader(
-            "search “\(UntrustedText.sanitized(search.query))” · \(NumberText.grouped(search.hits.count))\(more) matches",
+            "search “\(UntrustedText.sanitized(search.query))” · \(NumberText.grouped(search.hits.count))\(more) match\(search.hits.count == 1 && more.isEmpty ? "" : "es")",
             right: readOnlyLabel(browser), on: screen)
         let width = screen.width
         let now = browser.now()

@@ -280,9 +280,10 @@ public final class BrowserViewModel {
         case .previousVersion, .nextVersion:
             let forward = command == .nextVersion
             if let place = try reader.switchSibling(by: forward ? 1 : -1) {
-                status = "Version \(place.index + 1) of \(place.count)" + choiceNote(reader)
+                status = "Version \(NumberText.grouped(place.index + 1)) of \(NumberText.grouped(place.count))" + choiceNote(reader)
             } else if let place = reader.focusedSiblings {
-                status = forward ? "The last of \(place.count) versions" : "The first of \(place.count) versions"
+                let count = NumberText.grouped(place.count)
+                status = forward ? "The last of \(count) versions" : "The first of \(count) versions"
             } else {
                 status = "This message has no other version (] and [ switch at ‹ 2/3 ›)"
             }
@@ -323,7 +324,7 @@ public final class BrowserViewModel {
                 let leaving = reader.focusedMessage.flatMap { focused in reader.branch.leaf.map { (focused.id, $0) } }
                 try reader.showBranch(endingAt: entry.leaf, leaving: leaving)
                 try reader.show(position: max(entry.place - 1, 0))
-                status = "Branch \(outline.selection + 1) of \(outline.entries.count)" + choiceNote(reader)
+                status = "Branch \(NumberText.grouped(outline.selection + 1)) of \(NumberText.grouped(outline.entries.count))" + choiceNote(reader)
             }
             self.outline = nil
             mode = .reader

@@ -450,7 +450,7 @@ public final class ReaderViewModel {
         var result: [ReaderLine] = []
         var header = ""
         // First, so that it shows at any width.
-        if let siblings { header += "‹ \(siblings.index + 1)/\(siblings.count) › " }
+        if let siblings { header += "‹ \(NumberText.grouped(siblings.index + 1))/\(NumberText.grouped(siblings.count)) › " }
         header += "\(message.role.rawValue) · \(TimeText.absolute(message.createdAt))"
         if let model = message.model { header += " · " + UntrustedText.sanitized(model) }
         if let usage = usageText(message.usage) { header += " · " + usage }
