@@ -157,7 +157,17 @@ enum DatabaseCheck {
                  LIMIT 20
                 """
             ) { "branches: in conversation \($0.text(0)), message \($0.text(1)) follows one stored after it (a loop of parents?); run `scrollback check --repair`" }
-            problems += strays + leaves + unsaid + disordered
+            // A current branch that stops above its last message, or has no length.
+            let short = try database.query(
+                """
+                SELECT c.public_id FROM conversation AS c
+                 WHERE c.message_count > 0
+                   AND (c.branch_length = 0 OR c.branch_length > c.message_count
+                        OR EXISTS (SELECT 1 FROM message AS m WHERE m.conversation_id = c.id AND m.parent_id = c.current_leaf_id))
+                 LIMIT 20
+                """
+            ) { "branches: conversation \($0.text(0)) shows a branch cut short or of a wrong length; run `scrollback check --repair`" }
+            problems += strays + leaves + unsaid + disordered + short
         }
         var building: Set<String> = []
         step("search backlog") {
@@ -267,6 +277,11 @@ extension Store {
                 "SELECT id, parent_id, position FROM message WHERE conversation_id = ? ORDER BY position", [.integer(conversation)]
             ) { (id: $0.int64(0), parent: $0.optionalInt64(1), position: $0.int64(2)) }
             var order: [Int64] = []
+            // A message that is its own parent becomes a first message.
+            for index in rows.indices where rows[index].parent == rows[index].id {
+                try Writer(database: database).detach(message: rows[index].id)
+                rows[index].parent = nil
+            }
             while true {
                 let tree = ConversationTree(nodes: rows.map { (id: $0.id, parentID: $0.parent) })
                 order = tree.order
@@ -289,13 +304,16 @@ extension Store {
             SELECT c.id, c.current_leaf_id, c.branch_length FROM conversation AS c
              WHERE (c.message_count > 0 AND NOT EXISTS (SELECT 1 FROM message AS m WHERE m.id = c.current_leaf_id AND m.conversation_id = c.id))
                 OR c.branch_length > c.message_count
+                OR (c.message_count > 0 AND c.branch_length = 0)
+                OR EXISTS (SELECT 1 FROM message AS m WHERE m.conversation_id = c.id AND m.parent_id = c.current_leaf_id)
                 OR (c.branch_length = c.message_count
                     AND EXISTS (SELECT 1 FROM message AS m WHERE m.conversation_id = c.id GROUP BY m.parent_id HAVING count(*) > 1))
             """
         ) { (id: $0.int64(0), leaf: $0.optionalInt64(1), length: $0.int(2)) }
         for suspect in suspects {
             let tree = try messages.tree(conversationID: suspect.id)
-            let leaf = suspect.leaf.flatMap { tree.contains($0) && tree.children(of: $0).isEmpty ? $0 : nil } ?? tree.newestLeaf
+            // Its own leaf, on to the newest leaf below when it has answers; else the newest.
+            let leaf = suspect.leaf.flatMap { tree.contains($0) ? tree.newestLeaf(under: $0) : nil } ?? tree.newestLeaf
             try Writer(database: database).setBranch(
                 conversation: suspect.id, leaf: leaf, length: leaf.map { tree.path(to: $0).count } ?? 0)
         }

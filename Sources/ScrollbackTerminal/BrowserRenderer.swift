@@ -102,7 +102,7 @@ public enum BrowserRenderer {
         if let query = browser.searching {
             left = "Searching “\(UntrustedText.sanitized(query))”… (Esc cancels)"
         }
-        if let status = browser.status { left = status + (browser.isReadOnly && !status.hasPrefix("read-only") ? " · read-only" : "") }
+        if let status = browser.status { left = status + (browser.isReadOnly && !status.contains("read-only") ? " · read-only" : "") }
         // A search's own line ("Searching…", "Nothing matches") still says the index is
         // being built: that is why it is slower.
         if let progress = browser.indexingProgress, browser.searching != nil || (browser.status != nil && browser.mode == .searchResults) {

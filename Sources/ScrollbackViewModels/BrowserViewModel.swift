@@ -301,7 +301,7 @@ public final class BrowserViewModel {
 
     /// After a branch was chosen: whether the choice lasts only until quitting, and why.
     private func choiceNote(_ reader: ReaderViewModel) -> String {
-        if isReadOnly { return " · read-only: until you quit" }
+        if isReadOnly { return " · kept until you quit (read-only)" }
         guard let failure = reader.choiceFailure else { return "" }
         let reason = String(describing: failure).split(whereSeparator: \.isNewline).joined(separator: " ")
         return " · kept until you quit: " + UntrustedText.sanitized(reason)
@@ -520,12 +520,7 @@ public final class BrowserViewModel {
             return
         }
         lastQuery = trimmed
-        let positions =
-            if reader.branch.path != nil {
-                reader.positions(of: try repositories.search.matchingMessageIDs(conversationID: reader.conversation.id, query: trimmed)) ?? []
-            } else {
-                try repositories.search.matchingPositions(conversationID: reader.conversation.id, query: trimmed)
-            }
+        let positions = try matchingPositions(of: trimmed, in: reader)
         guard !positions.isEmpty else {
             reader.clearFind()
             status = reader.tree == nil
@@ -534,6 +529,14 @@ public final class BrowserViewModel {
             return
         }
         try reader.setFind(query: trimmed, positions: positions)
+    }
+
+    /// The positions along the branch shown of the messages that match `query`.
+    private func matchingPositions(of query: String, in reader: ReaderViewModel) throws -> [Int] {
+        if reader.branch.path != nil {
+            return reader.positions(of: try repositories.search.matchingMessageIDs(conversationID: reader.conversation.id, query: query)) ?? []
+        }
+        return try repositories.search.matchingPositions(conversationID: reader.conversation.id, query: query)
     }
 
     private func noteIfCut(_ editor: LineEditor) {
@@ -574,6 +577,10 @@ public final class BrowserViewModel {
     /// Opens the reader on the hit's branch, the matched message in view.
     private func openSearchHit() throws {
         guard let search, let hit = search.selected else { return }
+        guard try repositories.conversations.conversation(id: hit.conversation.id) != nil else {
+            status = "“\(DisplayWidth.truncated(UntrustedText.sanitized(hit.conversation.title), to: 40))” was deleted by another process"
+            return
+        }
         let reader = try makeReader(hit.conversation, highlights: search.terms)
         if let message = hit.message { try reader.open(message: message.id) } else { try reader.open(at: 0) }
         self.reader = reader
@@ -683,6 +690,11 @@ public final class BrowserViewModel {
             try list.reload(keeping: snapshots.first?.conversation.id, totalChange: snapshots.count)
             status = "Restored \(snapshots.count) conversation\(snapshots.count == 1 ? "" : "s")"
         case .renamed(let id, let title):
+            guard try repositories.conversations.conversation(id: id) != nil else {
+                undoAction = nil
+                status = "Cannot undo the rename: another process deleted the conversation"
+                return
+            }
             _ = try repositories.conversations.rename(id: id, to: title)
             undoAction = nil
             try list.reload(keeping: id)
@@ -726,9 +738,22 @@ public final class BrowserViewModel {
             status = "“\(title)” was deleted by another process"
             return
         }
+        let treeBefore = reader.tree?.count
         try reader.reload(fresh)
+        // What is being found is found again in the text as it is now, the same match kept.
+        if let find = reader.find {
+            let current = find.positions.indices.contains(find.current) ? find.positions[find.current] : nil
+            let positions = try matchingPositions(of: find.query, in: reader)
+            if positions.isEmpty {
+                reader.clearFind()
+            } else {
+                try reader.setFind(query: find.query, positions: positions, keeping: current)
+            }
+        }
         if let outline, let tree = reader.tree {
-            let rebuilt = try OutlineViewModel(tree: tree, messages: repositories.messages, shownLeaf: reader.branch.leaf)
+            guard tree.count != treeBefore else { return }
+            let rebuilt = try OutlineViewModel(
+                tree: tree, messages: repositories.messages, shownLeaf: reader.branch.leaf, selecting: outline.selected?.leaf)
             rebuilt.viewportHeight = outline.viewportHeight
             self.outline = rebuilt
         } else if outline != nil {

@@ -24,8 +24,10 @@ public final class OutlineViewModel {
         didSet { keepSelectionVisible() }
     }
 
-    /// - Parameter shownLeaf: the leaf of the branch the reader shows (selected first).
-    public init(tree: ConversationTree, messages: any MessageRepository, shownLeaf: Int64?) throws {
+    /// - Parameters:
+    ///   - shownLeaf: the leaf of the branch the reader shows (selected first).
+    ///   - selecting: the leaf of the branch to select instead, when it is there.
+    public init(tree: ConversationTree, messages: any MessageRepository, shownLeaf: Int64?, selecting: Int64? = nil) throws {
         let branches = tree.branches
         var starts: [Int64: MessageDTO] = [:]
         for message in try messages.messages(ids: Array(Set(branches.map(\.start)))) { starts[message.id] = message }
@@ -36,7 +38,9 @@ public final class OutlineViewModel {
                 leaf: branch.leaf, level: branch.level, place: tree.depth(of: branch.start) + 1, role: start?.role ?? .user,
                 firstLine: UntrustedText.sanitized(String(line.prefix(400))), isShown: branch.leaf == shownLeaf)
         }
-        selection = entries.firstIndex { $0.isShown } ?? 0
+        let made = entries
+        selection = selecting.flatMap { leaf in made.firstIndex { $0.leaf == leaf } } ?? made.firstIndex { $0.isShown } ?? 0
+        keepSelectionVisible()
     }
 
     public var selected: Entry? { entries.indices.contains(selection) ? entries[selection] : nil }

@@ -208,9 +208,16 @@ public final class ReaderViewModel {
 
     /// Starts finding `query`: the first match at or after the top of the screen (else the
     /// first) becomes current and is shown.
-    public func setFind(query: String, positions: [Int]) throws {
+    ///
+    /// - Parameter keeping: the position of the match that was current (finding again after
+    ///   another process changed the conversation): it stays current, and the screen stays.
+    public func setFind(query: String, positions: [Int], keeping: Int? = nil) throws {
         guard !positions.isEmpty else {
             clearFind()
+            return
+        }
+        if let keeping, let kept = positions.firstIndex(of: keeping) {
+            find = (query, positions, kept)
             return
         }
         let here = topPosition ?? 0
@@ -342,15 +349,14 @@ public final class ReaderViewModel {
         focus = place
     }
 
-    /// After another process changed the conversation (`fresh` is it now): its new messages
-    /// and branches are there, on the branch shown (on to its newest leaf when answers came
-    /// below it), the focused place kept.
+    /// After another process changed the database (`fresh` is the conversation now): its
+    /// new messages, branches and texts are there, on the branch shown (on to its newest leaf
+    /// when answers came below it), the focused place kept. The pages on screen are read
+    /// again (and a branched conversation's shape), nothing more.
     public func reload(_ fresh: ConversationDTO) throws {
-        let changed =
-            fresh.messageCount != conversation.messageCount || fresh.branchLength != conversation.branchLength
-            || fresh.currentLeafID != conversation.currentLeafID
+        // Read again even when nothing is counted differently: a newer export may have
+        // changed a text in place.
         conversation = fresh
-        guard changed else { return }
         let shown = branch.leaf
         let fresh = try messages.branch(of: fresh, leaf: nil)
         guard fresh.path != nil else {

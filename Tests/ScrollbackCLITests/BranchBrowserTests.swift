@@ -66,7 +66,7 @@ struct BranchBrowserTests {
         let before = try sha256(ofFile: runner.databasePath)
         (tmux, screen) = try Self.open(runner, readOnly: true, messages: 2)
         try tmux.send("}", "]")
-        screen = try tmux.waitFor(text: "Version 2 of 2 · read-only: until you quit")
+        screen = try tmux.waitFor(text: "Version 2 of 2 · kept until you quit (read-only)")
         #expect(screen.contains { $0.contains("You are missing an index") })
         try Self.quit(tmux)
         #expect(try sha256(ofFile: runner.databasePath) == before)

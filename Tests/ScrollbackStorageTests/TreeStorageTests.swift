@@ -135,4 +135,24 @@ struct TreeStorageTests {
         #expect(Set(repaired.map(\.id)) == Set(exported.map(\.id)))
         #expect(try store.messages.tree(conversationID: conversation.id).order.count == exported.count)
     }
+
+    @Test("check and --repair: a message that is its own parent, a current branch cut short or of no length")
+    func selfLoopAndShortBranch() throws {
+        let store = try Store.open(path: ":memory:")
+        let conversation = try store.addTree(title: "Sorting", start: Self.start)
+        let byContent = Dictionary(uniqueKeysWithValues: try store.messages.all(conversationID: conversation.id).map { ($0.content, $0.id) })
+        let answer = byContent["Either works."] ?? 0
+        try store.database.execute("UPDATE message SET parent_id = id WHERE id = \(answer)")
+        // The current leaf made the question (answers below it), its length 0.
+        try store.database.execute(
+            "UPDATE conversation SET current_leaf_id = \(byContent["How do I sort a list?"] ?? 0), branch_length = 0 WHERE id = \(conversation.id)")
+        let problems = try store.check().problems
+        #expect(problems.contains { $0.contains("follows one stored after it") }, "\(problems)")
+        #expect(problems.contains { $0.hasSuffix("shows a branch cut short or of a wrong length; run `scrollback check --repair`") })
+        try store.repair()
+        #expect(try store.check().problems.isEmpty)
+        let repaired = try #require(try store.conversations.conversation(id: conversation.id))
+        #expect(repaired.branchLength >= 2 && repaired.currentLeafID != byContent["How do I sort a list?"])
+        #expect(try store.messages.all(conversationID: conversation.id).first { $0.id == answer }?.parentID == nil)
+    }
 }

@@ -67,7 +67,7 @@ struct BranchReaderTests {
         let readOnly = try BrowserFixture(store: store, readOnly: true)
         try readOnly.press(.enter, .character("}"), .character("["))
         #expect(try Self.shown(try #require(readOnly.browser.reader), store) == ["How do I sort a list?", "Use sorted()."])
-        #expect(readOnly.browser.status == "Version 1 of 3 · read-only: until you quit")
+        #expect(readOnly.browser.status == "Version 1 of 3 · kept until you quit (read-only)")
         #expect(try store.conversations.conversation(id: before.id) == before)
 
         let fixture = try BrowserFixture(store: store)
@@ -169,5 +169,61 @@ struct BranchReaderTests {
         #expect(try fixture.browser.idle())
         #expect(fixture.browser.mode == .list && fixture.browser.reader == nil)
         #expect(fixture.browser.status == "“Sorting” was deleted by another process")
+    }
+
+    @Test("another process changes texts, adds matches and branches: the reader, its find and the outline's selection follow")
+    func outsideTextsFindAndOutline() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("h.sqlite")
+        let store = try Store.open(path: path)
+        try store.addTree(title: "Sorting", start: Self.start)
+        let fixture = try BrowserFixture(store: store)
+        try fixture.press(.enter, .character("/"))
+        try fixture.type("sort")
+        try fixture.press(.enter)
+        let reader = try #require(fixture.browser.reader)
+        #expect(reader.find?.positions == [0, 1])
+
+        // A newer export: the follow-up now mentions sorting too, and one more version.
+        var nodes = Store.sortingTree
+        nodes[3].text = "And descending? Can sort do that?"
+        nodes.append(TreeNode("a6", "q1", .assistant, "A sixth answer.", minute: 7))
+        let other = try Store.open(path: path)
+        try other.addTree(title: "Sorting", start: Self.start, nodes: nodes)
+        #expect(try fixture.browser.idle())
+        #expect(reader.lines.contains { $0.text == "And descending? Can sort do that?" })
+        #expect(reader.find?.positions == [0, 1, 2] && reader.find?.current == 0)
+
+        // The outline keeps its selection when another process writes.
+        try fixture.press(.character("t"), .character("j"), .character("j"))
+        #expect(fixture.browser.mode == .outline && fixture.browser.outline?.selection == 3)
+        let selected = try #require(fixture.browser.outline?.selected?.leaf)
+        try other.addConversation(title: "unrelated", createdAt: Self.start)
+        #expect(try fixture.browser.idle())
+        #expect(fixture.browser.outline?.selected?.leaf == selected)
+        nodes.append(TreeNode("a7", "q1", .assistant, "A seventh answer.", minute: 8))
+        try other.addTree(title: "Sorting", start: Self.start, nodes: nodes)
+        #expect(try fixture.browser.idle())
+        #expect(fixture.browser.outline?.entries.count == 5 && fixture.browser.outline?.selected?.leaf == selected)
+    }
+
+    @Test("a search hit or a rename undone after another process deleted the conversation says so")
+    func deletedUnderSearchAndUndo() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("h.sqlite")
+        let store = try Store.open(path: path)
+        let conversation = try store.addTree(title: "Sorting", start: Self.start)
+        let fixture = try BrowserFixture(store: store)
+        try fixture.press(.character("r"), .control("u"))
+        try fixture.type("Renamed")
+        try fixture.press(.enter, .character("/"))
+        try fixture.type("sorted")
+        try fixture.press(.enter)
+        let other = try Store.open(path: path)
+        #expect(try other.conversations.delete(ids: [conversation.id]) == 1)
+        try fixture.press(.enter)
+        #expect(fixture.browser.status == "“Renamed” was deleted by another process" && fixture.browser.reader == nil)
+        try fixture.press(.escape, .character("u"))
+        #expect(fixture.browser.status == "Cannot undo the rename: another process deleted the conversation")
     }
 }
