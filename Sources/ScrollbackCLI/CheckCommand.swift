@@ -17,7 +17,7 @@ struct CheckCommand {
             if context.parsed.has("--repair") {
                 try context.requireWritable(store)
                 try store.repair()
-                console.line("rebuilt the search indexes and message counts")
+                console.line("rebuilt the search indexes, message counts and branches")
             }
             report = try store.check()
         } catch let error as StorageError {

@@ -187,7 +187,7 @@ enum DatabaseCheck {
                     if indexed != rows {
                         problems.append("search index: \(index) holds \(indexed) rows, \(content) has \(rows)")
                     }
-                    skipped.append("deep check of \(index) (needs a writable database)")
+                    skipped.append("deep check of \(index) (it writes: done only on a writable file whose -wal holds no changes, so that no other process is writing; run check again when it is idle)")
                     return
                 }
                 do {
