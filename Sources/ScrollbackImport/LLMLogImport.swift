@@ -296,7 +296,13 @@ struct LLMLogImport {
                     chain.append(hash)
                     current = message.parent
                 }
-                if current != nil, brokenChain == nil { brokenChain = thread.id }
+                if chain.isEmpty {
+                    // Nothing to walk: said, not dropped without a word.
+                    let reason = thread.tip == nil ? "no messages (its tip names none)" : "its tip names a message that is not in the log"
+                    skipped.append(SkippedRecord(path: path, record: "thread \(thread.id)", reason: reason))
+                } else if current != nil, brokenChain == nil {
+                    brokenChain = thread.id
+                }
                 chain.reverse()
                 // The kept message before each one: its parent in the tree.
                 var parent: String?

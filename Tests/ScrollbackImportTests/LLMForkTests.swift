@@ -194,4 +194,19 @@ struct LLMForkTests {
         #expect(Set(family.map { $0.split(separator: " ")[1] }).count == 12 && family.count == 12)
         #expect(try looped.database.scalarInt("SELECT count(*) FROM message m JOIN message p ON p.id = m.parent_id WHERE p.position >= m.position") == 0)
     }
+
+    @Test("A thread whose tip is missing or names no message in the log: said, never dropped without a word")
+    func missingTips() throws {
+        for (sql, reason) in [
+            ("UPDATE threads SET tip_message_hash = NULL WHERE id = '\(Self.tides)'", "no messages (its tip names none)"),
+            ("UPDATE threads SET tip_message_hash = 'b2:gone' WHERE id = '\(Self.tides)'", "its tip names a message that is not in the log"),
+        ] {
+            let folder = try TemporaryDirectory()
+            let copy = try Self.copy(in: folder, sql)
+            let store = try Store.open(path: ":memory:")
+            let summary = Importer(store: store).run(paths: [copy], format: .llm)
+            #expect(summary.failed.isEmpty)
+            #expect(summary.skipped.map { "\($0.record): \($0.reason)" } == ["thread \(Self.tides): \(reason)"], "\(summary.skipped)")
+        }
+    }
 }
