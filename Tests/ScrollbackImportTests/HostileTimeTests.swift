@@ -108,11 +108,6 @@ struct HostileTimeTests {
     }
 
     func sqlite(_ path: String, _ sql: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", path, sql]
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        #expect(try runSQLiteShell(path, sql).status == 0)
     }
 }

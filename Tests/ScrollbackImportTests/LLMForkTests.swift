@@ -81,12 +81,7 @@ struct LLMForkTests {
     static func copy(in folder: TemporaryDirectory, _ sql: String) throws -> String {
         let copy = folder.path + "/logs.db"
         try FileManager.default.copyItem(atPath: path, toPath: copy)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", copy, sql]
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        #expect(try runSQLiteShell(copy, sql).status == 0)
         return copy
     }
 

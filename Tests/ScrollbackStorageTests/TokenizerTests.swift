@@ -238,21 +238,6 @@ struct TokenizerTests {
         let database = try Database.open(path: path, access: .readOnly)
         #expect(try database.scalarInt("SELECT rowid FROM note_fts WHERE note_fts MATCH '\"会議\"'") == 1)
     }
-
-    func runSQLiteShell(_ path: String, _ sql: String) throws -> (status: Int32, output: String, error: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", path, sql]
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
-    }
 }
 
 /// SplitMix64: a small reproducible generator for the random strings.

@@ -41,3 +41,21 @@ public func sha256(ofFile path: String) throws -> String {
     }
     return String(digest)
 }
+
+/// Runs `sql` on the file at `path` with the stock `sqlite3` shell, as another program would
+/// (it lacks scrollback's tokenizer): its exit status, standard output and standard error.
+@discardableResult
+public func runSQLiteShell(_ path: String, _ sql: String) throws -> (status: Int32, output: String, error: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["sqlite3", path, sql]
+    let output = Pipe()
+    let error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    let errorData = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
+}
