@@ -36,7 +36,7 @@ struct CheckCommand {
         }
         if report.isHealthy {
             console.line(
-                "ok: schema, integrity, foreign keys, message counts and search indexes of \(OutputFormat.line(context.databasePath))")
+                "ok: schema, integrity, foreign keys, message counts, branches and search indexes of \(OutputFormat.line(context.databasePath))")
             return 0
         }
         for problem in report.problems {
