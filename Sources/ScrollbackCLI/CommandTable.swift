@@ -117,6 +117,9 @@ enum CommandTable {
                 OptionSpec(name: "--count", value: "N", help: "how many conversations (default 1000)"),
                 OptionSpec(name: "--seed", value: "S", help: "the seed: the same seed gives the same data (default 1)"),
             ], example: "scrollback demo --count 100000 --seed 7"),
+        CommandSpec(
+            name: "completions", summary: "Print the shell completion script for bash, zsh or fish", arguments: "bash|zsh|fish",
+            minimumArguments: 1, maximumArguments: 1, options: [], example: "scrollback completions bash > ~/.local/share/bash-completion/completions/scrollback"),
     ]
 
     static func command(named name: String) -> CommandSpec? {

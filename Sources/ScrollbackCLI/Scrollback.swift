@@ -141,6 +141,13 @@ struct CommandContext {
         case "demo": try DemoCommand(context: self).run()
         case "import": return try ImportCommand(context: self).run()
         case "export": try ExportCommand(context: self).run()
+        case "completions":
+            // Written whole by one call: a script is text for a file, never sanitized away.
+            let shell = parsed.positional[0]
+            guard let script = Documentation.completions(for: shell) else {
+                throw UsageError(message: "no completions for '\(OutputFormat.line(shell))': bash, zsh or fish", command: "completions")
+            }
+            console.write(script)
         default: return try BrowseCommand(context: self).run()
         }
         return 0

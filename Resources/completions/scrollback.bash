@@ -1,0 +1,31 @@
+# bash completion for scrollback (made by `scrollback completions bash`)
+_scrollback() {
+    local current previous command word
+    current="${COMP_WORDS[COMP_CWORD]}"
+    previous="${COMP_WORDS[COMP_CWORD-1]}"
+    command=""
+    for word in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
+        case "$word" in -*) ;; *) command="$word"; break ;; esac
+    done
+    case "$previous" in
+        --db|--out) COMPREPLY=($(compgen -f -- "$current")); return ;;
+        --out-dir) COMPREPLY=($(compgen -d -- "$current")); return ;;
+        --sort) COMPREPLY=($(compgen -W "updated created title" -- "$current")); return ;;
+        --format) COMPREPLY=($(compgen -W "chatgpt claude llm jsonl" -- "$current")); return ;;
+    esac
+    case "$command" in
+        "") COMPREPLY=($(compgen -W "list show search rename delete import export stats check demo completions --db --readonly --demo --verbose --help --exit-after-first-frame --version" -- "$current")) ;;
+        list) COMPREPLY=($(compgen -W "--sort --limit --after --before --last --json --db --readonly --demo --verbose --help" -- "$current")) ;;
+        show) COMPREPLY=($(compgen -W "--all-branches --json --db --readonly --demo --verbose --help" -- "$current")) ;;
+        search) COMPREPLY=($(compgen -W "--limit --after --json --db --readonly --demo --verbose --help" -- "$current")) ;;
+        rename) COMPREPLY=($(compgen -W "--db --readonly --demo --verbose --help" -- "$current")) ;;
+        delete) COMPREPLY=($(compgen -W "--yes --db --readonly --demo --verbose --help" -- "$current")) ;;
+        import) COMPREPLY=($(compgen -f -W "--format --quiet --unzip-limit --db --readonly --demo --verbose --help" -- "$current")) ;;
+        export) COMPREPLY=($(compgen -W "--format --out --out-dir --force --db --readonly --demo --verbose --help" -- "$current")) ;;
+        stats) COMPREPLY=($(compgen -W "--json --db --readonly --demo --verbose --help" -- "$current")) ;;
+        check) COMPREPLY=($(compgen -W "--repair --db --readonly --demo --verbose --help" -- "$current")) ;;
+        demo) COMPREPLY=($(compgen -W "--count --seed --db --readonly --demo --verbose --help" -- "$current")) ;;
+        completions) COMPREPLY=($(compgen -W "--db --readonly --demo --verbose --help" -- "$current")) ;;
+    esac
+}
+complete -F _scrollback scrollback

@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+@testable import ScrollbackCLI
+
+/// `Resources/` holds the man page and the shell completions as the program makes them from
+/// its command and key tables: a change to a table that is not written out again fails here.
+/// Run with `SCROLLBACK_RECORD_RESOURCES=1` to write them anew, then read the diff.
+@Suite("Resources")
+struct ResourcesTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Resources")
+
+    static let files: [(path: String, text: @Sendable () -> String)] = [
+        ("scrollback.1", { Documentation.manPage() }),
+        ("completions/scrollback.bash", { Documentation.completions(for: "bash") ?? "" }),
+        ("completions/_scrollback", { Documentation.completions(for: "zsh") ?? "" }),
+        ("completions/scrollback.fish", { Documentation.completions(for: "fish") ?? "" }),
+    ]
+
+    @Test("the man page and the completions are what the tables make")
+    func noDrift() throws {
+        for (path, text) in Self.files {
+            let url = Self.folder.appendingPathComponent(path)
+            if ProcessInfo.processInfo.environment["SCROLLBACK_RECORD_RESOURCES"] == "1" {
+                try Data(text().utf8).write(to: url)
+            }
+            let stored = try String(contentsOf: url, encoding: .utf8)
+            #expect(stored == text(), "Resources/\(path) is out of date: run SCROLLBACK_RECORD_RESOURCES=1 swift test --filter Resources")
+        }
+    }
+
+    @Test("every command, option and key is in the man page; every command and option in each completion")
+    func complete() throws {
+        let page = Documentation.manPage()
+        for command in CommandTable.commands {
+            #expect(page.contains(".SS \(Documentation.roff(command.name))\n"))
+            for option in command.options + CommandTable.global {
+                #expect(page.contains(Documentation.roff(option.name)))
+                for shell in Documentation.shells {
+                    let script = Documentation.completions(for: shell) ?? ""
+                    #expect(script.contains(shell == "fish" ? "-l \(option.name.dropFirst(2))" : option.name), "\(shell): \(option.name)")
+                }
+            }
+        }
+        #expect(page.contains(".SS In the reader") && page.contains("Outline of every branch"))
+    }
+
+    @Test("the scripts are valid for their shells, and `scrollback completions` prints them")
+    func shells() throws {
+        let runner = try BinaryRunner()
+        for shell in Documentation.shells {
+            let printed = try runner.run(["completions", shell])
+            #expect(printed.status == 0 && printed.output == Documentation.completions(for: shell))
+            // Parsed without running, by the shell itself where it is installed.
+            guard let binary = ["/usr/bin/\(shell)", "/bin/\(shell)"].first(where: { FileManager.default.isExecutableFile(atPath: $0) })
+            else { continue }
+            let file = runner.folder.file("script.\(shell)")
+            try Data(printed.output.utf8).write(to: URL(fileURLWithPath: file))
+            let check = Process()
+            check.executableURL = URL(fileURLWithPath: binary)
+            check.arguments = ["-n", file]
+            try check.run()
+            check.waitUntilExit()
+            #expect(check.terminationStatus == 0, "\(shell) -n refused the script")
+        }
+        let wrong = try runner.run(["completions", "tcsh"])
+        #expect(wrong.status == 2 && wrong.error.contains("no completions for 'tcsh': bash, zsh or fish"))
+    }
+}
