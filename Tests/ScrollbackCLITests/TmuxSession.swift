@@ -36,9 +36,10 @@ final class TmuxSession {
             .map(Self.shellQuoted).joined(separator: " ")
         let errors = captureErrors ? " 2> \(Self.shellQuoted(errorPath))" : ""
         let wrapped = "\(command)\(errors); echo $? > \(Self.shellQuoted(statusPath)); stty -a > \(Self.shellQuoted(sttyPath)) 2>&1; \(modes) > \(Self.shellQuoted(modesPath))"
+        // remain-on-exit in the same command as the session: a program that exits at once
+        // (a terminal it refuses) ended the session before a second command could set it.
         guard jobControl else {
-            try tmux(["-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "\(width)", "-y", "\(height)", wrapped])
-            try tmux(["set-option", "-t", "main", "remain-on-exit", "on"])
+            try tmux(["-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", "\(width)", "-y", "\(height)", wrapped, ";", "set-option", "-t", "main", "remain-on-exit", "on"])
             return
         }
         let shell = ["env", "-i", "TERM=xterm-256color", "LANG=C.UTF-8", "PS1=$ ", "PATH=/usr/bin:/bin", "bash", "--norc", "--noprofile", "-i"]
