@@ -107,7 +107,7 @@ struct ShowCommand {
         if context.wantsJSON {
             let messages = ordered.map { entry in
                 var json = ShownMessageJSON(entry.message, parentID: entry.message.parentID.flatMap { byID[$0]?.publicID })
-                json.message.position = entry.depth
+                json.base.position = entry.depth
                 return json
             }
             let shown = ShownConversationJSON(conversation, currentLeafID: leaf.flatMap { byID[$0]?.publicID })
@@ -131,43 +131,41 @@ struct ShowCommand {
     }
 }
 
-/// `show --json`'s conversation: the listing's fields and the current branch's last message.
-struct ShownConversationJSON: Encodable {
-    let conversation: ConversationJSON
-    /// The public id of the current branch's last message; null when there is none.
-    let currentLeafID: String?
+/// A JSON object with one field more than `Base`'s: `show --json`'s conversation (its
+/// `currentLeafID`, the public id of the current branch's last message) and messages (their
+/// `parentID`); null when there is none.
+struct WithField<Base: Encodable>: Encodable {
+    var base: Base
+    let name: String
+    let value: String?
 
-    init(_ conversation: ConversationDTO, currentLeafID: String?) {
-        self.conversation = ConversationJSON(conversation)
-        self.currentLeafID = currentLeafID
+    private struct Key: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 
-    private enum Key: String, CodingKey { case currentLeafID }
-
     func encode(to encoder: any Encoder) throws {
-        try conversation.encode(to: encoder)
+        try base.encode(to: encoder)
         var container = encoder.container(keyedBy: Key.self)
-        try container.encode(currentLeafID, forKey: .currentLeafID)
+        try container.encode(value, forKey: Key(stringValue: name))
     }
 }
 
-/// `show --json`'s message: its fields and its parent's public id (null for a first message).
-struct ShownMessageJSON: Encodable {
+typealias ShownConversationJSON = WithField<ConversationJSON>
+typealias ShownMessageJSON = WithField<MessageJSON>
+
+extension WithField<ConversationJSON> {
+    init(_ conversation: ConversationDTO, currentLeafID: String?) {
+        self.init(base: ConversationJSON(conversation), name: "currentLeafID", value: currentLeafID)
+    }
+}
+
+extension WithField<MessageJSON> {
     /// Its `position` is the message's place along the current branch; with
     /// `--all-branches`, its depth.
-    var message: MessageJSON
-    let parentID: String?
-
     init(_ message: MessageDTO, parentID: String?) {
-        self.message = MessageJSON(message)
-        self.parentID = parentID
-    }
-
-    private enum Key: String, CodingKey { case parentID }
-
-    func encode(to encoder: any Encoder) throws {
-        try message.encode(to: encoder)
-        var container = encoder.container(keyedBy: Key.self)
-        try container.encode(parentID, forKey: .parentID)
+        self.init(base: MessageJSON(message), name: "parentID", value: parentID)
     }
 }

@@ -62,12 +62,16 @@ public final class SQLiteMessageRepository: MessageRepository {
         guard let conversation = try SQLiteConversationRepository(database: database).conversation(id: conversationID) else {
             throw StorageError.notFound(id: "\(conversationID)")
         }
-        return try page(try branch(of: conversation, leaf: nil), at: position, limit: limit)
+        return try page(try branch(ofStored: conversation, leaf: nil), at: position, limit: limit)
     }
 
     public func branch(of given: ConversationDTO, leaf: Int64?) throws -> MessageBranch {
         // As stored now: the caller's copy may be from before a choice or an import.
-        let conversation = try SQLiteConversationRepository(database: database).conversation(id: given.id) ?? given
+        try branch(ofStored: SQLiteConversationRepository(database: database).conversation(id: given.id) ?? given, leaf: leaf)
+    }
+
+    /// `branch(of:leaf:)` for a conversation just read.
+    private func branch(ofStored conversation: ConversationDTO, leaf: Int64?) throws -> MessageBranch {
         // One branch, and it is the one asked for: paged by position, no tree needed.
         if !conversation.isBranched && (leaf == nil || leaf == conversation.currentLeafID) {
             return MessageBranch(conversationID: conversation.id, leaf: conversation.currentLeafID, path: nil, count: conversation.branchLength)
@@ -130,7 +134,8 @@ public final class SQLiteMessageRepository: MessageRepository {
             range = max(0, path.count - limit)..<path.count
         case .after(let cursor):
             guard case .message(_, let at) = cursor.key else { throw StorageError.invalidCursor(reason: "the token is for \(cursor.listing)") }
-            let start = Int(clamping: max(at + 1, 0))
+            // Clamped before adding: a token is text from outside (Int64.max + 1 traps).
+            let start = Int(clamping: min(max(at, -1), Int64(path.count))) + 1
             range = min(start, path.count)..<min(start &+ limit, path.count)
         case .before(let cursor):
             guard case .message(_, let at) = cursor.key else { throw StorageError.invalidCursor(reason: "the token is for \(cursor.listing)") }

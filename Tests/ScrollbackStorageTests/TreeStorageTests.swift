@@ -155,4 +155,26 @@ struct TreeStorageTests {
         #expect(repaired.branchLength >= 2 && repaired.currentLeafID != byContent["How do I sort a list?"])
         #expect(try store.messages.all(conversationID: conversation.id).first { $0.id == answer }?.parentID == nil)
     }
+
+    @Test("a message cursor at the ends of Int64 pages a branch to nothing, never a trap")
+    func extremeCursors() throws {
+        let store = try Store.open(path: ":memory:")
+        let conversation = try store.addTree(title: "Sorting", start: Self.start)
+        let branch = try store.messages.branch(of: conversation, leaf: nil)
+        #expect(branch.path != nil)
+        for at in [Int64.max, Int64.min, -1] {
+            let cursor = try Self.cursor(conversation.id, at)
+            _ = try store.messages.page(branch, at: .after(cursor), limit: 5)
+            _ = try store.messages.page(branch, at: .before(cursor), limit: 5)
+        }
+        #expect(try store.messages.page(branch, at: .after(Self.cursor(conversation.id, Int64.max)), limit: 5).items.isEmpty)
+    }
+
+    static func cursor(_ conversation: Int64, _ at: Int64) throws -> Cursor { try Cursor(token: token(conversation, at)) }
+
+    /// A message cursor's token, as a script could write one.
+    static func token(_ conversation: Int64, _ at: Int64) throws -> String {
+        Data("sb1\u{1F}m\u{1F}\(conversation)\u{1F}\(at)".utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
 }
