@@ -15,16 +15,16 @@ _scrollback() {
     esac
     case "$command" in
         "") COMPREPLY=($(compgen -W "list show search rename delete import export stats check demo completions --db --readonly --demo --verbose --help --exit-after-first-frame --version" -- "$current")) ;;
-        list) COMPREPLY=($(compgen -W "--sort --limit --after --before --last --json --db --readonly --demo --verbose --help" -- "$current")) ;;
+        list) COMPREPLY=($(compgen -W "--sort --limit --after --before --last --source --model --since --until --pinned --json --db --readonly --demo --verbose --help" -- "$current")) ;;
         show) COMPREPLY=($(compgen -W "--all-branches --json --db --readonly --demo --verbose --help" -- "$current")) ;;
-        search) COMPREPLY=($(compgen -W "--limit --after --json --db --readonly --demo --verbose --help" -- "$current")) ;;
+        search) COMPREPLY=($(compgen -W "--limit --after --source --model --since --until --pinned --json --db --readonly --demo --verbose --help" -- "$current")) ;;
         rename) COMPREPLY=($(compgen -W "--db --readonly --demo --verbose --help" -- "$current")) ;;
-        delete) COMPREPLY=($(compgen -W "--yes --db --readonly --demo --verbose --help" -- "$current")) ;;
+        delete) COMPREPLY=($(compgen -W "--yes --source --db --readonly --demo --verbose --help" -- "$current")) ;;
         import) COMPREPLY=($(compgen -f -W "--format --quiet --unzip-limit --db --readonly --demo --verbose --help" -- "$current")) ;;
-        export) COMPREPLY=($(compgen -W "--format --out --out-dir --force --db --readonly --demo --verbose --help" -- "$current")) ;;
+        export) COMPREPLY=($(compgen -W "--format --out --out-dir --force --source --model --since --until --pinned --db --readonly --demo --verbose --help" -- "$current")) ;;
         stats) COMPREPLY=($(compgen -W "--json --db --readonly --demo --verbose --help" -- "$current")) ;;
         check) COMPREPLY=($(compgen -W "--repair --db --readonly --demo --verbose --help" -- "$current")) ;;
-        demo) COMPREPLY=($(compgen -W "--count --seed --db --readonly --demo --verbose --help" -- "$current")) ;;
+        demo) COMPREPLY=($(compgen -W "--count --seed --yes --db --readonly --demo --verbose --help" -- "$current")) ;;
         completions) COMPREPLY=($(compgen -W "--db --readonly --demo --verbose --help" -- "$current")) ;;
     esac
 }

@@ -23,7 +23,8 @@ struct UsageError: Error, Equatable {
 enum ArgumentParser {
     /// Parses `arguments` (without the program name). Global options may come before or
     /// after the command; `--` ends options; `--name=value` and `--name value` both work.
-    static func parse(_ arguments: [String]) throws -> ParsedArguments {
+    static func parse(_ given: [String]) throws -> ParsedArguments {
+        var arguments = given
         var parsed = ParsedArguments()
         var index = 0
         var optionsEnded = false
@@ -40,8 +41,15 @@ enum ArgumentParser {
                 optionsEnded = true
                 continue
             }
-            if !optionsEnded && (argument.hasPrefix("--") || argument == "-h") {
-                var name = argument == "-h" ? "--help" : argument
+            if !optionsEnded && argument.count == 2 && argument.hasPrefix("-") && Int(argument) == nil,
+               let letter = argument.last, let long = shortForm(letter, spec: spec) {
+                // `-n 20` is `--limit 20`: one letter each, never grouped.
+                arguments[index - 1] = long
+                index -= 1
+                continue
+            }
+            if !optionsEnded && argument.hasPrefix("--") {
+                var name = argument
                 var inlineValue: String?
                 if let equals = name.firstIndex(of: "=") {
                     inlineValue = String(name[name.index(after: equals)...])
@@ -77,12 +85,12 @@ enum ArgumentParser {
                     parsed.command = index < arguments.count ? arguments[index] : nil
                     if parsed.command != nil { index += 1 }
                     if let name = parsed.command, CommandTable.command(named: name) == nil {
-                        throw UsageError(message: "unknown command '\(name)'", command: nil)
+                        throw unknownCommand(name)
                     }
                     continue
                 }
                 guard let command = CommandTable.command(named: argument) else {
-                    throw UsageError(message: "unknown command '\(argument)'", command: nil)
+                    throw unknownCommand(argument)
                 }
                 spec = command
                 parsed.command = argument
@@ -100,8 +108,43 @@ enum ArgumentParser {
                 throw UsageError(message: "unexpected argument '\(extra)' for '\(spec.name)'", command: spec.name)
             }
         } else if let stray = parsed.positional.first {
-            throw UsageError(message: "unknown command '\(stray)'", command: nil)
+            throw unknownCommand(stray)
         }
         return parsed
+    }
+
+    /// The long option a one-letter option stands for, in this command or globally.
+    private static func shortForm(_ letter: Character, spec: CommandSpec?) -> String? {
+        ((spec?.options ?? []) + CommandTable.global).first { $0.short == letter }?.name
+    }
+
+    /// `unknown command 'lsit'; did you mean 'list'?` when one command is close.
+    static func unknownCommand(_ name: String) -> UsageError {
+        let shown = OutputFormat.line(name)
+        let close = CommandTable.commands.map(\.name).filter { editDistance($0, name.lowercased()) <= 2 }
+        guard let nearest = close.min(by: { editDistance($0, name.lowercased()) < editDistance($1, name.lowercased()) }) else {
+            return UsageError(message: "unknown command '\(shown)'", command: nil)
+        }
+        return UsageError(message: "unknown command '\(shown)'; did you mean '\(nearest)'?", command: nil)
+    }
+
+    /// Edits (insert, delete, replace, swap two neighbours) from `a` to `b`; long words
+    /// stop counting early, as nothing that far apart is a typo.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let x = Array(a.prefix(40)), y = Array(b.prefix(40))
+        if x.isEmpty || y.isEmpty { return max(x.count, y.count) }
+        var table = Array(repeating: Array(repeating: 0, count: y.count + 1), count: x.count + 1)
+        for i in 0...x.count { table[i][0] = i }
+        for j in 0...y.count { table[0][j] = j }
+        for i in 1...x.count {
+            for j in 1...y.count {
+                let cost = x[i - 1] == y[j - 1] ? 0 : 1
+                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+                if i > 1, j > 1, x[i - 1] == y[j - 2], x[i - 2] == y[j - 1] {
+                    table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
+                }
+            }
+        }
+        return table[x.count][y.count]
     }
 }

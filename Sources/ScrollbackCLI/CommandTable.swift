@@ -5,6 +5,15 @@ struct OptionSpec: Sendable {
     /// The value's placeholder (`N`, `PATH`), or nil for a flag.
     let value: String?
     let help: String
+    /// The one-letter form: `-n` for `--limit`.
+    var short: Character? = nil
+    /// Left out of `--help` (still in the man page): options for benchmarks and tests.
+    var hidden = false
+
+    /// `-n, --limit N` as help shows it.
+    var label: String {
+        (short.map { "-\($0), " } ?? "") + name + (value.map { " \($0)" } ?? "")
+    }
 }
 
 /// A subcommand: its name, what it does, its arguments and options. `--help` text and the
@@ -30,20 +39,31 @@ struct CommandSpec: Sendable {
 }
 
 enum CommandTable {
-    static let json = OptionSpec(name: "--json", value: nil, help: "print JSON instead of text")
-    static let limit = OptionSpec(name: "--limit", value: "N", help: "at most N rows (default 50, at most 10000)")
+    static let json = OptionSpec(name: "--json", value: nil, help: "print JSON instead of text", short: "j")
+    static let limit = OptionSpec(name: "--limit", value: "N", help: "at most N rows (default 50, at most 10000)", short: "n")
+
+    /// Which conversations: the same words as the browser's filter line (`f`).
+    static let filters: [OptionSpec] = [
+        OptionSpec(name: "--source", value: "NAME", help: "only those imported from NAME: chatgpt, claude, llm, jsonl, demo…"),
+        OptionSpec(name: "--model", value: "NAME", help: "only those whose model contains NAME (any case)"),
+        OptionSpec(
+            name: "--since", value: "DATE",
+            help: "only those updated since DATE: 2025-01-31, 2025-01, 2025, or 7d, 2w, 3m, 1y ago (UTC)"),
+        OptionSpec(name: "--until", value: "DATE", help: "only those updated before the end of DATE (same forms)"),
+        OptionSpec(name: "--pinned", value: nil, help: "only pinned conversations"),
+    ]
 
     static let global: [OptionSpec] = [
         OptionSpec(name: "--db", value: "PATH", help: "the database (default: $SCROLLBACK_DB, else $XDG_DATA_HOME/scrollback/history.sqlite)"),
         OptionSpec(name: "--readonly", value: nil, help: "never write: commands that change data fail, nothing is created"),
         OptionSpec(name: "--demo", value: nil, help: "use the demo database, made on first use (see `scrollback demo`)"),
         OptionSpec(name: "--verbose", value: nil, help: "say more when something fails (SQLite's own words and the SQL)"),
-        OptionSpec(name: "--help", value: nil, help: "show help"),
+        OptionSpec(name: "--help", value: nil, help: "show help", short: "h"),
     ]
 
     /// Options of the browser alone (no command).
     static let browser: [OptionSpec] = [
-        OptionSpec(name: "--exit-after-first-frame", value: nil, help: "draw the browser once and exit (for benchmarks)")
+        OptionSpec(name: "--exit-after-first-frame", value: nil, help: "draw the browser once and exit (for benchmarks)", hidden: true)
     ]
 
     static let commands: [CommandSpec] = [
@@ -56,8 +76,7 @@ enum CommandTable {
                 OptionSpec(name: "--after", value: "TOKEN", help: "the page after TOKEN (printed with each page)"),
                 OptionSpec(name: "--before", value: "TOKEN", help: "the page before TOKEN"),
                 OptionSpec(name: "--last", value: nil, help: "the last page"),
-                json,
-            ], example: "scrollback list --sort title --limit 20"),
+            ] + filters + [json], example: "scrollback list --model gpt-4o --since 2w"),
         CommandSpec(
             name: "show", summary: "Print one conversation with its messages (its current branch)", arguments: "ID",
             minimumArguments: 1, maximumArguments: 1,
@@ -72,22 +91,27 @@ enum CommandTable {
         CommandSpec(
             name: "search", summary: "Search titles and messages; every word must occur", arguments: "QUERY...",
             minimumArguments: 1, maximumArguments: nil,
-            options: [limit, OptionSpec(name: "--after", value: "TOKEN", help: "the page after TOKEN"), json],
-            example: "scrollback search 'sourdough starter'"),
+            options: [limit, OptionSpec(name: "--after", value: "TOKEN", help: "the page after TOKEN")] + filters + [json],
+            example: "scrollback search --source claude 'sourdough starter'"),
         CommandSpec(
             name: "rename", summary: "Give a conversation a new title", arguments: "ID TITLE...", minimumArguments: 2,
             maximumArguments: nil, options: [], example: "scrollback rename 3f2a9c1e 'Trip to Kyoto'"),
         CommandSpec(
-            name: "delete", summary: "Delete conversations with their messages", arguments: "ID...",
-            minimumArguments: 1, maximumArguments: nil,
-            options: [OptionSpec(name: "--yes", value: nil, help: "do not ask (required when input is not a terminal)")],
+            name: "delete", summary: "Delete conversations with their messages: those named, or every one from a source",
+            arguments: "[ID...]", minimumArguments: 0, maximumArguments: nil,
+            options: [
+                OptionSpec(name: "--yes", value: nil, help: "do not ask (required when input is not a terminal)", short: "y"),
+                OptionSpec(
+                    name: "--source", value: "NAME",
+                    help: "every conversation imported from NAME (delete --source demo --yes removes the demo's)"),
+            ],
             example: "scrollback delete 3f2a9c1e 77b0d2aa --yes"),
         CommandSpec(
-            name: "import", summary: "Import ChatGPT or Claude exports, or scrollback JSON Lines", arguments: "PATH...",
+            name: "import", summary: "Import ChatGPT or Claude exports (the ZIP, its folder or its conversations.json), llm's logs.db, or scrollback's JSON or JSON Lines", arguments: "PATH...",
             minimumArguments: 1, maximumArguments: nil,
             options: [
-                OptionSpec(name: "--format", value: "chatgpt|claude|llm|jsonl", help: "the format (default: found from the content)"),
-                OptionSpec(name: "--quiet", value: nil, help: "no progress on standard error"),
+                OptionSpec(name: "--format", value: "chatgpt|claude|llm|jsonl", help: "the format (default: found from the content): chatgpt and claude read a ZIP, a folder or a JSON file; llm an llm logs.db (SQLite); jsonl scrollback's own JSON or JSON Lines export"),
+                OptionSpec(name: "--quiet", value: nil, help: "no progress on standard error", short: "q"),
                 OptionSpec(
                     name: "--unzip-limit", value: "SIZE",
                     help: "let a ZIP entry inflate to SIZE (e.g. 8G) whatever its ratio (default: 200× its packed size, 4 GiB at most)"),
@@ -100,7 +124,7 @@ enum CommandTable {
                 OptionSpec(name: "--out", value: "FILE", help: "write one file (a regular file; never through a symlink); default standard output"),
                 OptionSpec(name: "--out-dir", value: "DIR", help: "write one file per conversation into DIR (created if missing)"),
                 OptionSpec(name: "--force", value: nil, help: "replace files that exist"),
-            ], example: "scrollback export --format jsonl --out backup.jsonl"),
+            ] + filters, example: "scrollback export --format jsonl --out backup.jsonl"),
         CommandSpec(
             name: "stats", summary: "Counts, size, schema version, oldest and newest; per model, conversations, messages and tokens",
             arguments: "", minimumArguments: 0,
@@ -111,12 +135,13 @@ enum CommandTable {
             options: [OptionSpec(name: "--repair", value: nil, help: "rebuild the search indexes and message counts first")],
             example: "scrollback check"),
         CommandSpec(
-            name: "demo", summary: "Fill the database with generated conversations", arguments: "", minimumArguments: 0,
+            name: "demo", summary: "Fill the database with generated conversations (source 'demo')", arguments: "", minimumArguments: 0,
             maximumArguments: 0,
             options: [
                 OptionSpec(name: "--count", value: "N", help: "how many conversations (default 1000)"),
-                OptionSpec(name: "--seed", value: "S", help: "the seed: the same seed gives the same data (default 1)"),
-            ], example: "scrollback demo --count 100000 --seed 7"),
+                OptionSpec(name: "--seed", value: "S", help: "the seed: the same seed gives the same data, its dates ending today (default 1)"),
+                OptionSpec(name: "--yes", value: nil, help: "add to your own history without asking (without --db or --demo)", short: "y"),
+            ], example: "scrollback --demo demo --count 100000 --seed 7"),
         CommandSpec(
             name: "completions", summary: "Print the shell completion script for bash, zsh or fish", arguments: "bash|zsh|fish",
             minimumArguments: 1, maximumArguments: 1, options: [], example: "scrollback completions bash > ~/.local/share/bash-completion/completions/scrollback"),

@@ -1,5 +1,7 @@
+import ScrollbackImport
 import ScrollbackModel
 import ScrollbackStorage
+import ScrollbackViewModels
 import TerminalText
 
 /// `scrollback delete ID...`: resolves every id first (nothing is deleted if one is wrong),
@@ -11,30 +13,46 @@ struct DeleteCommand {
         let store = try context.openStore()
         try context.requireWritable(store)
         var targets: [ConversationDTO] = []
-        for id in context.parsed.positional {
-            let conversation = try store.conversations.conversation(matching: id)
-            if !targets.contains(where: { $0.id == conversation.id }) { targets.append(conversation) }
+        var seen = Set<Int64>()
+        if let sourceText = context.parsed.value("--source") {
+            guard context.parsed.positional.isEmpty else {
+                throw UsageError(message: "give ids or --source, not both", command: "delete")
+            }
+            let filter = try context.filter()
+            try Exporter(store: store).forEachConversation(filter: filter) { targets.append($0) }
+            guard !targets.isEmpty else {
+                context.console.errorLine("No conversations from source '\(sourceText)': nothing deleted.")
+                return 0
+            }
+        } else {
+            guard !context.parsed.positional.isEmpty else {
+                throw UsageError(message: "'delete' needs IDs, or --source NAME", command: "delete")
+            }
+            for id in context.parsed.positional {
+                let conversation = try store.conversations.conversation(matching: id)
+                if seen.insert(conversation.id).inserted { targets.append(conversation) }
+            }
         }
         let console = context.console
-        let noun = targets.count == 1 ? "conversation" : "conversations"
         if !context.parsed.has("--yes") {
             guard console.inputIsTerminal else {
                 throw UsageError(
                     message: "refusing to delete without --yes when standard input is not a terminal", command: "delete")
             }
-            let names = targets.prefix(3).map { "“\(OutputFormat.line($0.title))”" }.joined(separator: ", ")
-            let more = targets.count > 3 ? " and \(targets.count - 3) more" : ""
             let messages = targets.reduce(0) { $0 + $1.messageCount }
-            console.writeError(
-                "Delete \(targets.count) \(noun) (\(names)\(more)) with \(NumberText.grouped(messages)) messages? [y/N] ")
+            let question = DeleteQuestion.text(
+                titles: targets.prefix(3).map(\.title), count: targets.count, messages: messages, answers: "[y/N]",
+                width: 160)
+            console.writeError(question + " ")
             let answer = console.readLine()?.trimmingCharacters(in: .whitespaces).lowercased()
             guard answer == "y" || answer == "yes" else {
+                // Declining is an answer, not a failure.
                 console.errorLine("Nothing deleted.")
-                return 1
+                return 0
             }
         }
         let deleted = try store.conversations.delete(ids: targets.map(\.id))
-        console.line("deleted \(deleted) \(deleted == 1 ? "conversation" : "conversations")")
+        console.line("Deleted \(NumberText.grouped(deleted)) conversation\(deleted == 1 ? "" : "s").")
         return 0
     }
 }

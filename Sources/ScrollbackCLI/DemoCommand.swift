@@ -14,20 +14,42 @@ struct DemoCommand {
         guard let seed = UInt64(seedText) else {
             throw UsageError(message: "--seed must be a whole number, not '\(seedText)'", command: "demo")
         }
+        let console = context.console
+        let intoHistory = context.parsed.value("--db") == nil && !context.parsed.has("--demo")
+        if intoHistory && !context.parsed.has("--yes") && count > 0 {
+            // Generated data in the real history is asked about first: nothing removes it
+            // but `delete --source demo`.
+            guard console.inputIsTerminal else {
+                throw UsageError(
+                    message:
+                        "refusing to add generated conversations to your history (\(context.databasePath)) without --yes when standard input is not a terminal; `scrollback --demo` uses a database of its own",
+                    command: "demo")
+            }
+            console.writeError(
+                UntrustedText.sanitized(
+                    "Add \(NumberText.grouped(count)) generated conversations to your history at \(context.databasePath)? (`scrollback --demo` keeps them apart; `scrollback delete --source demo` removes them) [y/N] "
+                ))
+            let answer = console.readLine()?.trimmingCharacters(in: .whitespaces).lowercased()
+            guard answer == "y" || answer == "yes" else {
+                console.errorLine("Nothing added.")
+                return
+            }
+        }
         let store = try context.openStore()
         try context.requireWritable(store)
-        let outcome = try Self.fill(store, count: count, seed: seed, console: context.console)
-        var summary = "added \(NumberText.grouped(outcome.added)) conversations (\(NumberText.grouped(outcome.messages)) messages) to \(store.path)"
+        let outcome = try Self.fill(store, count: count, seed: seed, console: console)
+        var summary = "Added \(NumberText.grouped(outcome.added)) conversations (\(NumberText.grouped(outcome.messages)) messages) to \(store.path)"
         if outcome.alreadyPresent > 0 {
             summary += "; \(NumberText.grouped(outcome.alreadyPresent)) of seed \(seed) were there already"
         }
-        context.console.line(summary)
+        console.line(summary + ".")
     }
 
     static func fill(_ store: Store, count: Int, seed: UInt64, console: Console) throws -> DemoGenerator.Outcome {
         let showProgress = console.errorIsTerminal && count >= 5_000
         let started = Date()
-        let outcome = try DemoGenerator(seed: seed).fill(store, count: count) { done in
+        let generator = DemoGenerator(seed: seed, anchor: DemoGenerator.anchor(at: .now()))
+        let outcome = try generator.fill(store, count: count) { done in
             guard showProgress else { return }
             let rate = Double(done) / max(Date().timeIntervalSince(started), 0.001)
             console.writeError("\r\u{1B}[Kmaking demo conversations: \(NumberText.grouped(done)) of \(NumberText.grouped(count)) (\(NumberText.grouped(Int(rate)))/s)")

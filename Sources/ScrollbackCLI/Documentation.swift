@@ -76,7 +76,8 @@ enum Documentation {
     }
 
     private static func item(_ option: OptionSpec) -> String {
-        let name = "\\fB\(roff(option.name))\\fR" + (option.value.map { " \\fI\(roff($0))\\fR" } ?? "")
+        let short = option.short.map { "\\fB\\-\($0)\\fR, " } ?? ""
+        let name = short + "\\fB\(roff(option.name))\\fR" + (option.value.map { " \\fI\(roff($0))\\fR" } ?? "")
         return ".TP\n\(name)\n\(roff(option.help))\n"
     }
 
@@ -154,7 +155,8 @@ enum Documentation {
             } else {
                 action = ""
             }
-            return "'\(option.name)[\(help)]\(action)'"
+            guard let short = option.short else { return "'\(option.name)[\(help)]\(action)'" }
+            return "'(-\(short) \(option.name))'{-\(short),\(option.name)}'[\(help)]\(action)'"
         }
         var script = """
             #compdef scrollback
@@ -191,6 +193,7 @@ enum Documentation {
         }
         func line(_ option: OptionSpec, condition: String) -> String {
             var text = "complete -c scrollback -n \(quoted(condition)) -l \(option.name.dropFirst(2))"
+            if let short = option.short { text += " -s \(short)" }
             if let words = choices(option) {
                 text += " -x -a \(quoted(words.joined(separator: " ")))"
             } else if option.value != nil {

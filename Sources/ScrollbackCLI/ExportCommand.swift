@@ -2,6 +2,7 @@ import Foundation
 import ScrollbackImport
 import ScrollbackModel
 import ScrollbackStorage
+import TerminalText
 
 /// `scrollback export [ID...]`: to standard output, to one file (`--out`), or to a folder
 /// with one file per conversation (`--out-dir`).
@@ -26,13 +27,18 @@ struct ExportCommand {
         if let out { try ExportTarget.checkFile(out, force: force) }
         if let outDir { try ExportTarget.checkFolder(outDir) }
 
+        let filter = try context.filter()
         let store = try context.openStore(forReading: true)
         if let out { try ExportTarget.refuseDatabase(out, database: store.path) }
         let exporter = Exporter(store: store)
-        // Every id is checked before anything is written.
+        // Every id is checked before anything is written; a filter narrows them too.
         let chosen = try context.parsed.positional.map { try store.conversations.conversation(matching: $0) }
         let each: ((ConversationDTO) throws -> Void) throws -> Void = { body in
-            if chosen.isEmpty { try exporter.forEachConversation(body) } else { try chosen.forEach(body) }
+            if context.parsed.positional.isEmpty {
+                try exporter.forEachConversation(filter: filter, body)
+            } else {
+                try chosen.filter(filter.admits).forEach(body)
+            }
         }
         if let outDir {
             try exportToFolder(outDir, format: format, force: force, exporter: exporter, each: each)
@@ -49,6 +55,7 @@ struct ExportCommand {
             }
         }
         var first = true
+        var count = 0
         do {
             if format == .json { try emit("{\n\"conversations\" : [\n") }
             try each { conversation in
@@ -58,6 +65,7 @@ struct ExportCommand {
                 case .json: try emit((first ? "" : ",\n") + rendered)
                 case .jsonl: try emit(rendered + "\n")
                 }
+                count += 1
                 first = false
             }
             if format == .json { try emit("\n]\n}\n") }
@@ -65,6 +73,13 @@ struct ExportCommand {
         } catch {
             file?.discard()
             throw error
+        }
+        // What was written, beside it: a file always; standard output only for a person.
+        let what = "\(NumberText.grouped(count)) conversation\(count == 1 ? "" : "s") as \(format.name)"
+        if let out {
+            console.errorLine("Exported \(what) to \(out).")
+        } else if console.errorIsTerminal && !console.outputIsTerminal {
+            console.errorLine("Exported \(what) to standard output.")
         }
     }
 
@@ -103,7 +118,8 @@ struct ExportCommand {
             }
             count += 1
         }
-        context.console.errorLine("wrote \(count) file\(count == 1 ? "" : "s") to \(folder)")
+        context.console.errorLine(
+            "Exported \(NumberText.grouped(count)) conversation\(count == 1 ? "" : "s") as \(format.name), one file each, to \(folder).")
     }
 }
 
@@ -117,7 +133,15 @@ enum ExportTarget {
         }
         var status = stat()
         guard lstat(path, &status) == 0 else {
-            if errno == ENOENT { return }
+            if errno == ENOENT {
+                // The file is new; its folder must be there (export makes no folders for --out).
+                let folder = (path as NSString).deletingLastPathComponent
+                var folderStatus = stat()
+                if !folder.isEmpty && stat(folder, &folderStatus) != 0 && errno == ENOENT {
+                    throw CommandFailure(message: "cannot write \(path): the folder \(folder) does not exist (create it first)")
+                }
+                return
+            }
             throw CommandFailure(message: "cannot write \(path): \(String(cString: strerror(errno)).lowercased())")
         }
         switch status.st_mode & S_IFMT {

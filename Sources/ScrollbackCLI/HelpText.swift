@@ -24,13 +24,13 @@ enum HelpText {
         for command in CommandTable.commands {
             text += "  " + command.name.padding(toLength: width, withPad: " ", startingAt: 0) + command.summary + "\n"
         }
-        text += "\noptions:\n" + table(CommandTable.global + CommandTable.browser + [OptionSpec(name: "--version", value: nil, help: "print the version")])
+        text += "\noptions:\n" + table(CommandTable.global + CommandTable.browser.filter { !$0.hidden } + [OptionSpec(name: "--version", value: nil, help: "print the version")])
         text += "\n'scrollback COMMAND --help' tells more about a command.\n"
         return text
     }
 
     private static func table(_ options: [OptionSpec]) -> String {
-        let labels = options.map { option in option.value.map { "\(option.name) \($0)" } ?? option.name }
+        let labels = options.map(\.label)
         let width = (labels.map(\.count).max() ?? 0) + 2
         return zip(labels, options).map { label, option in
             "  " + label.padding(toLength: width, withPad: " ", startingAt: 0) + option.help + "\n"

@@ -44,9 +44,9 @@ struct ImportCommand {
                 shouldStop: interrupted)
         }
         if showProgress { console.writeError("\r\u{1B}[K") }
-        var line = "imported \(summary.inserted) new, \(summary.updated) updated, \(summary.unchanged) unchanged"
-        if !summary.skipped.isEmpty { line += "; skipped \(summary.skipped.count)" }
-        if !summary.failed.isEmpty { line += "; \(summary.failed.count) file\(summary.failed.count == 1 ? "" : "s") failed" }
+        var line = "Imported \(NumberText.grouped(summary.inserted)) new, \(NumberText.grouped(summary.updated)) updated, \(NumberText.grouped(summary.unchanged)) unchanged"
+        if !summary.skipped.isEmpty { line += "; skipped \(NumberText.grouped(summary.skipped.count))" }
+        if !summary.failed.isEmpty { line += "; \(NumberText.grouped(summary.failed.count)) file\(summary.failed.count == 1 ? "" : "s") failed" }
         console.line(line)
         for skipped in summary.skipped {
             console.line(UntrustedText.sanitized("skipped: \(skipped.path) \(skipped.record): \(skipped.reason)"))

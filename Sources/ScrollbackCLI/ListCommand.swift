@@ -23,32 +23,38 @@ struct ListCommand {
             sort = order
         }
         let limit = try context.integer("--limit", default: 50, in: 1...10_000)
+        let filter = try context.filter()
         let starts = [parsed.value("--after") != nil, parsed.value("--before") != nil, parsed.has("--last")]
         if starts.filter({ $0 }).count > 1 {
             throw UsageError(message: "use only one of --after, --before and --last", command: "list")
         }
+        let store = try context.openStore(forReading: true)
+        let order = try sort ?? store.settings.value(.listSort)
+        // Tokens are bound to this database, this order and this filter.
+        let scope = try context.pageScope(store, query: "list \(order.rawValue) \(CommandContext.filterOptions(filter))")
         let position: PagePosition
-        if let cursor = try context.cursor("--after") {
+        if let cursor = try context.cursor("--after", scope: scope) {
             position = .after(cursor)
-        } else if let cursor = try context.cursor("--before") {
+        } else if let cursor = try context.cursor("--before", scope: scope) {
             position = .before(cursor)
         } else {
             position = parsed.has("--last") ? .last : .first
         }
-        let store = try context.openStore(forReading: true)
-        let order = try sort ?? store.settings.value(.listSort)
-        let page = try store.conversations.page(sort: order, at: position, limit: limit)
+        let page = try store.conversations.page(sort: order, filter: filter, at: position, limit: limit)
+        let token = { (cursor: Cursor) in PageToken.make(cursor, scope: scope) }
         let console = context.console
         if context.wantsJSON {
             console.line(
                 try OutputFormat.json(
                     Output(
                         sort: order.rawValue, conversations: page.items.map(ConversationJSON.init),
-                        next: page.next?.token, previous: page.previous?.token), for: context.console))
+                        next: page.next.map(token), previous: page.previous.map(token)), for: context.console))
             return
         }
         if page.items.isEmpty {
-            if position == .first {
+            if position == .first && !filter.isEmpty {
+                console.errorLine("No conversations match \(filter.description).")
+            } else if position == .first {
                 console.errorLine(
                     "No conversations in \(store.path) yet. Try `scrollback demo` for sample data, or `scrollback --demo`.")
             } else {
@@ -61,7 +67,7 @@ struct ListCommand {
         for conversation in page.items {
             let time = TimeText.absolute(order == .created ? conversation.createdAt : conversation.updatedAt)
             let count = String(conversation.messageCount)
-            let model = OutputFormat.line(conversation.model ?? conversation.source)
+            let model = conversation.model.map(OutputFormat.line) ?? "–"
             let modelColumn = model.count > 18 ? String(model.prefix(17)) + "…" : model
             let title = (conversation.pinned ? "[pinned] " : "") + OutputFormat.line(conversation.title)
             console.line(
@@ -70,8 +76,11 @@ struct ListCommand {
                     + modelColumn.padding(toLength: 18, withPad: " ", startingAt: 0) + "  " + title)
         }
         if let next = page.next {
-            let sortArgument = sort.map { " --sort \($0.rawValue)" } ?? ""
-            console.errorLine("more: scrollback list\(sortArgument) --after \(next.token)")
+            // A command that works pasted as it is: the same database, order, size and filter.
+            var words = context.commandPrefix + ["list", "--sort", order.rawValue]
+            if parsed.value("--limit") != nil { words += ["--limit", String(limit)] }
+            words += CommandContext.filterOptions(filter) + ["--after", token(next)]
+            console.errorLine("more: " + ShellWords.line(words))
         }
     }
 }

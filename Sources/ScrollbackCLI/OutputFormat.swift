@@ -30,7 +30,8 @@ struct ConversationJSON: Encodable {
 
 struct MessageJSON: Encodable {
     let id: String
-    var position: Int
+    /// The message's number along its branch, from 1: the `#4` of text output.
+    var number: Int
     let role: String
     let content: String
     let createdAt: String
@@ -38,7 +39,7 @@ struct MessageJSON: Encodable {
 
     init(_ message: MessageDTO) {
         id = message.publicID
-        position = message.position
+        number = message.position + 1
         role = message.role.rawValue
         content = message.content
         createdAt = message.createdAt.iso8601

@@ -9,6 +9,6 @@ struct RenameCommand {
         let title = context.parsed.positional.dropFirst().joined(separator: " ")
         let renamed = try store.conversations.rename(id: conversation.id, to: title)
         context.console.line(
-            "renamed \(OutputFormat.shortID(renamed.publicID)): \(OutputFormat.line(conversation.title)) → \(OutputFormat.line(renamed.title))")
+            "Renamed \(OutputFormat.shortID(renamed.publicID)): \(OutputFormat.line(conversation.title)) → \(OutputFormat.line(renamed.title))")
     }
 }

@@ -236,8 +236,62 @@ struct CommandContext {
         return value
     }
 
-    func cursor(_ name: String) throws -> Cursor? {
+    /// The page cursor of `--after`/`--before`, when the token was made for this database
+    /// and this query.
+    func cursor(_ name: String, scope: PageToken.Scope) throws -> Cursor? {
         guard let token = parsed.value(name) else { return nil }
-        return try Cursor(token: token)
+        do {
+            return try PageToken.cursor(from: token, option: name, scope: scope)
+        } catch let error as UsageError {
+            throw UsageError(message: error.message, command: parsed.command)
+        }
+    }
+
+    /// What page tokens of this command are bound to: the database's id and `query`.
+    func pageScope(_ store: Store, query: String) throws -> PageToken.Scope {
+        let id = try store.settings.value(.databaseID)
+        return PageToken.Scope(databaseID: id.isEmpty ? store.path : id, query: query)
+    }
+
+    /// The filter of `--source`, `--model`, `--since`, `--until` and `--pinned`.
+    func filter(now: Timestamp = .now()) throws -> ConversationFilter {
+        var filter = ConversationFilter(pinnedOnly: parsed.has("--pinned"))
+        do {
+            if let source = parsed.value("--source") { filter.source = try ConversationFilter.source(source) }
+            if let model = parsed.value("--model") {
+                guard !model.trimmingCharacters(in: .whitespaces).isEmpty else {
+                    throw FilterError("--model needs a name (or a part of one)")
+                }
+                filter.model = model
+            }
+            if let since = parsed.value("--since") { filter.since = try ConversationFilter.time(since, now: now, end: false) }
+            if let until = parsed.value("--until") { filter.until = try ConversationFilter.time(until, now: now, end: true) }
+            try filter.validate()
+        } catch let error as FilterError {
+            throw UsageError(message: OutputFormat.line(error.message), command: parsed.command)
+        }
+        return filter
+    }
+
+    /// The filter as options, with exact times (`--since 2026-11-24T10:00:00.000Z`), for a
+    /// command that must see the same rows later (the `more:` line).
+    static func filterOptions(_ filter: ConversationFilter) -> [String] {
+        var words: [String] = []
+        if let source = filter.source { words += ["--source", source] }
+        if let model = filter.model { words += ["--model", model] }
+        if let since = filter.since { words += ["--since", since.iso8601] }
+        if let until = filter.until { words += ["--until", until.iso8601] }
+        if filter.pinnedOnly { words.append("--pinned") }
+        return words
+    }
+
+    /// The start of a command line that reaches the same database: `scrollback --db PATH`,
+    /// `scrollback --demo`, with `--readonly` when given.
+    var commandPrefix: [String] {
+        var words = ["scrollback"]
+        if let path = parsed.value("--db") { words += ["--db", path] }
+        if parsed.has("--demo") { words.append("--demo") }
+        if readOnly { words.append("--readonly") }
+        return words
     }
 }

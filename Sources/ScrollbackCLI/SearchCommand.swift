@@ -10,7 +10,8 @@ struct SearchCommand {
     struct Hit: Encodable {
         struct Message: Encodable {
             let id: String
-            let position: Int
+            /// From 1, as `#4` in text.
+            let number: Int
             let role: String
             let createdAt: String
         }
@@ -33,9 +34,12 @@ struct SearchCommand {
     func run() throws {
         let query = context.parsed.positional.joined(separator: " ")
         let limit = try context.integer("--limit", default: 50, in: 1...10_000)
-        let cursor = try context.cursor("--after")
+        let filter = try context.filter()
         let store = try context.openStore(forReading: true)
-        let page = try store.search.search(query, after: cursor, limit: limit)
+        let scope = try context.pageScope(store, query: "search \(query) \(CommandContext.filterOptions(filter))")
+        let cursor = try context.cursor("--after", scope: scope)
+        let page = try store.search.search(query, filter: filter, after: cursor, limit: limit)
+        let token = { (cursor: Cursor) in PageToken.make(cursor, scope: scope) }
         let console = context.console
         // A note for a person, never for a script reading standard error.
         if console.errorIsTerminal, let progress = try? store.search.indexingProgress() {
@@ -46,11 +50,11 @@ struct SearchCommand {
                 Hit(
                     conversation: ConversationJSON(hit.conversation),
                     message: hit.message.map {
-                        Hit.Message(id: $0.publicID, position: $0.position, role: $0.role.rawValue, createdAt: $0.createdAt.iso8601)
+                        Hit.Message(id: $0.publicID, number: $0.position + 1, role: $0.role.rawValue, createdAt: $0.createdAt.iso8601)
                     },
                     date: Self.date(of: hit).iso8601, snippet: hit.snippet, matches: hit.matches.map { [$0.lowerBound, $0.upperBound] })
             }
-            console.line(try OutputFormat.json(Output(query: query, hits: hits, next: page.next?.token), for: context.console))
+            console.line(try OutputFormat.json(Output(query: query, hits: hits, next: page.next.map(token)), for: context.console))
             return
         }
         if page.items.isEmpty {
@@ -63,14 +67,25 @@ struct SearchCommand {
             console.outputIsTerminal && (context.environment["NO_COLOR"].map(\.isEmpty) ?? true) && !terminal.isEmpty
             && terminal != "dumb"
         for hit in page.items {
-            let place = hit.message.map { "#\($0.position + 1) \($0.role.rawValue)" } ?? "title"
+            let head = OutputFormat.shortID(hit.conversation.publicID) + "  " + TimeText.absolute(Self.date(of: hit)) + "  "
+            guard let message = hit.message else {
+                // A title hit: the title itself shows the match; the line under it says so
+                // (the snippet would only repeat the title).
+                console.line(head + Self.marked(hit.snippet, matches: hit.matches, highlight: highlight))
+                let count = hit.conversation.messageCount
+                console.line("          title match, \(NumberText.grouped(count)) message\(count == 1 ? "" : "s")")
+                continue
+            }
+            console.line(head + OutputFormat.line(hit.conversation.title))
             console.line(
-                OutputFormat.shortID(hit.conversation.publicID) + "  " + TimeText.absolute(Self.date(of: hit)) + "  "
-                    + OutputFormat.line(hit.conversation.title))
-            console.line("          \(place): " + Self.marked(hit.snippet, matches: hit.matches, highlight: highlight))
+                "          #\(message.position + 1) \(message.role.rawValue): "
+                    + Self.marked(hit.snippet, matches: hit.matches, highlight: highlight))
         }
         if let next = page.next {
-            console.errorLine("more: scrollback search --after \(next.token) \(Self.shellQuoted(query))")
+            var words = context.commandPrefix + ["search"]
+            if context.parsed.value("--limit") != nil { words += ["--limit", String(limit)] }
+            words += CommandContext.filterOptions(filter) + ["--after", token(next), "--"] + context.parsed.positional
+            console.errorLine("more: " + ShellWords.line(words))
         }
     }
 
@@ -97,9 +112,5 @@ struct SearchCommand {
         }
         result += UntrustedText.sanitized(String(characters[offset...]))
         return result
-    }
-
-    static func shellQuoted(_ text: String) -> String {
-        "'" + UntrustedText.sanitized(text).replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }

@@ -107,7 +107,7 @@ struct ShowCommand {
         if context.wantsJSON {
             let messages = ordered.map { entry in
                 var json = ShownMessageJSON(entry.message, parentID: entry.message.parentID.flatMap { byID[$0]?.publicID })
-                json.base.position = entry.depth
+                json.base.number = entry.depth + 1
                 return json
             }
             let shown = ShownConversationJSON(conversation, currentLeafID: leaf.flatMap { byID[$0]?.publicID })

@@ -12,6 +12,14 @@ public struct DemoGenerator: Sendable {
     /// 2026-11-01T00:00:00Z, fixed so that a seed always gives the same data.
     public static let defaultAnchor = Timestamp(milliseconds: 1_793_491_200_000)
 
+    /// The anchor for data made now: the start of the current hour (UTC), so that the
+    /// newest conversations are recent on the day the demo is made. The same seed gives
+    /// the same data, shifted in time.
+    public static func anchor(at now: Timestamp) -> Timestamp {
+        let hour: Int64 = 3_600_000
+        return Timestamp(milliseconds: now.milliseconds / hour * hour)
+    }
+
     public init(seed: UInt64 = 1, anchor: Timestamp = DemoGenerator.defaultAnchor) {
         self.seed = seed
         self.anchor = anchor
@@ -135,9 +143,18 @@ public struct DemoGenerator: Sendable {
                 }
             }
         }
+        // Nothing is later than the anchor: a conversation that would run past it starts
+        // earlier by as much.
+        var start = createdAt
+        if let last = messages.map(\.createdAt).max(), last > anchor.milliseconds {
+            let overshoot = last - anchor.milliseconds
+            start -= overshoot
+            for index in messages.indices { messages[index].createdAt -= overshoot }
+        }
+        // A handful pinned, as people do (about one in 2,000).
         return DemoConversation(
-            publicID: random.uuid(), title: title, model: random.pick(DemoVocabulary.models), createdAt: createdAt,
-            pinned: random.below(500) == 0, messages: messages)
+            publicID: random.uuid(), title: title, model: random.pick(DemoVocabulary.models), createdAt: start,
+            pinned: random.below(2_000) == 0, messages: messages)
     }
 
     private static let questionParts: [(String, String)] = DemoVocabulary.questions.map { template in

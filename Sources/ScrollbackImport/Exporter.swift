@@ -7,6 +7,9 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     case md, json, jsonl
 
     var fileExtension: String { self == .md ? "md" : self == .json ? "json" : "jsonl" }
+
+    /// How messages name it: `Markdown`, `JSON`, `JSON Lines`.
+    public var name: String { self == .md ? "Markdown" : self == .json ? "JSON" : "JSON Lines" }
 }
 
 /// Writes conversations as Markdown, JSON or JSON Lines, one conversation in memory at a
@@ -18,14 +21,15 @@ public struct Exporter {
         self.store = store
     }
 
-    /// Every conversation, oldest first (created, then id), a page at a time.
-    public func forEachConversation(_ body: (ConversationDTO) throws -> Void) throws {
-        var position = PagePosition.last
+    /// Every conversation that passes `filter`, oldest first (by id, which follows the
+    /// created time), a page at a time.
+    public func forEachConversation(filter: ConversationFilter = .none, _ body: (ConversationDTO) throws -> Void) throws {
+        var after: Int64?
         while true {
-            let page = try store.conversations.page(sort: .created, at: position, limit: 200)
-            for conversation in page.items.reversed() { try body(conversation) }
-            guard let previous = page.previous else { break }
-            position = .before(previous)
+            let page = try store.conversations.oldestFirst(filter: filter, after: after, limit: 200)
+            for conversation in page { try body(conversation) }
+            guard page.count == 200, let last = page.last else { break }
+            after = last.id
         }
     }
 

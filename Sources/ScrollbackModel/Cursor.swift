@@ -7,8 +7,8 @@ import Foundation
 public struct Cursor: Sendable, Hashable, CustomStringConvertible {
     package enum Key: Sendable, Hashable {
         case updated(pinned: Bool, updatedAt: Int64, id: Int64)
-        case created(createdAt: Int64, id: Int64)
-        case title(title: String, id: Int64)
+        case created(pinned: Bool, createdAt: Int64, id: Int64)
+        case title(pinned: Bool, title: String, id: Int64)
         case message(conversationID: Int64, position: Int64)
         case searchTitle(id: Int64)
         case searchMessage(id: Int64)
@@ -23,8 +23,8 @@ public struct Cursor: Sendable, Hashable, CustomStringConvertible {
         let fields: [String]
         switch key {
         case .updated(let pinned, let updatedAt, let id): fields = ["u", pinned ? "1" : "0", "\(updatedAt)", "\(id)"]
-        case .created(let createdAt, let id): fields = ["c", "\(createdAt)", "\(id)"]
-        case .title(let title, let id): fields = ["t", "\(id)", title]
+        case .created(let pinned, let createdAt, let id): fields = ["c", pinned ? "1" : "0", "\(createdAt)", "\(id)"]
+        case .title(let pinned, let title, let id): fields = ["t", pinned ? "1" : "0", "\(id)", title]
         case .message(let conversationID, let position): fields = ["m", "\(conversationID)", "\(position)"]
         case .searchTitle(let id): fields = ["st", "\(id)"]
         case .searchMessage(let id): fields = ["sm", "\(id)"]
@@ -38,7 +38,8 @@ public struct Cursor: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { token }
 
-    private static let version = "sb1"
+    /// The token format: `sb2` since pinned conversations come first in every order.
+    private static let version = "sb2"
     private static let separator = "\u{1F}"
 
     /// Parses a token made by `token`.
@@ -51,6 +52,9 @@ public struct Cursor: Sendable, Hashable, CustomStringConvertible {
             throw StorageError.invalidCursor(reason: "'\(token.prefix(40))' is not a page token")
         }
         let fields = plain.components(separatedBy: Self.separator)
+        if fields.first == "sb1" {
+            throw StorageError.invalidCursor(reason: "'\(token.prefix(40))' is from an earlier version of scrollback; start again from the first page")
+        }
         guard fields.count >= 3, fields[0] == Self.version else {
             throw StorageError.invalidCursor(reason: "'\(token.prefix(40))' is not a page token")
         }
@@ -61,21 +65,26 @@ public struct Cursor: Sendable, Hashable, CustomStringConvertible {
             }
             return number
         }
+        func flag(_ index: Int) throws -> Bool {
+            guard index < values.count, values[index] == "0" || values[index] == "1" else {
+                throw StorageError.invalidCursor(reason: "'\(token.prefix(40))' is damaged")
+            }
+            return values[index] == "1"
+        }
         func expectCount(_ count: Int) throws {
             guard values.count == count else { throw StorageError.invalidCursor(reason: "'\(token.prefix(40))' is damaged") }
         }
         switch fields[1] {
         case "u":
             try expectCount(3)
-            guard values[0] == "0" || values[0] == "1" else { throw StorageError.invalidCursor(reason: "'\(token.prefix(40))' is damaged") }
-            key = .updated(pinned: values[0] == "1", updatedAt: try integer(1), id: try integer(2))
+            key = .updated(pinned: try flag(0), updatedAt: try integer(1), id: try integer(2))
         case "c":
-            try expectCount(2)
-            key = .created(createdAt: try integer(0), id: try integer(1))
+            try expectCount(3)
+            key = .created(pinned: try flag(0), createdAt: try integer(1), id: try integer(2))
         case "t":
             // The title is last and may itself hold the separator.
-            guard values.count >= 2 else { throw StorageError.invalidCursor(reason: "'\(token.prefix(40))' is damaged") }
-            key = .title(title: values.dropFirst().joined(separator: Self.separator), id: try integer(0))
+            guard values.count >= 3 else { throw StorageError.invalidCursor(reason: "'\(token.prefix(40))' is damaged") }
+            key = .title(pinned: try flag(0), title: values.dropFirst(2).joined(separator: Self.separator), id: try integer(1))
         case "m":
             try expectCount(2)
             key = .message(conversationID: try integer(0), position: try integer(1))
@@ -109,9 +118,9 @@ extension Cursor {
         case .updated:
             Cursor(.updated(pinned: conversation.pinned, updatedAt: conversation.updatedAt.milliseconds, id: conversation.id))
         case .created:
-            Cursor(.created(createdAt: conversation.createdAt.milliseconds, id: conversation.id))
+            Cursor(.created(pinned: conversation.pinned, createdAt: conversation.createdAt.milliseconds, id: conversation.id))
         case .title:
-            Cursor(.title(title: conversation.title, id: conversation.id))
+            Cursor(.title(pinned: conversation.pinned, title: conversation.title, id: conversation.id))
         }
     }
 

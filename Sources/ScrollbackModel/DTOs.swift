@@ -202,13 +202,30 @@ public struct Page<Item: Sendable>: Sendable {
 }
 
 /// The orders the conversation list offers.
+/// The orders of the list. Pinned conversations come first in each.
 public enum ConversationOrder: String, Sendable, Hashable, CaseIterable, Codable {
     /// Pinned first, then most recently updated.
     case updated
-    /// Most recently created first.
+    /// Pinned first, then most recently created.
     case created
-    /// By title, A to Z (ASCII case folded).
+    /// Pinned first, then by title, A to Z (ASCII case folded).
     case title
+
+    /// True when `a` comes before `b` in this order (as the database sorts them).
+    public func sorts(_ a: ConversationDTO, before b: ConversationDTO) -> Bool {
+        if a.pinned != b.pinned { return a.pinned }
+        switch self {
+        case .updated:
+            return (a.updatedAt.milliseconds, a.id) > (b.updatedAt.milliseconds, b.id)
+        case .created:
+            return (a.createdAt.milliseconds, a.id) > (b.createdAt.milliseconds, b.id)
+        case .title:
+            // SQLite's NOCASE: ASCII letters folded, then the UTF-8 bytes compared.
+            func folded(_ text: String) -> [UInt8] { text.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 } }
+            let (x, y) = (folded(a.title), folded(b.title))
+            return x == y ? a.id < b.id : x.lexicographicallyPrecedes(y)
+        }
+    }
 }
 
 /// Where a page starts.

@@ -3,6 +3,8 @@ public protocol ConversationRepository {
     func create(_ conversation: NewConversation) throws -> ConversationDTO
     /// The conversation with this row id, or nil.
     func conversation(id: Int64) throws -> ConversationDTO?
+    /// The conversations of these ids that exist, in the order of `ids`.
+    func conversations(ids: [Int64]) throws -> [ConversationDTO]
     /// The conversation whose public id is `text` or starts with it, like git's short ids.
     ///
     /// - Throws: `StorageError.notFound`, or `StorageError.ambiguousID` when several match.
@@ -15,16 +17,32 @@ public protocol ConversationRepository {
     /// Deletes many in one transaction; returns how many existed.
     func delete(ids: [Int64]) throws -> Int
     func count() throws -> Int
-    /// One page in `sort` order, starting at `position`.
-    func page(sort: ConversationOrder, at position: PagePosition, limit: Int) throws -> Page<ConversationDTO>
-    /// How many conversations come before `conversation` in `sort` order (its 0-based index).
-    func index(of conversation: ConversationDTO, sort: ConversationOrder) throws -> Int
+    /// How many pass `filter` (counts rows: run it away from the main actor for big ones).
+    func count(filter: ConversationFilter) throws -> Int
+    /// One page in `sort` order of those that pass `filter`, starting at `position`.
+    func page(sort: ConversationOrder, filter: ConversationFilter, at position: PagePosition, limit: Int) throws
+        -> Page<ConversationDTO>
+    /// How many conversations that pass `filter` come before `conversation` in `sort` order
+    /// (its 0-based index).
+    func index(of conversation: ConversationDTO, sort: ConversationOrder, filter: ConversationFilter) throws -> Int
     /// Deletes in one transaction and returns what was deleted, for `restore`.
     func deleteKeepingSnapshots(ids: [Int64]) throws -> [ConversationSnapshot]
     /// Puts deleted conversations back with their ids, messages and search entries.
     func restore(_ snapshots: [ConversationSnapshot]) throws
     /// Changes whenever another connection commits; compare two readings to notice.
     func changeToken() throws -> Int64
+}
+
+extension ConversationRepository {
+    /// One page of every conversation in `sort` order.
+    public func page(sort: ConversationOrder, at position: PagePosition, limit: Int) throws -> Page<ConversationDTO> {
+        try page(sort: sort, filter: .none, at: position, limit: limit)
+    }
+
+    /// The 0-based index of `conversation` among all in `sort` order.
+    public func index(of conversation: ConversationDTO, sort: ConversationOrder) throws -> Int {
+        try index(of: conversation, sort: sort, filter: .none)
+    }
 }
 
 /// The messages of a conversation: a tree, read one branch at a time.
@@ -64,7 +82,9 @@ public protocol SettingsRepository {
 public protocol SearchRepository {
     /// Conversations whose title matches come first, then messages, newest first.
     /// The query is plain text: quotes, `*`, `AND`, `NEAR` and parentheses are searched for.
-    func search(_ query: String, after cursor: Cursor?, limit: Int) throws -> Page<SearchHit>
+    /// Only conversations that pass `filter` (checked on each candidate as the index is
+    /// read: a filter that lets few through makes a page read more).
+    func search(_ query: String, filter: ConversationFilter, after cursor: Cursor?, limit: Int) throws -> Page<SearchHit>
     /// The positions (ascending) of the messages of one conversation that match `query`, by
     /// the same rules as `search`: for finding within the conversation being read.
     func matchingPositions(conversationID: Int64, query: String) throws -> [Int]
@@ -73,6 +93,13 @@ public protocol SearchRepository {
     /// How far building the search index has come, 0 to 1, while a rebuild (after an upgrade)
     /// is in progress; nil when every row is indexed. Searches are correct meanwhile, slower.
     func indexingProgress() throws -> Double?
+}
+
+extension SearchRepository {
+    /// Searches every conversation.
+    public func search(_ query: String, after cursor: Cursor?, limit: Int) throws -> Page<SearchHit> {
+        try search(query, filter: .none, after: cursor, limit: limit)
+    }
 }
 
 /// A search running away from the main actor, on a connection of its own.

@@ -46,6 +46,11 @@ public struct SettingKey<Value: SettingValue>: Sendable {
     }
 }
 
+extension SettingKey where Value == String {
+    /// The database's own id, made by the schema (version 4): page tokens carry it.
+    public static let databaseID = SettingKey("database.id", default: "")
+}
+
 extension SettingKey where Value == ConversationOrder {
     /// The order of the conversation list.
     public static let listSort = SettingKey("list.sort", default: .updated)

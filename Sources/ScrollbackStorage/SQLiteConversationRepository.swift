@@ -39,6 +39,25 @@ public final class SQLiteConversationRepository: ConversationRepository {
         try database.queryFirst("SELECT \(Self.columns) FROM conversation WHERE id = ?", [.integer(id)], Self.conversation)
     }
 
+    public func conversations(ids: [Int64]) throws -> [ConversationDTO] {
+        var found: [Int64: ConversationDTO] = [:]
+        // In slices, under SQLite's limit on bound variables.
+        var start = 0
+        while start < ids.count {
+            let slice = Array(ids[start..<min(start + 500, ids.count)])
+            let placeholders = Array(repeating: "?", count: slice.count).joined(separator: ", ")
+            for conversation in try database.query(
+                "SELECT \(Self.columns) FROM conversation WHERE id IN (\(placeholders))", slice.map { .integer($0) },
+                Self.conversation)
+            {
+                found[conversation.id] = conversation
+            }
+            start += slice.count
+        }
+        var seen = Set<Int64>()
+        return ids.compactMap { id in seen.insert(id).inserted ? found[id] : nil }
+    }
+
     public func conversation(matching text: String) throws -> ConversationDTO {
         let prefix = text.trimmingCharacters(in: .whitespaces).lowercased()
         guard !prefix.isEmpty, prefix.unicodeScalars.allSatisfy({ Self.idCharacters.contains($0) }) else {
@@ -93,24 +112,22 @@ public final class SQLiteConversationRepository: ConversationRepository {
         Int(try database.scalarInt("SELECT value FROM tally WHERE name = 'conversations'"))
     }
 
-    public func page(sort: ConversationOrder, at position: PagePosition, limit: Int) throws -> Page<ConversationDTO> {
-        let query = KeysetQuery.conversations(sort)
-        return try query.page(in: database, at: position, limit: limit, map: Self.conversation) { row in
-            Self.cursor(for: row, sort: sort)
-        }
+    public func page(sort: ConversationOrder, filter: ConversationFilter, at position: PagePosition, limit: Int) throws -> Page<ConversationDTO> {
+        try ConversationListQuery(sort: sort, filter: filter).page(in: database, at: position, limit: limit)
     }
 
-    static func cursor(for conversation: ConversationDTO, sort: ConversationOrder) -> Cursor {
-        Cursor.conversation(conversation, order: sort)
+    /// Up to `limit` conversations that pass `filter`, oldest first (by id, which follows
+    /// the created time), after the one with id `after`: for export.
+    public func oldestFirst(filter: ConversationFilter, after id: Int64?, limit: Int) throws -> [ConversationDTO] {
+        try ConversationListQuery(sort: .created, filter: filter).oldestFirst(in: database, after: id, limit: limit)
     }
 
-    public func index(of conversation: ConversationDTO, sort: ConversationOrder) throws -> Int {
-        let query = KeysetQuery.conversations(sort)
-        guard let key = query.keyArguments(Self.cursor(for: conversation, sort: sort).key) else { return 0 }
-        // Rows before it in this order: the backward comparison, counted on the same index.
-        let comparison = query.forwardComparison == "<" ? ">" : "<"
-        let sql = "SELECT count(*) FROM conversation INDEXED BY conversation_by_\(sort.rawValue) WHERE \(query.key) \(comparison) (\(Array(repeating: "?", count: key.count).joined(separator: ", ")))"
-        return Int(try database.scalarInt(sql, key))
+    public func count(filter: ConversationFilter) throws -> Int {
+        try ConversationListQuery(sort: .updated, filter: filter).count(in: database)
+    }
+
+    public func index(of conversation: ConversationDTO, sort: ConversationOrder, filter: ConversationFilter) throws -> Int {
+        try ConversationListQuery(sort: sort, filter: filter).index(of: conversation, in: database)
     }
 
     public func deleteKeepingSnapshots(ids: [Int64]) throws -> [ConversationSnapshot] {

@@ -16,7 +16,7 @@ public final class SQLiteSearchRepository: SearchRepository {
         self.database = database
     }
 
-    public func search(_ query: String, after cursor: Cursor?, limit: Int) throws -> Page<SearchHit> {
+    public func search(_ query: String, filter: ConversationFilter, after cursor: Cursor?, limit: Int) throws -> Page<SearchHit> {
         let query = SearchQuery(query)
         let limit = max(1, limit)
         guard !query.isEmpty else { return Page(items: [], previous: nil, next: nil) }
@@ -25,16 +25,16 @@ public final class SQLiteSearchRepository: SearchRepository {
             var messagesBefore: Int64?
             switch cursor?.key {
             case nil:
-                hits = try self.hits(.titles, query, before: nil, limit: limit + 1)
+                hits = try self.hits(.titles, query, filter: filter, before: nil, limit: limit + 1)
             case .searchTitle(let id):
-                hits = try self.hits(.titles, query, before: id, limit: limit + 1)
+                hits = try self.hits(.titles, query, filter: filter, before: id, limit: limit + 1)
             case .searchMessage(let id):
                 messagesBefore = id
             case .some:
                 throw StorageError.invalidCursor(reason: "the token is for \(cursor?.listing ?? "another listing")")
             }
             if hits.count <= limit {
-                hits += try self.hits(.messages, query, before: messagesBefore, limit: limit + 1 - hits.count)
+                hits += try self.hits(.messages, query, filter: filter, before: messagesBefore, limit: limit + 1 - hits.count)
             }
             let items = Array(hits.prefix(limit))
             return Page(items: try items.map { try self.placed($0.hit) }, previous: nil, next: hits.count > limit ? items.last?.cursor : nil)
@@ -123,7 +123,9 @@ public final class SQLiteSearchRepository: SearchRepository {
     }
 
     /// Up to `limit` rows of `source` that match, newest (highest id) first, below `before`.
-    func hits(_ source: Source, _ query: SearchQuery, before: Int64?, limit: Int) throws -> [(hit: SearchHit, cursor: Cursor)] {
+    func hits(
+        _ source: Source, _ query: SearchQuery, filter: ConversationFilter = .none, before: Int64?, limit: Int
+    ) throws -> [(hit: SearchHit, cursor: Cursor)] {
         guard limit > 0 else { return [] }
         let backlog = try database.queryFirst(
             "SELECT below FROM search_backlog WHERE name = ?", [.text(source.table)], { $0.int64(0) })
@@ -145,7 +147,7 @@ public final class SQLiteSearchRepository: SearchRepository {
                     var scanned = 0
                     for budget in Self.scanFirst {
                         let before = found.count
-                        let rows = try candidates(source, query, expression: nil, below: below, from: phase.from, limit: budget)
+                        let rows = try candidates(source, query, filter, expression: nil, below: below, from: phase.from, limit: budget)
                         for row in rows where found.count < limit {
                             if let hit = row.hit { found.append(hit) }
                             below = row.id
@@ -156,7 +158,7 @@ public final class SQLiteSearchRepository: SearchRepository {
                     }
                     if found.count == limit { break }
                     if scanned < Self.scanFirst.reduce(0, +), found.count < limit,
-                        try candidates(source, query, expression: nil, below: below, from: phase.from, limit: 1).isEmpty
+                        try candidates(source, query, filter, expression: nil, below: below, from: phase.from, limit: 1).isEmpty
                     {
                         continue
                     }
@@ -165,7 +167,7 @@ public final class SQLiteSearchRepository: SearchRepository {
             }
             var chunk = limit + 1
             while found.count < limit {
-                let rows = try candidates(source, query, expression: expression, below: below, from: phase.from, limit: chunk)
+                let rows = try candidates(source, query, filter, expression: expression, below: below, from: phase.from, limit: chunk)
                 for row in rows {
                     if let hit = row.hit { found.append(hit) }
                     if found.count == limit { break }
@@ -185,7 +187,8 @@ public final class SQLiteSearchRepository: SearchRepository {
 
     /// One chunk of candidates, newest first, each with its hit when it matches the rules.
     private func candidates(
-        _ source: Source, _ query: SearchQuery, expression: String?, below: Int64?, from: Int64?, limit: Int
+        _ source: Source, _ query: SearchQuery, _ filter: ConversationFilter, expression: String?, below: Int64?, from: Int64?,
+        limit: Int
     ) throws -> [(id: Int64, hit: (hit: SearchHit, cursor: Cursor)?)] {
         var arguments: [SQLValue] = []
         var sql = "SELECT \(SQLiteConversationRepository.columns)\(source.extraColumns), \(source.table).id FROM "
@@ -212,8 +215,9 @@ public final class SQLiteSearchRepository: SearchRepository {
         return try database.query(sql, arguments) { row in
             let id = row.int64(source.idColumn)
             let text = row.text(source.textColumn)
-            guard let first = query.firstMatch(in: text) else { return (id, nil) }
             let conversation = SQLiteConversationRepository.conversation(row)
+            // The filter is checked on each candidate's conversation, as the index is read.
+            guard filter.admits(conversation), let first = query.firstMatch(in: text) else { return (id, nil) }
             let (snippet, matches) = Snippet.make(from: text, query: query, firstMatch: first)
             if source.isTitles {
                 return (

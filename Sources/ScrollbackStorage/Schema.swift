@@ -9,6 +9,7 @@ enum Schema {
         Migration(name: "v1 conversations, messages, settings, search", sql: version1),
         Migration(name: "v2 ids in time order, word and CJK search index, counted conversations", sql: version2),
         Migration(name: "v3 conversations as trees, source node ids, token usage", sql: version3),
+        Migration(name: "v4 pinned first in every order, the database's own id", sql: version4),
     ]
 
     static let version1 = """
@@ -281,5 +282,17 @@ enum Schema {
             leaf_id         INTEGER NOT NULL,
             PRIMARY KEY (conversation_id, message_id)
         ) WITHOUT ROWID;
+        """
+
+    /// Pinned conversations come first in every order, so the created and title indexes
+    /// start with `pinned` as the updated one does. The database gets an id of its own
+    /// (`database.id`), which page tokens carry so that a token from another database is
+    /// refused.
+    static let version4 = """
+        DROP INDEX conversation_by_created;
+        DROP INDEX conversation_by_title;
+        CREATE INDEX conversation_by_created ON conversation (pinned DESC, created_at DESC, id DESC);
+        CREATE INDEX conversation_by_title   ON conversation (pinned DESC, title, id);
+        INSERT OR REPLACE INTO settings (key, value) VALUES ('database.id', lower(hex(randomblob(16))));
         """
 }

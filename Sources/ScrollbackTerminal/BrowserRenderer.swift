@@ -62,7 +62,7 @@ public enum BrowserRenderer {
         let width = screen.width
         if let prompt = browser.prompt {
             // While the typed search runs, the prompt says so (it stays open for more typing).
-            drawPrompt(prompt, note: browser.status ?? browser.searching.map { _ in "searching…" }, row: row, on: screen)
+            drawPrompt(prompt, of: browser, note: browser.status ?? browser.searching.map { _ in "searching…" }, row: row, on: screen)
             return
         }
         var left: String
@@ -131,7 +131,9 @@ public enum BrowserRenderer {
         "indexing \(SearchViewModel.indexingPercent(progress))%"
     }
 
-    private static func drawPrompt(_ prompt: BrowserViewModel.Prompt, note: String?, row: Int, on screen: any Screen) {
+    private static func drawPrompt(
+        _ prompt: BrowserViewModel.Prompt, of browser: BrowserViewModel, note: String?, row: Int, on screen: any Screen
+    ) {
         var width = screen.width
         // A note (the text was cut, a title cannot be empty) on the right, if it leaves
         // room for the editor.
@@ -145,7 +147,8 @@ public enum BrowserRenderer {
             }
         }
         switch prompt {
-        case .confirmDelete(_, let question):
+        case .confirmDelete:
+            let question = browser.deleteQuestion(width: max(width - 1, 1)) ?? ""
             screen.draw(DisplayWidth.truncated(" " + question, to: width), row: row, column: 0, style: TextStyle(bold: true))
         case .rename(_, let editor), .search(let editor), .find(let editor):
             let label: String
@@ -168,44 +171,106 @@ public enum BrowserRenderer {
 
     private static func drawList(_ browser: BrowserViewModel, on screen: any Screen) {
         let list = browser.list
-        drawHeader(
-            "scrollback — \(UntrustedText.sanitized(browser.databasePath)) · by \(list.order.rawValue)",
-            right: readOnlyLabel(browser), on: screen)
+        drawListHeader(browser, on: screen)
         guard list.total > 0 else {
             drawEmptyState(on: screen)
             return
         }
         let now = browser.now()
-        for (offset, item) in list.visibleRows.enumerated() {
-            let row = 1 + offset
-            guard row < screen.height - 1 else { break }
-            let line = listRow(item.conversation, order: list.order, width: screen.width, now: now, marked: list.marks.contains(item.conversation.id))
+        let rows = list.visibleRows.prefix(max(screen.height - 2, 0))
+        let layout = ListLayout(rows.map(\.conversation), order: list.order, width: screen.width, now: now)
+        for (offset, item) in rows.enumerated() {
+            let line = layout.row(item.conversation, marked: list.marks.contains(item.conversation.id))
             var style = list.marks.contains(item.conversation.id) ? marked : .plain
             if item.index == list.selection { style.reverse = true }
-            screen.draw(line, row: row, column: 0, style: style)
+            screen.draw(line, row: 1 + offset, column: 0, style: style)
         }
     }
 
-    /// One row of the list, exactly `width` cells: mark, title, then as many of model,
-    /// message count and time as fit.
-    static func listRow(_ conversation: ConversationDTO, order: ConversationOrder, width: Int, now: Timestamp, marked: Bool) -> String {
-        let time = TimeText.relative(order == .created ? conversation.createdAt : conversation.updatedAt, now: now)
-        let count = NumberText.grouped(conversation.messageCount)
-        var title = UntrustedText.sanitized(conversation.title)
-        if conversation.pinned { title = "⚑ " + title }
-        let mark = marked ? "*" : " "
-        var columns: [String] = []
-        if width >= 80 {
-            let model = UntrustedText.sanitized(conversation.model ?? conversation.source)
-            columns = [DisplayWidth.fitted(model, to: 16), DisplayWidth.rightAligned(count, to: 6), DisplayWidth.rightAligned(time, to: 10)]
-        } else if width >= 46 {
-            columns = [DisplayWidth.rightAligned(count, to: 6), DisplayWidth.rightAligned(time, to: 10)]
-        } else if width >= 32 {
-            columns = [DisplayWidth.rightAligned(time, to: 10)]
+    /// `scrollback — PATH · by updated`, the path shortened first (from its start, keeping
+    /// the file name) so that the order and the read-only label always show.
+    private static func drawListHeader(_ browser: BrowserViewModel, on screen: any Screen) {
+        let order = " · by \(browser.list.order.rawValue)"
+        let right = readOnlyLabel(browser)
+        let rightWidth = right.isEmpty ? 0 : DisplayWidth.of(right) + 2
+        let room = screen.width - rightWidth - DisplayWidth.of(" scrollback — " + order) - 1
+        let path = shortenedPath(UntrustedText.sanitized(browser.databasePath), to: room)
+        var left = (path.isEmpty ? "scrollback" : "scrollback — " + path) + order
+        if DisplayWidth.of(" " + left) > screen.width - rightWidth {
+            // Too narrow for the name: the order is what matters.
+            left = "by \(browser.list.order.rawValue)"
         }
-        let tail = columns.map { " " + $0 }.joined()
-        let titleWidth = width - 2 - DisplayWidth.of(tail) - 1
-        return DisplayWidth.fitted(mark + " " + DisplayWidth.fitted(title, to: max(titleWidth, 1)) + tail + " ", to: width)
+        drawHeader(left, right: right, on: screen)
+    }
+
+    /// The path cut from the left (`…/scrollback/history.sqlite`) to fit `width` columns;
+    /// empty when not even the ellipsis and a few characters of the name fit.
+    static func shortenedPath(_ path: String, to width: Int) -> String {
+        if DisplayWidth.of(path) <= width { return path }
+        guard width >= 6 else { return "" }
+        var kept: [Character] = []
+        var used = 1
+        for character in path.reversed() {
+            let cells = DisplayWidth.of(character)
+            if used + cells > width { break }
+            kept.append(character)
+            used += cells
+        }
+        return "…" + String(kept.reversed())
+    }
+
+    /// The list's columns for the rows on screen: each as wide as what those rows need
+    /// (the model column up to a third of the screen), the title taking the rest.
+    struct ListLayout {
+        let order: ConversationOrder
+        let width: Int
+        let now: Timestamp
+        let modelWidth: Int
+        let countWidth: Int
+        let timeWidth: Int
+
+        init(_ conversations: [ConversationDTO], order: ConversationOrder, width: Int, now: Timestamp) {
+            self.order = order
+            self.width = width
+            self.now = now
+            let times = conversations.map { DisplayWidth.of(Self.time(of: $0, order: order, now: now)) }
+            let counts = conversations.map { NumberText.grouped($0.messageCount).count }
+            let models = conversations.map { DisplayWidth.of(Self.model(of: $0)) }
+            let time = max(times.max() ?? 0, 3)
+            let count = max(counts.max() ?? 0, 1)
+            if width >= 80 {
+                (modelWidth, countWidth, timeWidth) = (min(max(models.max() ?? 1, 1), max(width / 3, 16)), count, time)
+            } else if width >= 46 {
+                (modelWidth, countWidth, timeWidth) = (0, count, time)
+            } else if width >= 32 {
+                (modelWidth, countWidth, timeWidth) = (0, 0, time)
+            } else {
+                (modelWidth, countWidth, timeWidth) = (0, 0, 0)
+            }
+        }
+
+        static func time(of conversation: ConversationDTO, order: ConversationOrder, now: Timestamp) -> String {
+            TimeText.relative(order == .created ? conversation.createdAt : conversation.updatedAt, now: now)
+        }
+
+        /// The model, or `–` when the export did not say.
+        static func model(of conversation: ConversationDTO) -> String {
+            conversation.model.map { UntrustedText.sanitized($0) } ?? "–"
+        }
+
+        /// One row, exactly `width` cells: mark, title, then model, message count and time
+        /// as the layout has room for.
+        func row(_ conversation: ConversationDTO, marked: Bool) -> String {
+            var title = UntrustedText.sanitized(conversation.title)
+            if conversation.pinned { title = "⚑ " + title }
+            var columns: [String] = []
+            if modelWidth > 0 { columns.append(DisplayWidth.fitted(Self.model(of: conversation), to: modelWidth)) }
+            if countWidth > 0 { columns.append(DisplayWidth.rightAligned(NumberText.grouped(conversation.messageCount), to: countWidth)) }
+            if timeWidth > 0 { columns.append(DisplayWidth.rightAligned(Self.time(of: conversation, order: order, now: now), to: timeWidth)) }
+            let tail = columns.map { "  " + $0 }.joined()
+            let titleWidth = width - 2 - DisplayWidth.of(tail) - 1
+            return DisplayWidth.fitted((marked ? "*" : " ") + " " + DisplayWidth.fitted(title, to: max(titleWidth, 1)) + tail + " ", to: width)
+        }
     }
 
     private static func drawEmptyState(on screen: any Screen) {
@@ -301,6 +366,15 @@ public enum BrowserRenderer {
                 + date
             var titleStyle = TextStyle(bold: true)
             if item.index == search.selection { titleStyle.reverse = true }
+            guard hit.message != nil else {
+                // The title is what matched: its words are marked there.
+                drawHighlighted(title, terms: search.terms, row: row, column: 0, width: width, style: titleStyle, on: screen)
+                // The title above is what matched: no snippet repeating it.
+                let count = hit.conversation.messageCount
+                let note = "title match · \(NumberText.grouped(count)) message\(count == 1 ? "" : "s")"
+                screen.draw(DisplayWidth.truncated(note, to: width - 4), row: row + 1, column: 4, style: hint)
+                continue
+            }
             screen.draw(title, row: row, column: 0, style: titleStyle)
             let snippet = DisplayWidth.truncated(UntrustedText.sanitized(hit.snippet), to: width - 4)
             drawHighlighted(snippet, terms: search.terms, row: row + 1, column: 4, width: width - 4, style: .plain, on: screen)

@@ -12,11 +12,18 @@ public final class BrowserViewModel {
     }
 
     public enum Prompt: Equatable, Sendable {
-        case confirmDelete(ids: [Int64], question: String)
+        /// Delete these? `titles` are those of the first few, `messages` the total.
+        case confirmDelete(ids: [Int64], titles: [String], messages: Int)
         case rename(id: Int64, editor: LineEditor)
         case search(editor: LineEditor)
         /// Finding within the conversation being read.
         case find(editor: LineEditor)
+    }
+
+    /// The delete question as it fits `width` columns, when one is open.
+    public func deleteQuestion(width: Int) -> String? {
+        guard case .confirmDelete(let ids, let titles, let messages) = prompt else { return nil }
+        return DeleteQuestion.text(titles: titles, count: ids.count, messages: messages, answers: "(y/n)", width: width)
     }
 
     private enum UndoAction {
@@ -204,9 +211,7 @@ public final class BrowserViewModel {
             prompt = .rename(id: selected.id, editor: LineEditor(text: selected.title))
         case .delete:
             guard let selected = list.selected, allowWrite("delete") else { break }
-            openQuestion(
-                ids: [selected.id],
-                question: "Delete “\(DisplayWidth.truncated(UntrustedText.sanitized(selected.title), to: 40))” and its \(selected.messageCount) message\(selected.messageCount == 1 ? "" : "s")? (y/n)")
+            openQuestion(ids: [selected.id], titles: [selected.title], messages: selected.messageCount)
         case .toggleMark:
             list.toggleMark()
             try list.move(by: 1)
@@ -216,10 +221,18 @@ public final class BrowserViewModel {
                 status = "Nothing is marked: Space marks a conversation"
                 break
             }
-            let count = list.marks.count
+            // What is asked about is what is there now: marks another process deleted go.
+            try list.pruneMarks()
+            let order = list.order
+            let marked = try repositories.conversations.conversations(ids: list.marks.sorted())
+                .sorted { order.sorts($0, before: $1) }
+            guard !marked.isEmpty else {
+                status = "The marked conversations were deleted meanwhile, by another process"
+                break
+            }
             openQuestion(
-                ids: list.marks.sorted(),
-                question: "Delete \(count) marked conversation\(count == 1 ? "" : "s")? (y/n)")
+                ids: marked.map(\.id), titles: marked.prefix(3).map(\.title),
+                messages: marked.reduce(0) { $0 + $1.messageCount })
         case .undo: try undo()
         case .cycleSort:
             let orders = ConversationOrder.allCases
@@ -262,12 +275,11 @@ public final class BrowserViewModel {
                 }
                 return
             }
-            guard readerOrigin == .searchResults, let search else {
-                status = "No search yet: / finds in this conversation"
-                return
-            }
-            try search.move(by: command == .nextMatch ? 1 : -1)
-            try openSearchHit()
+            // n and N stay in this conversation: the next hit elsewhere is for the results.
+            status =
+                readerOrigin == .searchResults
+                ? "No match in the text of this branch (Esc goes back to the results)"
+                : "No search yet: / finds in this conversation"
         case .search: prompt = .find(editor: LineEditor(text: lastQuery, selected: true))
         case .help: showingHelp = true
         case .suspend: break  // the front end's (it owns the terminal)
@@ -366,8 +378,8 @@ public final class BrowserViewModel {
 
     // MARK: Prompts
 
-    private func openQuestion(ids: [Int64], question: String) {
-        prompt = .confirmDelete(ids: ids, question: question)
+    private func openQuestion(ids: [Int64], titles: [String], messages: Int) {
+        prompt = .confirmDelete(ids: ids, titles: titles, messages: messages)
         questionShown = false
     }
 
@@ -376,8 +388,8 @@ public final class BrowserViewModel {
         // single owner and is not copied at every key (which made long pastes quadratic).
         guard let prompt = self.prompt.take() else { return }
         switch consume prompt {
-        case .confirmDelete(let ids, let question):
-            self.prompt = .confirmDelete(ids: ids, question: question)
+        case .confirmDelete(let ids, let titles, let messages):
+            self.prompt = .confirmDelete(ids: ids, titles: titles, messages: messages)
             switch key {
             case .character("y"), .character("Y"):
                 guard questionShown else { break }
@@ -583,6 +595,9 @@ public final class BrowserViewModel {
         }
         let reader = try makeReader(hit.conversation, highlights: search.terms)
         if let message = hit.message { try reader.open(message: message.id) } else { try reader.open(at: 0) }
+        // n and N then go through this conversation's matches, in order, from the hit.
+        let positions = try matchingPositions(of: search.query, in: reader)
+        try reader.setFind(query: search.query, positions: positions, keeping: hit.message != nil ? reader.focus : nil)
         self.reader = reader
         mode = .reader
         readerOrigin = .searchResults
@@ -687,7 +702,11 @@ public final class BrowserViewModel {
         case .deleted(let snapshots):
             try repositories.conversations.restore(snapshots)
             undoAction = nil
-            try list.reload(keeping: snapshots.first?.conversation.id, totalChange: snapshots.count)
+            // The first restored row in the list's order is selected, so that it and the
+            // others after it are in view.
+            let order = list.order
+            let first = snapshots.map(\.conversation).min { order.sorts($0, before: $1) }
+            try list.reload(keeping: first?.id, totalChange: snapshots.count)
             status = "Restored \(snapshots.count) conversation\(snapshots.count == 1 ? "" : "s")"
         case .renamed(let id, let title):
             guard try repositories.conversations.conversation(id: id) != nil else {

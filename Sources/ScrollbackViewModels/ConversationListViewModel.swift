@@ -203,10 +203,29 @@ public final class ConversationListViewModel {
         keepSelectionVisible()
     }
 
-    public func pageDown() throws { try move(by: max(viewportHeight - 1, 1)) }
-    public func pageUp() throws { try move(by: -max(viewportHeight - 1, 1)) }
-    public func halfPageDown() throws { try move(by: max(viewportHeight / 2, 1)) }
-    public func halfPageUp() throws { try move(by: -max(viewportHeight / 2, 1)) }
+    /// PgDn and PgUp scroll by a screen, as less and tig do: the selection moves with the
+    /// rows and stays on the same line of the screen (at either end, it goes to the first
+    /// or last row). Ctrl-D and Ctrl-U do the same by half a screen.
+    public func pageDown() throws { try scroll(by: max(viewportHeight, 1)) }
+    public func pageUp() throws { try scroll(by: -max(viewportHeight, 1)) }
+    public func halfPageDown() throws { try scroll(by: max(viewportHeight / 2, 1)) }
+    public func halfPageUp() throws { try scroll(by: -max(viewportHeight / 2, 1)) }
+
+    private func scroll(by delta: Int) throws {
+        guard total > 0 else { return }
+        let line = selection - top
+        let topBefore = top
+        try moveTo(selection + delta)
+        let height = max(viewportHeight, 1)
+        top = max(0, min(selection - line, max(total - height, 0)))
+        if top == topBefore {
+            // Nothing left to scroll: the selection goes to the end it was heading for.
+            try moveTo(delta > 0 ? total - 1 : 0)
+            return
+        }
+        if selection < top { top = selection }
+        if selection >= top + height { top = selection - height + 1 }
+    }
 
     private func moveTo(_ target: Int) throws {
         var target = min(max(target, 0), max(total - 1, 0))
@@ -240,7 +259,8 @@ public final class ConversationListViewModel {
 
     /// Forgets marks on conversations that no longer exist (deleted by another process).
     public func pruneMarks() throws {
-        marks = try marks.filter { try conversations.conversation(id: $0) != nil }
+        guard !marks.isEmpty else { return }
+        marks = Set(try conversations.conversations(ids: marks.sorted()).map(\.id))
     }
 
     // MARK: Order and refresh

@@ -67,7 +67,7 @@ struct CommandLineTests {
         let runner = try BinaryRunner()
         let demo = try runner.run(["demo", "--count", "120", "--seed", "3"])
         #expect(demo.status == 0)
-        #expect(demo.output.hasPrefix("added 120 conversations ("))
+        #expect(demo.output.hasPrefix("Added 120 conversations ("))
         for sort in ["updated", "created", "title"] {
             let whole = try runner.json(["list", "--sort", sort, "--limit", "1000"])
             let expected = (whole["conversations"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
@@ -91,10 +91,13 @@ struct CommandLineTests {
         let text = try runner.run(["list", "--limit", "3"])
         #expect(text.output.split(separator: "\n").count == 4)
         #expect(text.output.hasPrefix("ID        UPDATED            MSGS  MODEL               TITLE\n"))
-        #expect(text.error.hasPrefix("more: scrollback list --after "))
+        // The hint is a command that works pasted: the same database, order and size.
+        #expect(text.error.hasPrefix("more: scrollback --db \(runner.databasePath) list --sort updated --limit 3 --after "))
         let bad = try runner.run(["list", "--after", "not-a-token"])
-        #expect(bad.status == 1)
-        #expect(bad.error == "scrollback: invalid page token: 'not-a-token' is not a page token; start again without --after/--before\n")
+        #expect(bad.status == 2)
+        #expect(
+            bad.error
+                == "scrollback: --after: 'not-a-token' is not a page token printed by this version of scrollback; run the command without --after to start from the first page (see 'scrollback list --help')\n")
     }
 
     @Test("show prints a conversation with its messages in order; ids may be short")
@@ -110,7 +113,7 @@ struct CommandLineTests {
         #expect(conversation?["id"] as? String == id)
         let messages = json["messages"] as? [[String: Any]] ?? []
         #expect(messages.count == row["messageCount"] as? Int)
-        #expect(messages.compactMap { $0["position"] as? Int } == Array(0..<messages.count))
+        #expect(messages.compactMap { $0["number"] as? Int } == Array(1...messages.count))
         let text = try runner.run(["show", id])
         #expect(text.status == 0)
         #expect(text.output.components(separatedBy: "\n── ").count == messages.count + 1)
@@ -172,7 +175,7 @@ struct CommandLineTests {
         #expect(try runner.json(["stats"])["conversations"] as? Int == 10)
         let deleted = try runner.run(["delete", ids[1], ids[2], ids[1], "--yes"])
         #expect(deleted.status == 0)
-        #expect(deleted.output == "deleted 2 conversations\n")
+        #expect(deleted.output == "Deleted 2 conversations.\n")
         #expect(try runner.json(["stats"])["conversations"] as? Int == 8)
         #expect(try runner.run(["show", ids[1]]).status == 1)
         #expect(try runner.run(["check"]).status == 0)

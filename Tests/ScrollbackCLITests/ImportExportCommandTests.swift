@@ -13,18 +13,18 @@ struct ImportExportCommandTests {
         let runner = try BinaryRunner()
         let result = try runner.run(["import", Self.fixtures + "/chatgpt/conversations.json", Self.fixtures + "/claude/conversations.json"])
         #expect(result.status == 0, "\(result.error)")
-        #expect(result.output.hasPrefix("imported 4 new, 0 updated, 0 unchanged; skipped 3\n"))
+        #expect(result.output.hasPrefix("Imported 4 new, 0 updated, 0 unchanged; skipped 3\n"))
         #expect(result.output.contains("record 4: no id"))
         #expect(result.error == "")  // no progress when standard error is not a terminal
         let again = try runner.run(["import", Self.fixtures + "/chatgpt/conversations.json", "--quiet"])
-        #expect(again.output.hasPrefix("imported 0 new, 0 updated, 2 unchanged"))
+        #expect(again.output.hasPrefix("Imported 0 new, 0 updated, 2 unchanged"))
 
         let bad = runner.folder.file("bad.json")
         try "[{\"id\": ".write(toFile: bad, atomically: true, encoding: .utf8)
         let before = try runner.json(["stats"])["conversations"] as? Int
         let failed = try runner.run(["import", bad, Self.fixtures + "/llm/llm-0.36.db"])
         #expect(failed.status == 1)
-        #expect(failed.output.hasPrefix("imported 2 new, 0 updated, 0 unchanged; 1 file failed"))
+        #expect(failed.output.hasPrefix("Imported 2 new, 0 updated, 0 unchanged; 1 file failed"))
         #expect(failed.error == "scrollback: \(bad): truncated JSON: the file ends inside the array (byte 8)\n")
         #expect(try runner.json(["stats"])["conversations"] as? Int == (before ?? 0) + 2)
         let usage = try runner.run(["import", bad, "--format", "word"])
@@ -63,13 +63,13 @@ struct ImportExportCommandTests {
 
         let folder = runner.folder.file("out")
         let many = try runner.run(["export", "--out-dir", folder])
-        #expect(many.error == "wrote 2 files to \(folder)\n")
+        #expect(many.error == "Exported 2 conversations as Markdown, one file each, to \(folder).\n")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
         #expect(names.count == 2 && names[0].hasPrefix("2026-01-01-") && names[0].hasSuffix("-postgres-indexing.md"))
 
         let other = try BinaryRunner()
         let back = try other.run(["import", file])
-        #expect(back.output.hasPrefix("imported 2 new"))
+        #expect(back.output.hasPrefix("Imported 2 new"))
         #expect(try other.run(["export", "--format", "jsonl"]).output == String(contentsOfFile: file, encoding: .utf8))
         let missing = try runner.run(["export", "nope"])
         #expect(missing.status == 1)

@@ -54,7 +54,7 @@ struct ImportHostileCommandTests {
                 #expect(said.contains("interrupted; the file being read was not imported"))
                 #expect(stored == 0)
             } else {
-                #expect(printed.hasPrefix("imported 3000 new"))
+                #expect(printed.hasPrefix("Imported 3,000 new"))
                 #expect(stored == 3_000)
             }
         }
@@ -71,7 +71,7 @@ struct ImportHostileCommandTests {
         try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))
         let imported = try runner.run(["import", path])
         #expect(imported.status == 0, "\(imported.error)")
-        #expect(imported.output.hasPrefix("imported 2 new"))
+        #expect(imported.output.hasPrefix("Imported 2 new"))
         let list = try runner.run(["list"])
         let search = try runner.run(["search", "needle"])
         for output in [list.output, search.output] {
@@ -93,7 +93,7 @@ struct ImportHostileCommandTests {
         #expect(bad.error.hasPrefix("scrollback: --unzip-limit must be a size such as 500M or 8G, not 'lots'"))
         let good = try runner.run(["import", ImportExportCommandTests.fixtures + "/zip/claude-export.zip", "--unzip-limit", "1G"])
         #expect(good.status == 0, "\(good.error)")
-        #expect(good.output.hasPrefix("imported 2 new"))
+        #expect(good.output.hasPrefix("Imported 2 new"))
     }
 
     @Test("a FIFO is refused at once; skip reasons with escapes are shown sanitized")

@@ -30,6 +30,18 @@ struct ResourcesTests {
         }
     }
 
+    @Test("the README's install line names exactly the packages .ci/run installs")
+    func installLine() throws {
+        let top = Self.folder.deletingLastPathComponent()
+        let ci = try String(contentsOf: top.appendingPathComponent(".ci/run"), encoding: .utf8)
+        // Every `need+=(package)` of the script.
+        let installed = Set(ci.components(separatedBy: "need+=(").dropFirst().compactMap { $0.split(separator: ")").first.map(String.init) })
+        let readme = try String(contentsOf: top.appendingPathComponent("README.md"), encoding: .utf8)
+        let line = try #require(readme.split(separator: "\n").first { $0.contains("apt-get install -y ") })
+        let named = Set(line.components(separatedBy: "apt-get install -y ").last?.split(separator: "`").first?.split(separator: " ").map(String.init) ?? [])
+        #expect(!installed.isEmpty && named == installed, "README: \(named.sorted()), .ci/run: \(installed.sorted())")
+    }
+
     @Test("every command, option and key is in the man page; every command and option in each completion")
     func complete() throws {
         let page = Documentation.manPage()

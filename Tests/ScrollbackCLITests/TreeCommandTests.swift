@@ -84,7 +84,7 @@ struct TreeCommandTests {
         #expect(messages.first.map { $0.keys.contains("parentID") && $0["parentID"] is NSNull } == true)
         let parents = messages.map { $0["parentID"] as? String }
         #expect(parents == [nil, ids[0], ids[0], ids[2], ids[3], ids[4], ids[5]])
-        #expect(messages.compactMap { $0["position"] as? Int } == [0, 1, 1, 2, 3, 4, 5])
+        #expect(messages.compactMap { $0["number"] as? Int } == [1, 2, 2, 3, 4, 5, 6])
         let conversation = tree["conversation"] as? [String: Any]
         #expect(conversation?["currentLeafID"] as? String == ids[6])
         #expect(conversation?["messageCount"] as? Int == 7)
@@ -95,7 +95,7 @@ struct TreeCommandTests {
         let branchIDs = branchMessages.compactMap { $0["id"] as? String }
         #expect(branchIDs == [ids[0]] + ids[2...])
         #expect(branchMessages.map { $0["parentID"] as? String } == [nil] + branchIDs.dropLast())
-        #expect(branchMessages.compactMap { $0["position"] as? Int } == Array(0..<6))
+        #expect(branchMessages.compactMap { $0["number"] as? Int } == Array(1...6))
         #expect((branch["conversation"] as? [String: Any])?["currentLeafID"] as? String == ids[6])
     }
 

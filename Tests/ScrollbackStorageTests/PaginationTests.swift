@@ -33,11 +33,15 @@ struct PaginationTests {
                 ($0.pinned ? 1 : 0, $0.updatedAt.milliseconds, $0.id) > ($1.pinned ? 1 : 0, $1.updatedAt.milliseconds, $1.id)
             }
         case .created:
-            sorted = all.sorted { ($0.createdAt.milliseconds, $0.id) > ($1.createdAt.milliseconds, $1.id) }
+            // Pinned first in every order.
+            sorted = all.sorted {
+                ($0.pinned ? 1 : 0, $0.createdAt.milliseconds, $0.id) > ($1.pinned ? 1 : 0, $1.createdAt.milliseconds, $1.id)
+            }
         case .title:
             // NOCASE folds ASCII letters only.
             func folded(_ text: String) -> [UInt8] { Array(text.utf8).map { (65...90).contains($0) ? $0 + 32 : $0 } }
             sorted = all.sorted { lhs, rhs in
+                if lhs.pinned != rhs.pinned { return lhs.pinned }
                 let (a, b) = (folded(lhs.title), folded(rhs.title))
                 return a == b ? lhs.id < rhs.id : a.lexicographicallyPrecedes(b)
             }
@@ -156,7 +160,7 @@ struct PaginationTests {
         // A token survives its text form.
         let parsed = try Cursor(token: titleCursor.token)
         #expect(parsed == titleCursor)
-        let titleWithSeparator = Cursor(.title(title: "a\u{1F}b", id: 3))
+        let titleWithSeparator = Cursor(.title(pinned: true, title: "a\u{1F}b", id: 3))
         #expect(try Cursor(token: titleWithSeparator.token) == titleWithSeparator)
     }
 

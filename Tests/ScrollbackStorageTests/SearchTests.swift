@@ -115,7 +115,7 @@ struct SearchTests {
         #expect(all.prefix(25).allSatisfy { $0.message == nil })
         let keys = all.map { "\($0.conversation.id)-\($0.message?.id ?? -1)" }
         #expect(Set(keys).count == keys.count)
-        let listCursor = Cursor(.created(createdAt: 1, id: 1))
+        let listCursor = Cursor(.created(pinned: false, createdAt: 1, id: 1))
         #expect(throws: StorageError.invalidCursor(reason: "the token is for the list sorted by created")) {
             try store.search.search("kettle", after: listCursor, limit: 5)
         }

@@ -174,7 +174,7 @@ struct TreeStorageTests {
 
     /// A message cursor's token, as a script could write one.
     static func token(_ conversation: Int64, _ at: Int64) throws -> String {
-        Data("sb1\u{1F}m\u{1F}\(conversation)\u{1F}\(at)".utf8).base64EncodedString()
+        Data("sb2\u{1F}m\u{1F}\(conversation)\u{1F}\(at)".utf8).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 }

@@ -130,7 +130,7 @@ struct UpgradeToVersion2Tests {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [
             "sqlite3", path,
-            "PRAGMA quick_check; SELECT count(*) FROM conversation; SELECT count(*) > 0 FROM message; SELECT value FROM tally; SELECT count(*) FROM settings; SELECT count(*) FROM search_backlog;",
+            "PRAGMA quick_check; SELECT count(*) FROM conversation; SELECT count(*) > 0 FROM message; SELECT value FROM tally; SELECT count(*) FROM settings WHERE key <> 'database.id'; SELECT length(value) FROM settings WHERE key = 'database.id'; SELECT count(*) FROM search_backlog;",
         ]
         let output = Pipe()
         process.standardOutput = output
@@ -138,7 +138,7 @@ struct UpgradeToVersion2Tests {
         process.waitUntilExit()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationStatus == 0)
-        #expect(text == "ok\n20\n1\n20\n0\n0\n")
+        #expect(text == "ok\n20\n1\n20\n0\n32\n0\n")
     }
 
     @Test("rows crowded into one millisecond, and times past the ids' range, upgrade in order")

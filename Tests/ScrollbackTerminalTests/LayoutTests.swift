@@ -125,6 +125,16 @@ struct LayoutTests {
         try expectGolden(Self.render(browser, width: width, height: 16), "reader-pinned-\(width)")
     }
 
+    @Test("the header at 40 columns keeps the order and the read-only label; the path is cut first")
+    func narrowHeader() throws {
+        let readOnly = try Self.browser(Self.makeStore(), width: 40, height: 8, readOnly: true)
+        let header = Self.render(readOnly, width: 40, height: 8).lines[0]
+        #expect(header.contains("scrollback · by updated") && header.contains("[read-only]"), "\(header)")
+        let writable = try Self.browser(Self.makeStore(), width: 40, height: 8)
+        let cut = Self.render(writable, width: 40, height: 8).lines[0]
+        #expect(cut.contains("scrollback — …") && cut.contains(".sqlite · by updated"), "\(cut)")
+    }
+
     @Test("search results with highlighted matches", arguments: [46, 80])
     func search(width: Int) throws {
         let browser = try Self.browser(Self.makeStore(), width: width, height: 12)
@@ -136,7 +146,9 @@ struct LayoutTests {
         _ = try browser.handle(.enter)
         let screen = Self.render(browser, width: width, height: 12)
         try expectGolden(screen, "search-\(width)")
-        #expect(screen.style(row: 2, column: 4).underline)  // the match in the first snippet
+        #expect(screen.style(row: 1, column: 2).underline)  // the match in the title hit's title
+        #expect(screen.style(row: 2, column: 4).dim)  // "title match", not the title again
+        #expect(screen.style(row: 4, column: 4).underline)  // the match in the message hit's snippet
     }
 
     @Test("help overlay, delete question, rename editor, read-only footer")

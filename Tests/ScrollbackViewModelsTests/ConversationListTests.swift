@@ -78,8 +78,8 @@ struct ConversationListTests {
         try fixture.press(.character("k"))
         #expect(fixture.selectedTitle == "conversation 4998")
         for _ in 0..<30 { try fixture.press(.pageUp) }
-        #expect(list.selection == 4_998 - 30 * 21)
-        #expect(fixture.selectedTitle == "conversation \(4_998 - 30 * 21)")
+        #expect(list.selection == 4_998 - 30 * 22)
+        #expect(fixture.selectedTitle == "conversation \(4_998 - 30 * 22)")
         try fixture.press(.character("g"))
         #expect(fixture.selectedTitle == "conversation 0")
         try fixture.press(.end, .control("u"))
@@ -95,12 +95,12 @@ struct ConversationListTests {
         try fixture.press(.character("j"), .character("j"))
         let doomed = try #require(browser.list.selected)
         try fixture.press(.character("d"))
-        guard case .confirmDelete(let ids, let question) = browser.prompt else {
+        guard case .confirmDelete(let ids, _, _) = browser.prompt else {
             Issue.record("d should ask")
             return
         }
         #expect(ids == [doomed.id])
-        #expect(question == "Delete “conversation 2” and its 2 messages? (y/n)")
+        #expect(browser.deleteQuestion(width: 80) == "Delete “conversation 2” with 2 messages? (y/n)")
         try fixture.press(.character("n"))
         #expect(browser.prompt == nil && browser.status == "Nothing deleted")
         #expect(try fixture.store.conversations.count() == 30)
@@ -136,11 +136,13 @@ struct ConversationListTests {
         try fixture.press(.character("G"), .character(" "))
         #expect(browser.list.marks.count == 4)
         try fixture.press(.character("D"))
-        guard case .confirmDelete(_, let question) = browser.prompt else {
+        guard case .confirmDelete = browser.prompt else {
             Issue.record("D should ask")
             return
         }
-        #expect(question == "Delete 4 marked conversations? (y/n)")
+        #expect(
+            browser.deleteQuestion(width: 200)
+                == "Delete 4 conversations (“conversation 0”, “conversation 1”, “conversation 3” and 1 more) with \(4 * 2) messages? (y/n)")
         try fixture.press(.character("y"))
         #expect(try fixture.store.conversations.count() == 46)
         #expect(browser.list.marks.isEmpty)

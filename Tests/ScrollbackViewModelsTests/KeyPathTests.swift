@@ -77,7 +77,7 @@ struct KeyPathTests {
         let list = browser.list
         // Far from both ends, where the index cannot be known from the rows around it.
         for _ in 0..<60 { _ = try browser.handle(.pageDown) }
-        #expect(list.selection == 60 * 21)
+        #expect(list.selection == 60 * 22)
         try Self.expectExact(store, browser)
 
         var actions: [(String, () throws -> Void)] = [
@@ -129,7 +129,7 @@ struct KeyPathTests {
         _ = try browser.handle(.character("j"))
         _ = try browser.handle(.pageDown)
         #expect(browser.list.isIndexExact)
-        #expect(browser.list.selection == known + 1 + 21)
+        #expect(browser.list.selection == known + 1 + 22)
         store.database.recordedSQL = nil
         try Self.expectExact(store, browser)
     }
@@ -391,8 +391,8 @@ final class IndexingSearchRepository: SearchRepository {
     let base: any SearchRepository
     var progress: Double?
     init(_ base: any SearchRepository) { self.base = base }
-    func search(_ query: String, after cursor: Cursor?, limit: Int) throws -> Page<SearchHit> {
-        try base.search(query, after: cursor, limit: limit)
+    func search(_ query: String, filter: ConversationFilter, after cursor: Cursor?, limit: Int) throws -> Page<SearchHit> {
+        try base.search(query, filter: filter, after: cursor, limit: limit)
     }
     func matchingPositions(conversationID: Int64, query: String) throws -> [Int] {
         try base.matchingPositions(conversationID: conversationID, query: query)
