@@ -14,6 +14,11 @@ enum Documentation {
         ("HOME", "the base of the default folders when the XDG variables are not set"),
         ("TERM", "the terminal the browser draws on; an unknown or dumb terminal is refused with a note"),
         ("NO_COLOR", "when set and not empty, the browser draws without colour"),
+        ("PAGER", "the pager o opens the conversation in (default: less -R); run by /bin/sh, the text on its standard input"),
+        ("VISUAL, EDITOR", "the editor e opens the conversation in, as a read-only temporary file (default: vi)"),
+        ("SCROLLBACK_CLIPBOARD", "a shell command that takes copied text on standard input, used besides OSC 52 (default: wl-copy, xclip, xsel or pbcopy, when found)"),
+        ("WAYLAND_DISPLAY, DISPLAY", "which clipboard program is looked for: wl-copy under Wayland, xclip or xsel under X"),
+        ("TMPDIR", "where the editor's temporary copy is made (default /tmp), in a folder only you can enter"),
     ]
 
     /// The files scrollback reads and writes.

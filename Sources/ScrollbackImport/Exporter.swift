@@ -51,12 +51,12 @@ public struct Exporter {
         switch format {
         case .md:
             let messages = try messages(of: conversation)
-            var others: [OtherBranch] = []
+            var others: [MarkdownTranscript.OtherBranch] = []
             if conversation.isBranched {
                 let all = try store.messages.all(conversationID: conversation.id)
-                others = Self.otherBranches(all, tree: try store.messages.tree(conversationID: conversation.id), shown: messages.map(\.id))
+                others = MarkdownTranscript.otherBranches(all, tree: try store.messages.tree(conversationID: conversation.id), shown: messages.map(\.id))
             }
-            return Self.markdown(conversation, messages, otherBranches: others)
+            return MarkdownTranscript.render(conversation, messages, otherBranches: others)
         case .jsonl: return try Self.jsonLine(conversation, try store.messages.all(conversationID: conversation.id))
         case .json:
             let encoder = ScrollbackRecord.encoder()
@@ -68,59 +68,8 @@ public struct Exporter {
 
     /// Where other branches leave the one exported, as Markdown notes them: a message off the
     /// exported branch whose parent is on it (or a first message beside the first).
-    struct OtherBranch: Equatable {
-        /// The place along the branch where it leaves the exported one (1-based).
-        var number: Int
-        var role: Role
-        var firstLine: String
-        /// How many branches (leaves) go on from there.
-        var branches: Int
-    }
-
-    /// - Parameter shown: the ids of the exported branch, in order.
-    static func otherBranches(_ messages: [MessageDTO], tree: ConversationTree, shown: [Int64]) -> [OtherBranch] {
-        var byID: [Int64: MessageDTO] = [:]
-        for message in messages { byID[message.id] = message }
-        let onBranch = Set(shown)
-        var result: [OtherBranch] = []
-        for (place, parent) in ([nil] + shown.map(Optional.some)).enumerated() {
-            for child in tree.children(of: parent) where !onBranch.contains(child) {
-                guard let start = byID[child] else { continue }
-                let line = start.content.split(separator: "\n").first { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? ""
-                result.append(OtherBranch(number: place + 1, role: start.role, firstLine: String(line.prefix(120)), branches: tree.leafCount(under: child)))
-            }
-        }
-        return result
-    }
-
     static func jsonLine(_ conversation: ConversationDTO, _ messages: [MessageDTO]) throws -> String {
         String(decoding: try ScrollbackRecord.encoder().encode(ScrollbackRecord(conversation: conversation, messages: messages)), as: UTF8.self)
-    }
-
-    /// Title, facts, then each message of the current branch under a role heading; message
-    /// text as it is, so code fences survive. The other branches are listed at the end by
-    /// their first lines.
-    static func markdown(_ conversation: ConversationDTO, _ messages: [MessageDTO], otherBranches: [OtherBranch] = []) -> String {
-        var text = "# \(conversation.title)\n\n"
-        text += "- id: \(conversation.publicID)\n"
-        text += "- created: \(conversation.createdAt.iso8601)\n"
-        text += "- updated: \(conversation.updatedAt.iso8601)\n"
-        if let model = conversation.model { text += "- model: \(model)\n" }
-        text += "- source: \(conversation.source)\(conversation.sourceID.map { " (\($0))" } ?? "")\n"
-        for message in messages {
-            let role = message.role.rawValue.prefix(1).uppercased() + message.role.rawValue.dropFirst()
-            text += "\n## \(role) · \(message.createdAt.iso8601)\(message.model.map { " · \($0)" } ?? "")\n\n"
-            text += message.content + "\n"
-        }
-        if !otherBranches.isEmpty {
-            let count = otherBranches.reduce(0) { $0 + $1.branches }
-            text += "\n---\n\n\(count) other branch\(count == 1 ? "" : "es") (`scrollback show \(conversation.publicID.prefix(8)) --all-branches`):\n\n"
-            for branch in otherBranches {
-                let more = branch.branches > 1 ? " (\(branch.branches) branches)" : ""
-                text += "- at message \(branch.number), \(branch.role.rawValue)\(more): \(branch.firstLine)\n"
-            }
-        }
-        return text
     }
 
     /// A file name for one conversation: date, short id and a slug of the title.

@@ -156,6 +156,57 @@ public final class TerminalApp {
             } catch {
                 browser.report(error)
             }
+            if let effect = browser.takeEffect() { perform(effect) }
+        }
+    }
+
+    /// Does what the browser asked for outside the screen; the footer says how it went.
+    private func perform(_ effect: BrowserEffect) {
+        let programs = ExternalPrograms(environment: environment)
+        switch effect {
+        case .copy(let text, let what):
+            browser.effectDone(programs.copy(text, what: what))
+        case .pipe(let command, let input):
+            handOver { try programs.shell(command, input: input) } after: { status in
+                // The command's output stays on screen until Enter, as in tig and vim.
+                let note = status == 0 ? "" : " (it exited with status \(status))"
+                scrollback_write_control("\n[scrollback: done\(note); press Enter to return] ")
+                Self.waitForEnter()
+                return "Piped the conversation to \(UntrustedText.sanitized(command))" + note
+            }
+        case .page(let text):
+            handOver { try programs.page(text) } after: { status in
+                status == 0 ? "Back from the pager" : "The pager exited with status \(status) (PAGER is \(UntrustedText.sanitized(environment["PAGER"] ?? "less -R")))"
+            }
+        case .edit(let text, let name):
+            handOver { try programs.edit(text, name: name) } after: { status in
+                status == 0 ? "Back from the editor; its copy was removed" : "The editor exited with status \(status); its copy was removed"
+            }
+        }
+    }
+
+    /// Gives the terminal to a program until it ends, then takes it back and redraws.
+    private func handOver(_ body: () throws -> Int32, after: (Int32) -> String) {
+        leaveProgramMode()
+        let message: String
+        do {
+            message = after(try body())
+        } catch {
+            message = "error: " + UntrustedText.sanitized(String(describing: error))
+        }
+        enterProgramMode()
+        clearok(scrollback_curscr(), true)
+        browser.resize(width: Int(scrollback_cols()), height: Int(scrollback_lines()))
+        browser.effectDone(message)
+    }
+
+    /// Reads the terminal (in its normal, line mode) until Enter, or until it is gone.
+    private static func waitForEnter() {
+        var byte: UInt8 = 0
+        while true {
+            let count = read(STDIN_FILENO, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 || byte == 10 || byte == 13 { return }
         }
     }
 

@@ -18,7 +18,26 @@ public final class BrowserViewModel {
         case search(editor: LineEditor)
         /// Finding within the conversation being read.
         case find(editor: LineEditor)
+        /// The shell command `|` pipes the conversation to.
+        case pipe(editor: LineEditor)
     }
+
+    /// What the front end is asked to do next (copy, run a program), taken with `takeEffect`.
+    public private(set) var effect: BrowserEffect?
+
+    /// The effect asked for, once: the front end does it, then calls `effectDone`.
+    public func takeEffect() -> BrowserEffect? {
+        defer { effect = nil }
+        return effect
+    }
+
+    /// What became of the effect, for the footer ("Copied message 4 (1,234 characters)…").
+    public func effectDone(_ message: String) {
+        status = message
+    }
+
+    /// The most conversations copied at once (more is an export's job).
+    public static let copyLimit = 1_000
 
     /// The delete question as it fits `width` columns, when one is open.
     public func deleteQuestion(width: Int) -> String? {
@@ -165,7 +184,8 @@ public final class BrowserViewModel {
             // conversation must not reach the one behind them (a query pasted with a line
             // break and a `d` after it deleted the list's selection).
             switch command {
-            case .rename, .delete, .toggleMark, .deleteMarked, .undo, .open, .nextMatch, .previousMatch:
+            case .rename, .delete, .toggleMark, .deleteMarked, .undo, .open, .nextMatch, .previousMatch, .copyMessage, .copyCode,
+                .copyConversation, .pipe, .pager, .editor:
                 status = "Searching… the results come first (Esc cancels)"
                 return true
             case .quit, .back:
@@ -244,8 +264,75 @@ public final class BrowserViewModel {
         case .suspend: break  // the front end's (it owns the terminal)
         case .previousMessage, .nextMessage, .previousVersion, .nextVersion, .outline:
             status = "Open a conversation (Enter) to do that"
+        case .copyMessage:
+            status = "Open a conversation (Enter) to copy one message; c copies it as Markdown"
+        case .copyCode, .copyConversation:
+            try copyConversations()
+        case .pipe, .pager, .editor:
+            guard let selected = list.selected else { break }
+            try hand(selected, branch: nil, to: command)
         }
         return true
+    }
+
+    /// `c` (and `Y`) in the list: the marked conversations, else the selected one, as
+    /// Markdown, one after another as `export` writes them.
+    private func copyConversations() throws {
+        let ids = list.marks.isEmpty ? list.selected.map { [$0.id] } ?? [] : list.marks.sorted()
+        guard !ids.isEmpty else { return }
+        guard ids.count <= Self.copyLimit else {
+            status = "Too many to copy (\(NumberText.grouped(ids.count)) marked): scrollback export writes them to a file"
+            return
+        }
+        let order = list.order
+        let conversations = try repositories.conversations.conversations(ids: ids).sorted { order.sorts($0, before: $1) }
+        guard !conversations.isEmpty else { return }
+        let text = try conversations.map { try markdown(of: $0, branch: nil) }.joined(separator: "\n---\n\n")
+        let what = conversations.count == 1 ? "the conversation as Markdown" : "\(NumberText.grouped(conversations.count)) conversations as Markdown"
+        effect = .copy(text: text, what: what)
+    }
+
+    /// `|`, `o` and `e`: the conversation (the branch shown, in the reader) to a program.
+    private func hand(_ conversation: ConversationDTO, branch: MessageBranch?, to command: BrowserCommand) throws {
+        switch command {
+        case .pipe:
+            prompt = .pipe(editor: LineEditor(text: lastPipe, selected: true))
+        case .pager:
+            effect = .page(text: UntrustedText.sanitized(try markdown(of: conversation, branch: branch), keepNewlines: true))
+        case .editor:
+            effect = .edit(
+                text: UntrustedText.sanitized(try markdown(of: conversation, branch: branch), keepNewlines: true),
+                name: conversation.publicID.prefix(8) + ".md")
+        default:
+            break
+        }
+        pipeSource = (conversation, branch)
+    }
+
+    /// The conversation (and branch) `|` pipes, while its prompt is open.
+    private var pipeSource: (conversation: ConversationDTO, branch: MessageBranch?)?
+    /// The last command piped to, offered again (selected) at the next `|`.
+    private var lastPipe = ""
+
+    /// A conversation as Markdown, as `export` writes it: the branch given (the one the
+    /// reader shows), else its current one, then the other branches by their first lines.
+    private func markdown(of conversation: ConversationDTO, branch: MessageBranch?) throws -> String {
+        let branch = try branch ?? repositories.messages.branch(of: conversation, leaf: nil)
+        var messages: [MessageDTO] = []
+        var position = PagePosition.first
+        while true {
+            let page = try repositories.messages.page(branch, at: position, limit: 1_000)
+            messages += page.items
+            guard let next = page.next, !page.items.isEmpty else { break }
+            position = .after(next)
+        }
+        var others: [MarkdownTranscript.OtherBranch] = []
+        if conversation.isBranched {
+            let all = try repositories.messages.all(conversationID: conversation.id)
+            others = MarkdownTranscript.otherBranches(
+                all, tree: try repositories.messages.tree(conversationID: conversation.id), shown: messages.map(\.id))
+        }
+        return MarkdownTranscript.render(conversation, messages, otherBranches: others)
     }
 
     private func handleInReader(_ command: BrowserCommand) throws {
@@ -285,6 +372,23 @@ public final class BrowserViewModel {
         case .suspend: break  // the front end's (it owns the terminal)
         case .rename, .delete, .toggleMark, .deleteMarked, .undo, .cycleSort:
             status = "Back to the list (Esc) to do that"
+        case .copyMessage:
+            guard let message = reader.focusedMessage else { return }
+            effect = .copy(text: message.content, what: "message \(NumberText.grouped(reader.focus + 1))")
+        case .copyCode:
+            guard let block = reader.codeBlockUnderCursor else {
+                status = "No code block in this message (y copies the message; { } move between messages)"
+                return
+            }
+            effect = .copy(
+                text: block.text,
+                what: block.count == 1
+                    ? "the code block of message \(NumberText.grouped(reader.focus + 1))"
+                    : "code block \(block.index + 1) of \(block.count) of message \(NumberText.grouped(reader.focus + 1))")
+        case .copyConversation:
+            effect = .copy(text: try markdown(of: reader.conversation, branch: reader.branch), what: "the conversation as Markdown")
+        case .pipe, .pager, .editor:
+            try hand(reader.conversation, branch: reader.branch, to: command)
         case .previousMessage, .nextMessage:
             if try !reader.moveFocus(by: command == .nextMessage ? 1 : -1) {
                 status = command == .nextMessage ? "The last message" : "The first message"
@@ -369,7 +473,8 @@ public final class BrowserViewModel {
         case .suspend: break  // the front end's (it owns the terminal)
         case .rename, .delete, .toggleMark, .deleteMarked, .undo, .cycleSort:
             status = "Back to the list (Esc) to do that"
-        case .previousMessage, .nextMessage, .previousVersion, .nextVersion, .outline:
+        case .previousMessage, .nextMessage, .previousVersion, .nextVersion, .outline, .copyMessage, .copyCode, .copyConversation,
+            .pipe, .pager, .editor:
             status = "Open a result (Enter) to do that"
         }
     }
@@ -452,6 +557,26 @@ public final class BrowserViewModel {
                 break
             case .submitted:
                 try find(editor.text)
+            }
+        case .pipe(var editor):
+            let outcome = editor.apply(key)
+            noteIfCut(editor)
+            switch outcome {
+            case .editing:
+                self.prompt = .pipe(editor: editor)
+            case .cancelled:
+                pipeSource = nil
+                status = "Nothing piped"
+            case .submitted:
+                let command = editor.text.trimmingCharacters(in: .whitespaces)
+                guard !command.isEmpty, let source = pipeSource else {
+                    pipeSource = nil
+                    status = "Nothing piped: type a command (wc -c, pbcopy, grep -n TODO…)"
+                    return
+                }
+                lastPipe = command
+                pipeSource = nil
+                effect = .pipe(command: command, input: try markdown(of: source.conversation, branch: source.branch))
             }
         }
     }

@@ -6,6 +6,7 @@ public enum BrowserCommand: String, CaseIterable, Sendable {
     case rename, delete, toggleMark, deleteMarked, undo
     case cycleSort, help, suspend
     case previousMessage, nextMessage, previousVersion, nextVersion, outline
+    case copyMessage, copyCode, copyConversation, pipe, pager, editor
 }
 
 /// A command, its default keys and its help text. The help overlay is made from this table.
@@ -55,6 +56,16 @@ public enum KeyBindings {
         KeyBinding(command: .previousVersion, keys: [.character("[")], help: "Previous version of the focused message (‹ 2/3 ›)", scope: .reader),
         KeyBinding(command: .nextVersion, keys: [.character("]")], help: "Next version; the rest follows its branch", scope: .reader),
         KeyBinding(command: .outline, keys: [.character("t")], help: "Outline of every branch, to show one", scope: .reader),
+        KeyBinding(command: .copyMessage, keys: [.character("y")], help: "Copy the focused message", scope: .reader),
+        KeyBinding(
+            command: .copyCode, keys: [.character("Y")],
+            help: "Copy the code block under the cursor (in the list: the conversation as Markdown)"),
+        KeyBinding(
+            command: .copyConversation, keys: [.character("c")],
+            help: "Copy the conversation as Markdown (in the list: the marked ones, else the selected one)"),
+        KeyBinding(command: .pipe, keys: [.character("|")], help: "Pipe the conversation (Markdown, exact) to a shell command"),
+        KeyBinding(command: .pager, keys: [.character("o")], help: "Open the conversation in $PAGER (less -R)"),
+        KeyBinding(command: .editor, keys: [.character("e")], help: "Open the conversation in $EDITOR, read-only"),
         KeyBinding(command: .help, keys: [.character("?")], help: "Show or hide this help"),
         KeyBinding(command: .suspend, keys: [.control("z")], help: "Suspend to the shell (fg comes back)"),
     ]

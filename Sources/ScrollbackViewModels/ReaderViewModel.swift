@@ -16,6 +16,8 @@ public struct ReaderLine: Equatable, Sendable {
     public var style: Style
     /// The message this line belongs to.
     public var position: Int
+    /// For a line of code, which code block of its message (from 0).
+    public var block: Int? = nil
 }
 
 /// A conversation's messages as lines, paged through the repository like the list: a long
@@ -271,6 +273,18 @@ public final class ReaderViewModel {
         loaded.first { $0.position == focus }
     }
 
+    /// The code block "under the cursor": of the focused message, the first one with a line
+    /// on screen, else its first. Its text as stored, which of how many it is.
+    public var codeBlockUnderCursor: (text: String, index: Int, count: Int)? {
+        guard let message = focusedMessage else { return nil }
+        let blocks = MarkdownTranscript.codeBlocks(in: message.content)
+        guard !blocks.isEmpty else { return nil }
+        let end = min(topLine + viewportHeight, lines.count)
+        let onScreen = topLine < end ? lines[topLine..<end].first { $0.position == focus && $0.style == .code }?.block : nil
+        let index = min(max(onScreen ?? 0, 0), blocks.count - 1)
+        return (blocks[index], index, blocks.count)
+    }
+
     /// Where the focused message stands among its versions (siblings), when it has others.
     public var focusedSiblings: (index: Int, count: Int)? {
         guard let tree, let id = focusedMessage?.id, let place = tree.siblingPlace(of: id), place.count > 1 else { return nil }
@@ -462,11 +476,13 @@ public final class ReaderViewModel {
         if let usage = usageText(message.usage) { header += " · " + usage }
         result.append(ReaderLine(text: DisplayWidth.truncated(header, to: width), style: .header(message.role), position: message.position))
         var inCode = false
+        var block = -1
         let text = UntrustedText.sanitized(message.content, keepNewlines: true)
         for sourceLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
             let line = String(sourceLine)
             if line.trimmingPrefix(while: { $0 == " " }).hasPrefix("```") {
                 inCode.toggle()
+                if inCode { block += 1 }
                 result.append(ReaderLine(text: DisplayWidth.truncated(line, to: width), style: .fence, position: message.position))
                 continue
             }
@@ -480,7 +496,7 @@ public final class ReaderViewModel {
                 for character in line {
                     let cells = DisplayWidth.of(character)
                     if used + cells > codeWidth && !piece.isEmpty {
-                        result.append(ReaderLine(text: gutter + piece, style: .code, position: message.position))
+                        result.append(ReaderLine(text: gutter + piece, style: .code, position: message.position, block: block))
                         piece = ""
                         used = 0
                     }
@@ -488,7 +504,7 @@ public final class ReaderViewModel {
                     used += cells
                 }
                 let last = gutter + DisplayWidth.truncated(piece, to: codeWidth, ellipsis: false)
-                result.append(ReaderLine(text: last, style: .code, position: message.position))
+                result.append(ReaderLine(text: last, style: .code, position: message.position, block: block))
             } else {
                 for wrapped in DisplayWidth.wrapped(line, width: width) {
                     result.append(

@@ -19,6 +19,14 @@ int scrollback_take_signal(void);
 /* 1 once per SIGTSTP caught. */
 int scrollback_take_stop_request(void);
 int scrollback_sigrtmin(void);
+
+/* The wait status macros, as functions Swift can call. */
+#include <sys/wait.h>
+static inline int scrollback_wifexited(int status) { return WIFEXITED(status); }
+static inline int scrollback_wexitstatus(int status) { return WEXITSTATUS(status); }
+static inline int scrollback_wifsignaled(int status) { return WIFSIGNALED(status); }
+static inline int scrollback_wtermsig(int status) { return WTERMSIG(status); }
+static inline int scrollback_wifstopped(int status) { return WIFSTOPPED(status); }
 int scrollback_sigrtmax(void);
 
 #endif

@@ -1,0 +1,76 @@
+/// A conversation as Markdown: the export's format, and what the browser copies, pipes
+/// and pages. Text as it is stored (callers that draw it on a terminal sanitize it).
+public enum MarkdownTranscript {
+    public struct OtherBranch: Equatable, Sendable {
+        /// The place along the branch where it leaves the exported one (1-based).
+        public var number: Int
+        public var role: Role
+        public var firstLine: String
+        /// How many branches (leaves) go on from there.
+        public var branches: Int
+    }
+
+    /// - Parameter shown: the ids of the exported branch, in order.
+    public static func otherBranches(_ messages: [MessageDTO], tree: ConversationTree, shown: [Int64]) -> [OtherBranch] {
+        var byID: [Int64: MessageDTO] = [:]
+        for message in messages { byID[message.id] = message }
+        let onBranch = Set(shown)
+        var result: [OtherBranch] = []
+        for (place, parent) in ([nil] + shown.map(Optional.some)).enumerated() {
+            for child in tree.children(of: parent) where !onBranch.contains(child) {
+                guard let start = byID[child] else { continue }
+                let line = start.content.split(separator: "\n").first { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? ""
+                result.append(OtherBranch(number: place + 1, role: start.role, firstLine: String(line.prefix(120)), branches: tree.leafCount(under: child)))
+            }
+        }
+        return result
+    }
+
+    /// Title, facts, then each message of the current branch under a role heading; message
+    /// text as it is, so code fences survive. The other branches are listed at the end by
+    /// their first lines.
+    public static func render(_ conversation: ConversationDTO, _ messages: [MessageDTO], otherBranches: [OtherBranch] = []) -> String {
+        var text = "# \(conversation.title)\n\n"
+        text += "- id: \(conversation.publicID)\n"
+        text += "- created: \(conversation.createdAt.iso8601)\n"
+        text += "- updated: \(conversation.updatedAt.iso8601)\n"
+        if let model = conversation.model { text += "- model: \(model)\n" }
+        text += "- source: \(conversation.source)\(conversation.sourceID.map { " (\($0))" } ?? "")\n"
+        for message in messages {
+            let role = message.role.rawValue.prefix(1).uppercased() + message.role.rawValue.dropFirst()
+            text += "\n## \(role) · \(message.createdAt.iso8601)\(message.model.map { " · \($0)" } ?? "")\n\n"
+            text += message.content + "\n"
+        }
+        if !otherBranches.isEmpty {
+            let count = otherBranches.reduce(0) { $0 + $1.branches }
+            text += "\n---\n\n\(count) other branch\(count == 1 ? "" : "es") (`scrollback show \(conversation.publicID.prefix(8)) --all-branches`):\n\n"
+            for branch in otherBranches {
+                let more = branch.branches > 1 ? " (\(branch.branches) branches)" : ""
+                text += "- at message \(branch.number), \(branch.role.rawValue)\(more): \(branch.firstLine)\n"
+            }
+        }
+        return text
+    }
+
+    /// The fenced code blocks of `text` (between lines that start with three backticks,
+    /// after any spaces), each exactly as written, without its fences. A block left open
+    /// runs to the end, as the reader shows it.
+    public static func codeBlocks(in text: String) -> [String] {
+        var blocks: [String] = []
+        var current: [Substring]?
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+            if line.drop(while: { $0 == " " }).hasPrefix("```") {
+                if let open = current {
+                    blocks.append(open.joined(separator: "\n"))
+                    current = nil
+                } else {
+                    current = []
+                }
+                continue
+            }
+            current?.append(line)
+        }
+        if let open = current { blocks.append(open.joined(separator: "\n")) }
+        return blocks
+    }
+}

@@ -1,0 +1,17 @@
+/// Something the browser asks its front end to do outside the screen: the clipboard, or a
+/// program that takes the terminal for a while. Text from the database reaches a program
+/// only on its standard input (or in a file it is given the name of), never in a command
+/// line.
+public enum BrowserEffect: Equatable, Sendable {
+    /// Puts `text` on the clipboard (OSC 52, and a clipboard program when there is one);
+    /// `what` names it for the footer ("message 4", "the code block").
+    case copy(text: String, what: String)
+    /// Runs `command` (typed at the `|` prompt) with `input`, exact, on its standard input,
+    /// the terminal handed over until it ends and Enter is pressed.
+    case pipe(command: String, input: String)
+    /// Shows `text` (already safe for a terminal) in the pager.
+    case page(text: String)
+    /// Opens `text` (already safe) in the editor, as a read-only temporary file named after
+    /// `name`, removed afterwards.
+    case edit(text: String, name: String)
+}
