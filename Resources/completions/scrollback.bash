@@ -14,11 +14,13 @@ _scrollback() {
         --format) COMPREPLY=($(compgen -W "chatgpt claude llm jsonl" -- "$current")); return ;;
     esac
     case "$command" in
-        "") COMPREPLY=($(compgen -W "list show search rename delete import export stats check demo completions --db --readonly --demo --verbose --help --exit-after-first-frame --version" -- "$current")) ;;
+        "") COMPREPLY=($(compgen -W "list show search rename pin unpin delete import export stats check demo completions --db --readonly --demo --verbose --help --exit-after-first-frame --version" -- "$current")) ;;
         list) COMPREPLY=($(compgen -W "--sort --limit --after --before --last --source --model --since --until --pinned --json --db --readonly --demo --verbose --help" -- "$current")) ;;
         show) COMPREPLY=($(compgen -W "--all-branches --json --db --readonly --demo --verbose --help" -- "$current")) ;;
         search) COMPREPLY=($(compgen -W "--limit --after --source --model --since --until --pinned --json --db --readonly --demo --verbose --help" -- "$current")) ;;
         rename) COMPREPLY=($(compgen -W "--db --readonly --demo --verbose --help" -- "$current")) ;;
+        pin) COMPREPLY=($(compgen -W "--db --readonly --demo --verbose --help" -- "$current")) ;;
+        unpin) COMPREPLY=($(compgen -W "--db --readonly --demo --verbose --help" -- "$current")) ;;
         delete) COMPREPLY=($(compgen -W "--yes --source --db --readonly --demo --verbose --help" -- "$current")) ;;
         import) COMPREPLY=($(compgen -f -W "--format --quiet --unzip-limit --db --readonly --demo --verbose --help" -- "$current")) ;;
         export) COMPREPLY=($(compgen -W "--format --out --out-dir --force --source --model --since --until --pinned --db --readonly --demo --verbose --help" -- "$current")) ;;

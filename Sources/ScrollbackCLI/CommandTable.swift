@@ -97,6 +97,12 @@ enum CommandTable {
             name: "rename", summary: "Give a conversation a new title", arguments: "ID TITLE...", minimumArguments: 2,
             maximumArguments: nil, options: [], example: "scrollback rename 3f2a9c1e 'Trip to Kyoto'"),
         CommandSpec(
+            name: "pin", summary: "Pin conversations: they come first in every order", arguments: "ID...", minimumArguments: 1,
+            maximumArguments: nil, options: [], example: "scrollback pin 3f2a9c1e 77b0d2aa"),
+        CommandSpec(
+            name: "unpin", summary: "Unpin conversations", arguments: "ID...", minimumArguments: 1, maximumArguments: nil,
+            options: [], example: "scrollback unpin 3f2a9c1e"),
+        CommandSpec(
             name: "delete", summary: "Delete conversations with their messages: those named, or every one from a source",
             arguments: "[ID...]", minimumArguments: 0, maximumArguments: nil,
             options: [

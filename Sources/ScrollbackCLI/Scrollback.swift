@@ -136,6 +136,8 @@ struct CommandContext {
         case "search": try SearchCommand(context: self).run()
         case "rename": try RenameCommand(context: self).run()
         case "delete": return try DeleteCommand(context: self).run()
+        case "pin": try PinCommand(context: self, pinned: true).run()
+        case "unpin": try PinCommand(context: self, pinned: false).run()
         case "stats": try StatsCommand(context: self).run()
         case "check": return try CheckCommand(context: self).run()
         case "demo": try DemoCommand(context: self).run()

@@ -12,6 +12,9 @@ public protocol ConversationRepository {
     /// - Throws: `StorageError.invalidTitle` for an empty or blank title.
     func rename(id: Int64, to title: String) throws -> ConversationDTO
     func setPinned(id: Int64, _ pinned: Bool) throws -> ConversationDTO
+    /// Pins or unpins many in one transaction (their updated times stay); returns how many
+    /// changed.
+    func setPinned(ids: [Int64], _ pinned: Bool) throws -> Int
     /// Deletes one conversation with its messages and search entries; false if it was gone.
     func delete(id: Int64) throws -> Bool
     /// Deletes many in one transaction; returns how many existed.

@@ -96,6 +96,10 @@ public final class SQLiteConversationRepository: ConversationRepository {
         }
     }
 
+    public func setPinned(ids: [Int64], _ pinned: Bool) throws -> Int {
+        try database.write { try writer.setPinned(conversations: Set(ids).sorted(), pinned) }
+    }
+
     public func delete(id: Int64) throws -> Bool {
         try delete(ids: [id]) == 1
     }

@@ -109,6 +109,17 @@ struct Writer {
         try database.run("UPDATE conversation SET pinned = ? WHERE id = ?", [SQLValue(pinned), .integer(id)])
     }
 
+    /// Pins or unpins each of `ids` that is not so already; returns how many changed.
+    func setPinned(conversations ids: [Int64], _ pinned: Bool) throws -> Int {
+        var changed = 0
+        for id in ids {
+            try database.run(
+                "UPDATE conversation SET pinned = ? WHERE id = ? AND pinned <> ?", [SQLValue(pinned), .integer(id), SQLValue(pinned)])
+            changed += database.changes
+        }
+        return changed
+    }
+
     /// Deletes a conversation and (by cascade) its messages and remembered branches; whether
     /// it was there.
     func delete(conversation id: Int64) throws -> Bool {

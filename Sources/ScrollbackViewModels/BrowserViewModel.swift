@@ -48,6 +48,8 @@ public final class BrowserViewModel {
     private enum UndoAction {
         case deleted([ConversationSnapshot])
         case renamed(id: Int64, title: String)
+        /// These were set to `pinned` (they were the other way before).
+        case pinned(ids: [Int64], pinned: Bool)
     }
 
     public struct Repositories {
@@ -185,7 +187,7 @@ public final class BrowserViewModel {
             // break and a `d` after it deleted the list's selection).
             switch command {
             case .rename, .delete, .toggleMark, .deleteMarked, .undo, .open, .nextMatch, .previousMatch, .copyMessage, .copyCode,
-                .copyConversation, .pipe, .pager, .editor:
+                .copyConversation, .pipe, .pager, .editor, .pin:
                 status = "Searching… the results come first (Esc cancels)"
                 return true
             case .quit, .back:
@@ -264,6 +266,10 @@ public final class BrowserViewModel {
         case .suspend: break  // the front end's (it owns the terminal)
         case .previousMessage, .nextMessage, .previousVersion, .nextVersion, .outline:
             status = "Open a conversation (Enter) to do that"
+        case .pin:
+            guard allowWrite("pin") else { break }
+            let ids = list.marks.isEmpty ? list.selected.map { [$0.id] } ?? [] : list.marks.sorted()
+            try pin(ids: ids)
         case .copyMessage:
             status = "Open a conversation (Enter) to copy one message; c copies it as Markdown"
         case .copyCode, .copyConversation:
@@ -370,8 +376,22 @@ public final class BrowserViewModel {
         case .search: prompt = .find(editor: LineEditor(text: lastQuery, selected: true))
         case .help: showingHelp = true
         case .suspend: break  // the front end's (it owns the terminal)
-        case .rename, .delete, .toggleMark, .deleteMarked, .undo, .cycleSort:
+        case .toggleMark, .deleteMarked, .cycleSort:
             status = "Back to the list (Esc) to do that"
+        case .rename:
+            // The conversation being read, as in the list.
+            guard allowWrite("rename") else { return }
+            prompt = .rename(id: reader.conversation.id, editor: LineEditor(text: reader.conversation.title))
+        case .delete:
+            guard allowWrite("delete") else { return }
+            openQuestion(ids: [reader.conversation.id], titles: [reader.conversation.title], messages: reader.conversation.messageCount)
+        case .undo:
+            try undo()
+            try refreshReader()
+        case .pin:
+            guard allowWrite("pin") else { return }
+            try pin(ids: [reader.conversation.id])
+            if let fresh = try repositories.conversations.conversation(id: reader.conversation.id) { try reader.reload(fresh) }
         case .copyMessage:
             guard let message = reader.focusedMessage else { return }
             effect = .copy(text: message.content, what: "message \(NumberText.grouped(reader.focus + 1))")
@@ -474,7 +494,7 @@ public final class BrowserViewModel {
         case .rename, .delete, .toggleMark, .deleteMarked, .undo, .cycleSort:
             status = "Back to the list (Esc) to do that"
         case .previousMessage, .nextMessage, .previousVersion, .nextVersion, .outline, .copyMessage, .copyCode, .copyConversation,
-            .pipe, .pager, .editor:
+            .pipe, .pager, .editor, .pin:
             status = "Open a result (Enter) to do that"
         }
     }
@@ -796,6 +816,13 @@ public final class BrowserViewModel {
 
     private func delete(ids: [Int64]) throws {
         let doomed = Set(ids)
+        if let reader, doomed.contains(reader.conversation.id) {
+            // Deleted from the reader: back to the list, on the row after it.
+            self.reader = nil
+            outline = nil
+            // (Opened from the list, it is the list's selection, which the next row replaces.)
+            mode = .list
+        }
         let fallbacks = list.neighbours(of: list.selection, excluding: doomed)
         let keep = list.selected.map(\.id).flatMap { doomed.contains($0) ? nil : $0 }
         let snapshots = try repositories.conversations.deleteKeepingSnapshots(ids: ids)
@@ -813,15 +840,43 @@ public final class BrowserViewModel {
             try list.reload(keeping: id, totalChange: nil)
             return
         }
-        _ = try repositories.conversations.rename(id: id, to: title)
+        let renamed = try repositories.conversations.rename(id: id, to: title)
         undoAction = .renamed(id: id, title: before.title)
-        try list.reload(keeping: id)
+        if let reader, reader.conversation.id == id {
+            try reader.reload(renamed)
+            try list.reload(keeping: list.selected?.id)
+        } else {
+            try list.reload(keeping: id)
+        }
         status = "Renamed — u undoes"
+    }
+
+    /// Pins `ids` (unpins them when all are pinned already), in one transaction and one
+    /// undo; the selected row stays selected wherever pinning moves it.
+    private func pin(ids: [Int64]) throws {
+        let current = try repositories.conversations.conversations(ids: ids)
+        guard !current.isEmpty else {
+            status = "Nothing to pin: that conversation was deleted meanwhile, by another process"
+            return
+        }
+        let target = !current.allSatisfy(\.pinned)
+        let changing = current.filter { $0.pinned != target }.map(\.id)
+        _ = try repositories.conversations.setPinned(ids: changing, target)
+        undoAction = .pinned(ids: changing, pinned: target)
+        try list.reload(keeping: list.selected?.id)
+        let count = changing.count
+        let noun = count == 1 ? "the conversation" : "\(NumberText.grouped(count)) conversations"
+        status = "\(target ? "Pinned" : "Unpinned") \(noun)\(target ? " (first in every order)" : "") — u undoes"
     }
 
     private func undo() throws {
         guard allowWrite("undo") else { return }
         switch undoAction {
+        case .pinned(let ids, let pinned):
+            _ = try repositories.conversations.setPinned(ids: ids, !pinned)
+            undoAction = nil
+            try list.reload(keeping: list.selected?.id)
+            status = pinned ? "Pin undone" : "Unpin undone"
         case nil:
             status = "Nothing to undo"
         case .deleted(let snapshots):

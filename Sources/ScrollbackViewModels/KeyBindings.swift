@@ -7,6 +7,7 @@ public enum BrowserCommand: String, CaseIterable, Sendable {
     case cycleSort, help, suspend
     case previousMessage, nextMessage, previousVersion, nextVersion, outline
     case copyMessage, copyCode, copyConversation, pipe, pager, editor
+    case pin
 }
 
 /// A command, its default keys and its help text. The help overlay is made from this table.
@@ -51,6 +52,9 @@ public enum KeyBindings {
         KeyBinding(command: .deleteMarked, keys: [.character("D")], help: "Delete every marked conversation (asks first)", scope: .list),
         KeyBinding(command: .undo, keys: [.character("u")], help: "Undo the last delete or rename", scope: .list),
         KeyBinding(command: .cycleSort, keys: [.character("s")], help: "Sort by updated, created or title", scope: .list),
+        KeyBinding(
+            command: .pin, keys: [.character("p")],
+            help: "Pin or unpin (the marked ones in the list); pinned come first in every order"),
         KeyBinding(command: .previousMessage, keys: [.character("{")], help: "Focus the previous message", scope: .reader),
         KeyBinding(command: .nextMessage, keys: [.character("}")], help: "Focus the next message", scope: .reader),
         KeyBinding(command: .previousVersion, keys: [.character("[")], help: "Previous version of the focused message (‹ 2/3 ›)", scope: .reader),

@@ -225,4 +225,23 @@ struct DailyUseCommandTests {
         #expect(latest <= now)
         #expect(try store.conversations.count(filter: ConversationFilter(pinnedOnly: true)) <= 2)
     }
+
+    @Test("pin and unpin take many ids, all or nothing; pinned come first in every order")
+    func pinCommands() throws {
+        let runner = try BinaryRunner()
+        _ = try runner.run(["demo", "--count", "8", "--seed", "5"])
+        _ = try runner.run(["unpin"] + ((try runner.json(["list"])["conversations"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String })
+        let ids = ((try runner.json(["list", "--sort", "title"])["conversations"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String }
+        #expect(try runner.run(["pin", ids[5], "nonexistent"]).status == 1)
+        #expect(try runner.json(["list", "--pinned"])["conversations"] as? [Any] == nil || (try runner.json(["list", "--pinned"])["conversations"] as? [Any])?.isEmpty == true)
+        let pinned = try runner.run(["pin", ids[5], ids[7], ids[5]])
+        #expect(pinned.status == 0 && pinned.output == "Pinned 2 conversations.\n")
+        for sort in ["updated", "created", "title"] {
+            let first = ((try runner.json(["list", "--sort", sort])["conversations"] as? [[String: Any]]) ?? []).prefix(2)
+            #expect(Set(first.compactMap { $0["id"] as? String }) == [ids[5], ids[7]], "\(sort)")
+        }
+        #expect(try runner.run(["pin", ids[5]]).output == "Pinned 0 conversations; 1 was pinned already.\n")
+        #expect(try runner.run(["unpin", ids[5], ids[7]]).output == "Unpinned 2 conversations.\n")
+        #expect(try runner.run(["--readonly", "pin", ids[1]]).status == 1)
+    }
 }
