@@ -142,5 +142,7 @@ public protocol PositionJob: AnyObject, Sendable {
 
 /// Finds positions in the background, so that no key waits for a count.
 public protocol PositionRunner: Sendable {
-    func start(_ conversation: ConversationDTO, sort: ConversationOrder) -> any PositionJob
+    /// The conversation's place among those that pass `filter` in `sort` order, and how
+    /// many pass.
+    func start(_ conversation: ConversationDTO, sort: ConversationOrder, filter: ConversationFilter) -> any PositionJob
 }

@@ -10,12 +10,12 @@ public struct BackgroundPositionRunner: PositionRunner {
         self.path = path
     }
 
-    public func start(_ conversation: ConversationDTO, sort: ConversationOrder) -> any PositionJob {
+    public func start(_ conversation: ConversationDTO, sort: ConversationOrder, filter: ConversationFilter) -> any PositionJob {
         BackgroundQuery.start(path: path) { store in
             // Both in one read transaction, so that they agree.
             try store.database.read {
-                let index = try store.conversations.index(of: conversation, sort: sort)
-                let total = try store.conversations.count()
+                let index = try store.conversations.index(of: conversation, sort: sort, filter: filter)
+                let total = try store.conversations.count(filter: filter)
                 return ListPosition(index: index, total: max(total, index + 1))
             }
         }

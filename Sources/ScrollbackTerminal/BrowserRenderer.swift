@@ -122,8 +122,12 @@ public enum BrowserRenderer {
     static func listPosition(_ list: ConversationListViewModel) -> String {
         guard list.total > 0 else { return "0 conversations" }
         let index = (list.isIndexExact ? "" : "~") + NumberText.grouped(list.selection + 1)
+        guard list.filter.isEmpty || list.isTotalExact else {
+            // Filtered, not counted yet: what is loaded is a lower bound.
+            return "\(index) of \(NumberText.grouped(list.total))+ (filtered)"
+        }
         let total = (list.isTotalExact ? "" : "~") + NumberText.grouped(list.total)
-        return "\(index) of \(total)"
+        return "\(index) of \(total)\(list.filter.isEmpty ? "" : " (filtered)")"
     }
 
     /// `indexing 37%` (never 100% while it is not done).
@@ -150,12 +154,13 @@ public enum BrowserRenderer {
         case .confirmDelete:
             let question = browser.deleteQuestion(width: max(width - 1, 1)) ?? ""
             screen.draw(DisplayWidth.truncated(" " + question, to: width), row: row, column: 0, style: TextStyle(bold: true))
-        case .rename(_, let editor), .search(let editor), .find(let editor), .pipe(let editor):
+        case .rename(_, let editor), .search(let editor), .find(let editor), .pipe(let editor), .filter(let editor):
             let label: String
             switch prompt {
             case .rename: label = " Rename: "
             case .find: label = " Find: "
             case .pipe: label = " Pipe to: "
+            case .filter: label = " Filter: "
             default: label = " /"
             }
             let labelWidth = DisplayWidth.of(label)
@@ -174,7 +179,12 @@ public enum BrowserRenderer {
         let list = browser.list
         drawListHeader(browser, on: screen)
         guard list.total > 0 else {
-            drawEmptyState(on: screen)
+            if list.filter.isEmpty {
+                drawEmptyState(on: screen)
+            } else {
+                let note = DisplayWidth.truncated("No conversation passes the filter: f changes it, Esc clears it", to: screen.width - 2)
+                screen.draw(note, row: 2, column: 1, style: TextStyle(bold: true))
+            }
             return
         }
         let now = browser.now()
@@ -191,7 +201,8 @@ public enum BrowserRenderer {
     /// `scrollback — PATH · by updated`, the path shortened first (from its start, keeping
     /// the file name) so that the order and the read-only label always show.
     private static func drawListHeader(_ browser: BrowserViewModel, on screen: any Screen) {
-        let order = " · by \(browser.list.order.rawValue)"
+        let filter = browser.list.filter.isEmpty ? "" : " · " + UntrustedText.sanitized(browser.list.filter.description)
+        let order = " · by \(browser.list.order.rawValue)" + filter
         let right = readOnlyLabel(browser)
         let rightWidth = right.isEmpty ? 0 : DisplayWidth.of(right) + 2
         let room = screen.width - rightWidth - DisplayWidth.of(" scrollback — " + order) - 1
@@ -199,7 +210,7 @@ public enum BrowserRenderer {
         var left = (path.isEmpty ? "scrollback" : "scrollback — " + path) + order
         if DisplayWidth.of(" " + left) > screen.width - rightWidth {
             // Too narrow for the name: the order is what matters.
-            left = "by \(browser.list.order.rawValue)"
+            left = "by \(browser.list.order.rawValue)" + filter
         }
         drawHeader(left, right: right, on: screen)
     }

@@ -20,6 +20,8 @@ public final class BrowserViewModel {
         case find(editor: LineEditor)
         /// The shell command `|` pipes the conversation to.
         case pipe(editor: LineEditor)
+        /// The list's filter (`f`): `source:claude model:gpt-4o since:2025-01 pinned`.
+        case filter(editor: LineEditor)
     }
 
     /// What the front end is asked to do next (copy, run a program), taken with `takeEffect`.
@@ -187,7 +189,7 @@ public final class BrowserViewModel {
             // break and a `d` after it deleted the list's selection).
             switch command {
             case .rename, .delete, .toggleMark, .deleteMarked, .undo, .open, .nextMatch, .previousMatch, .copyMessage, .copyCode,
-                .copyConversation, .pipe, .pager, .editor, .pin:
+                .copyConversation, .pipe, .pager, .editor, .pin, .filter:
                 status = "Searching… the results come first (Esc cancels)"
                 return true
             case .quit, .back:
@@ -220,10 +222,16 @@ public final class BrowserViewModel {
         case .bottom: try list.moveToEnd()
         case .open: try openSelected()
         case .back:
+            // Esc clears the marks first, then the filter.
             if !list.marks.isEmpty {
                 list.clearMarks()
                 status = "Marks cleared"
+            } else if !list.filter.isEmpty {
+                try list.setFilter(.none)
+                status = "Filter cleared: every conversation"
             }
+        case .filter:
+            prompt = .filter(editor: LineEditor(text: list.filter.description, selected: true))
         case .quit: return false
         case .search: openSearchPrompt()
         case .nextMatch, .previousMatch:
@@ -376,7 +384,7 @@ public final class BrowserViewModel {
         case .search: prompt = .find(editor: LineEditor(text: lastQuery, selected: true))
         case .help: showingHelp = true
         case .suspend: break  // the front end's (it owns the terminal)
-        case .toggleMark, .deleteMarked, .cycleSort:
+        case .toggleMark, .deleteMarked, .cycleSort, .filter:
             status = "Back to the list (Esc) to do that"
         case .rename:
             // The conversation being read, as in the list.
@@ -496,6 +504,8 @@ public final class BrowserViewModel {
         case .previousMessage, .nextMessage, .previousVersion, .nextVersion, .outline, .copyMessage, .copyCode, .copyConversation,
             .pipe, .pager, .editor, .pin:
             status = "Open a result (Enter) to do that"
+        case .filter:
+            status = "Back to the list (Esc) to filter it"
         }
     }
 
@@ -577,6 +587,25 @@ public final class BrowserViewModel {
                 break
             case .submitted:
                 try find(editor.text)
+            }
+        case .filter(var editor):
+            let outcome = editor.apply(key)
+            noteIfCut(editor)
+            switch outcome {
+            case .editing:
+                self.prompt = .filter(editor: editor)
+            case .cancelled:
+                break
+            case .submitted:
+                do {
+                    let filter = try ConversationFilter.parse(editor.text, now: now())
+                    try list.setFilter(filter)
+                    status = filter.isEmpty ? "Filter cleared: every conversation" : "Filtered — Esc clears"
+                } catch let error as FilterError {
+                    // The words stay for fixing.
+                    self.prompt = .filter(editor: editor)
+                    status = UntrustedText.sanitized(error.message)
+                }
             }
         case .pipe(var editor):
             let outcome = editor.apply(key)

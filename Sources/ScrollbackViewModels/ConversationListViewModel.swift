@@ -9,6 +9,8 @@ import ScrollbackModel
 @MainActor
 public final class ConversationListViewModel {
     public private(set) var order: ConversationOrder
+    /// Which conversations the list shows (`f`); empty: all of them.
+    public private(set) var filter: ConversationFilter = .none
     /// The loaded window, contiguous in `order`.
     public private(set) var rows: [ConversationDTO] = []
     /// The absolute index of `rows[0]`.
@@ -76,13 +78,39 @@ public final class ConversationListViewModel {
 
     /// Loads the first page.
     public func load() throws {
-        total = try conversations.count()
-        isTotalExact = true
+        guard !filter.isEmpty else {
+            // The kept count: no scan.
+            total = try conversations.count()
+            isTotalExact = true
+            try loadFirstPage()
+            return
+        }
+        pendingPosition?.job.cancel()
+        pendingPosition = nil
+        total = 0
         try loadFirstPage()
+        guard after != nil, let first = rows.first else { return }
+        // How many pass the filter is counted away from the main actor (a scan, for some
+        // filters); until then the total is what is loaded, shown as a lower bound.
+        total = rows.count
+        isTotalExact = false
+        if let positionRunner {
+            pendingPosition = (positionRunner.start(first, sort: order, filter: filter), 0, numbering)
+        } else {
+            total = try conversations.count(filter: filter)
+            isTotalExact = true
+        }
+    }
+
+    /// Shows only the conversations that pass `filter`, from the first; marks stay.
+    public func setFilter(_ filter: ConversationFilter) throws {
+        guard filter != self.filter else { return }
+        self.filter = filter
+        try load()
     }
 
     private func loadFirstPage() throws {
-        let page = try conversations.page(sort: order, at: .first, limit: pageSize)
+        let page = try conversations.page(sort: order, filter: filter, at: .first, limit: pageSize)
         rows = page.items
         windowStart = 0
         before = nil
@@ -98,7 +126,7 @@ public final class ConversationListViewModel {
     }
 
     private func loadLastPage() throws {
-        let page = try conversations.page(sort: order, at: .last, limit: pageSize)
+        let page = try conversations.page(sort: order, filter: filter, at: .last, limit: pageSize)
         rows = page.items
         before = page.previous
         after = nil
@@ -113,7 +141,7 @@ public final class ConversationListViewModel {
 
     private func loadAfter() throws {
         guard let cursor = after else { return }
-        let page = try conversations.page(sort: order, at: .after(cursor), limit: pageSize)
+        let page = try conversations.page(sort: order, filter: filter, at: .after(cursor), limit: pageSize)
         rows += page.items
         after = page.next
         if page.items.isEmpty { after = nil }
@@ -123,7 +151,7 @@ public final class ConversationListViewModel {
 
     private func loadBefore() throws {
         guard let cursor = before else { return }
-        let page = try conversations.page(sort: order, at: .before(cursor), limit: pageSize)
+        let page = try conversations.page(sort: order, filter: filter, at: .before(cursor), limit: pageSize)
         rows = page.items + rows
         windowStart -= page.items.count
         before = page.previous
@@ -294,8 +322,8 @@ public final class ConversationListViewModel {
             guard let conversation = try conversations.conversation(id: candidate) else { continue }
             let cursor = Cursor.conversation(conversation, order: order)
             let half = pageSize / 2
-            let earlier = try conversations.page(sort: order, at: .before(cursor), limit: half)
-            let later = try conversations.page(sort: order, at: .after(cursor), limit: half)
+            let earlier = try conversations.page(sort: order, filter: filter, at: .before(cursor), limit: half)
+            let later = try conversations.page(sort: order, filter: filter, at: .after(cursor), limit: half)
             rows = earlier.items + [conversation] + later.items
             before = earlier.items.isEmpty ? nil : earlier.previous
             after = later.items.isEmpty ? nil : later.next
@@ -308,9 +336,9 @@ public final class ConversationListViewModel {
             let index: Int
             if positionRunner == nil {
                 // No other connection can see this database: count here.
-                total = try conversations.count()
+                total = try conversations.count(filter: filter)
                 isTotalExact = true
-                index = try conversations.index(of: conversation, sort: order)
+                index = try conversations.index(of: conversation, sort: order, filter: filter)
                 isIndexExact = true
             } else if atTop {
                 index = earlier.items.count
@@ -329,7 +357,7 @@ public final class ConversationListViewModel {
             windowStart = index - earlier.items.count
             total = max(total, windowStart + rows.count)
             if let positionRunner, !(isIndexExact && isTotalExact) {
-                pendingPosition = (positionRunner.start(conversation, sort: order), index, numbering)
+                pendingPosition = (positionRunner.start(conversation, sort: order, filter: filter), index, numbering)
             }
             selection = index
             top = max(0, selection - screenLine)
@@ -338,7 +366,7 @@ public final class ConversationListViewModel {
         }
         try loadFirstPage()
         if positionRunner == nil {
-            total = try conversations.count()
+            total = try conversations.count(filter: filter)
             isTotalExact = true
         }
     }

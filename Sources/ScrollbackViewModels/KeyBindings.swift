@@ -7,7 +7,7 @@ public enum BrowserCommand: String, CaseIterable, Sendable {
     case cycleSort, help, suspend
     case previousMessage, nextMessage, previousVersion, nextVersion, outline
     case copyMessage, copyCode, copyConversation, pipe, pager, editor
-    case pin
+    case pin, filter
 }
 
 /// A command, its default keys and its help text. The help overlay is made from this table.
@@ -70,6 +70,9 @@ public enum KeyBindings {
         KeyBinding(command: .pipe, keys: [.character("|")], help: "Pipe the conversation (Markdown, exact) to a shell command"),
         KeyBinding(command: .pager, keys: [.character("o")], help: "Open the conversation in $PAGER (less -R)"),
         KeyBinding(command: .editor, keys: [.character("e")], help: "Open the conversation in $EDITOR, read-only"),
+        KeyBinding(
+            command: .filter, keys: [.character("f")],
+            help: "Filter: source:NAME model:NAME since:DATE until:DATE pinned (Esc clears marks, then the filter)", scope: .list),
         KeyBinding(command: .help, keys: [.character("?")], help: "Show or hide this help"),
         KeyBinding(command: .suspend, keys: [.control("z")], help: "Suspend to the shell (fg comes back)"),
     ]

@@ -125,6 +125,16 @@ struct LayoutTests {
         try expectGolden(Self.render(browser, width: width, height: 16), "reader-pinned-\(width)")
     }
 
+    @Test("the filter line, then the filtered list with its filter in the header", arguments: [20, 46, 80, 200])
+    func filter(width: Int) throws {
+        let browser = try Self.browser(Self.makeStore(), width: width, height: 10)
+        _ = try browser.handle(.character("f"))
+        for character in "since:3w pinned" { _ = try browser.handle(.character(character)) }
+        try expectGolden(Self.render(browser, width: width, height: 10), "filter-prompt-\(width)")
+        _ = try browser.handle(.enter)
+        try expectGolden(Self.render(browser, width: width, height: 10), "filter-\(width)")
+    }
+
     @Test("the header at 40 columns keeps the order and the read-only label; the path is cut first")
     func narrowHeader() throws {
         let readOnly = try Self.browser(Self.makeStore(), width: 40, height: 8, readOnly: true)

@@ -1,0 +1,79 @@
+import Testing
+
+import ScrollbackModel
+@testable import ScrollbackStorage
+import ScrollbackViewModels
+import TestSupport
+
+/// The browser's filter line (`f`): the same words as the CLI's options, paged by key, the
+/// count found away from the main actor, Esc clearing marks first and then the filter.
+@Suite("The list's filter")
+@MainActor
+struct ListFilterTests {
+    static func store() throws -> Store {
+        let store = try BrowserFixture.store(count: 60)
+        try store.database.run("UPDATE conversation SET model = CASE CAST(substr(title, 14) AS INTEGER) % 3 WHEN 0 THEN 'claude-3-5-sonnet' WHEN 1 THEN 'gpt-4o' ELSE NULL END")
+        return store
+    }
+
+    @Test("f takes filter words; the list shows only what passes, by key; bad words keep the line open with the reason")
+    func filterLine() throws {
+        let store = try Self.store()
+        let fixture = try BrowserFixture(store: store, height: 12)
+        let browser = fixture.browser
+        try fixture.press(.character("f"))
+        guard case .filter = browser.prompt else {
+            Issue.record("f should open the filter line")
+            return
+        }
+        try fixture.type("colour:red")
+        try fixture.press(.enter)
+        #expect(browser.status == "unknown filter 'colour:'; use source:, model:, since:, until: or pinned")
+        guard case .filter(let editor) = browser.prompt else {
+            Issue.record("the line stays open")
+            return
+        }
+        #expect(editor.text == "colour:red")
+        try fixture.press(.control("u"))
+        try fixture.type("model:SONNET")
+        try fixture.press(.enter)
+        #expect(browser.prompt == nil && browser.status == "Filtered — Esc clears")
+        let expected = try store.conversations.count(filter: ConversationFilter(model: "SONNET"))
+        #expect(expected > 5 && expected < 60 && browser.list.total == expected && browser.list.isTotalExact)
+        try fixture.press(.character("G"))
+        #expect(browser.list.selection == expected - 1 && browser.list.selected?.model == "claude-3-5-sonnet")
+        for index in 0..<expected { #expect(browser.list.row(at: index).map { $0.model == "claude-3-5-sonnet" } ?? true) }
+
+        // Esc: marks first, then the filter; the line opens with the filter as it is.
+        try fixture.press(.character(" "), .escape)
+        #expect(browser.status == "Marks cleared" && browser.list.filter.model == "SONNET")
+        try fixture.press(.character("f"))
+        guard case .filter(let current) = browser.prompt else { return }
+        #expect(current.text == "model:SONNET" && current.isAllSelected)
+        try fixture.press(.escape, .escape)
+        #expect(browser.status == "Filter cleared: every conversation" && browser.list.total == 60)
+
+        try fixture.press(.character("f"))
+        try fixture.type("source:nobody")
+        try fixture.press(.enter)
+        #expect(browser.list.total == 0)
+    }
+
+    @Test("over a file, the filtered count arrives from another connection; no key waits for it")
+    func countInBackground() throws {
+        let folder = try TemporaryDirectory()
+        let (store, browser) = try KeyPathTests.browser(folder)
+        try store.database.run("UPDATE conversation SET pinned = 1 WHERE CAST(substr(title, 14) AS INTEGER) % 4 = 0")
+        let expected = try store.conversations.count(filter: ConversationFilter(pinnedOnly: true))
+        store.database.recordedSQL = []
+        _ = try browser.handle(.character("f"))
+        for character in "pinned" { _ = try browser.handle(.character(character)) }
+        _ = try browser.handle(.enter)
+        // Nothing on this connection counted: the count is another connection's.
+        #expect(KeyPathTests.counts(store).isEmpty, "\(KeyPathTests.counts(store))")
+        store.database.recordedSQL = nil
+        #expect(!browser.list.isTotalExact && browser.list.filter.pinnedOnly)
+        #expect(KeyPathTests.settle(browser))
+        #expect(browser.list.isTotalExact && browser.list.total == expected)
+    }
+}
