@@ -129,7 +129,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ScrollbackCLITests",
-            dependencies: ["ScrollbackCLI", "ScrollbackModel", "ScrollbackStorage", "TestSupport"],
+            dependencies: ["ScrollbackCLI", "ScrollbackModel", "ScrollbackStorage", "ScrollbackViewModels", "TestSupport"],
             swiftSettings: strictSwift
         ),
     ],

@@ -57,10 +57,10 @@ enum Documentation {
             for option in command.options { page += item(option) }
             page += ".PP\nExample:\n.RS\n.B \(roff(command.example))\n.RE\n"
         }
-        page += ".SH KEYS\nIn the browser (\\fB?\\fR shows the keys of the screen it is opened from):\n"
-        for (title, scope) in [("Everywhere", KeyBinding.Scope.everywhere), ("In the list", .list), ("In the reader", .reader)] {
-            page += ".SS \(title)\n"
-            for binding in KeyBindings.table where binding.scope == scope {
+        page += ".SH KEYS\nIn the browser, each screen has keys of its own (\\fB?\\fR shows those of the screen it is opened from):\n"
+        for screen in BrowserScreen.allCases {
+            page += ".SS \(roff(screen.title))\n"
+            for binding in KeyBindings.keymap(for: screen) {
                 page += ".TP\n.B \(roff(binding.keys.map(\.description).joined(separator: ", ")))\n\(roff(binding.help))\n"
             }
         }

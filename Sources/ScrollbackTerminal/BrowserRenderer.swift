@@ -32,7 +32,7 @@ public enum BrowserRenderer {
         case .outline: drawOutline(browser, on: screen)
         }
         drawFooter(browser, on: screen)
-        if browser.showingHelp { drawHelp(reader: browser.mode == .reader || browser.mode == .outline, on: screen) }
+        if browser.showingHelp { drawHelp(browser, on: screen) }
     }
 
     private static func drawTooSmall(on screen: any Screen) {
@@ -71,7 +71,7 @@ public enum BrowserRenderer {
         case .list:
             left = listPosition(browser.list)
             if !browser.list.marks.isEmpty { left += " · \(NumberText.grouped(browser.list.marks.count)) marked" }
-            hints = "? help  / search  q quit"
+            hints = KeyBindings.hints([.help, .search, .quit], on: .list)
         case .reader:
             let reader = browser.reader
             let position = (reader?.focus ?? 0) + 1
@@ -79,14 +79,15 @@ public enum BrowserRenderer {
             if let find = reader?.find {
                 left += " · match \(NumberText.grouped(find.current + 1)) of \(NumberText.grouped(find.positions.count))"
             }
-            hints =
-                reader?.find != nil ? "n/N match  Esc back"
-                : reader?.focusedSiblings != nil ? "[ ] version  t outline  Esc back"
-                : "j/k scroll  / find  Esc back"
+            let shown: [BrowserCommand] =
+                reader?.find != nil ? [.nextMatch, .back]
+                : reader?.focusedSiblings != nil ? [.previousVersion, .outline, .back]
+                : [.search, .copyMessage, .back]
+            hints = KeyBindings.hints(shown, on: .reader)
         case .outline:
             let outline = browser.outline
             left = "branch \(NumberText.grouped((outline?.selection ?? 0) + 1)) of \(NumberText.grouped(outline?.entries.count ?? 0))"
-            hints = "Enter show  Esc back"
+            hints = KeyBindings.hints([.open, .back], on: .outline)
         case .searchResults:
             let search = browser.search
             let count = search?.hits.count ?? 0
@@ -96,7 +97,7 @@ public enum BrowserRenderer {
                 let note = indexingText(progress)
                 left = DisplayWidth.of(" \(left) · \(note)") <= width ? left + " · " + note : note + " · " + left
             }
-            hints = "Enter open  n/N next  Esc back"
+            hints = KeyBindings.hints([.open, .nextMatch, .back], on: .results)
         }
         if browser.isReadOnly { left += " · read-only" }
         if let query = browser.searching {
@@ -395,22 +396,34 @@ public enum BrowserRenderer {
 
     // MARK: Help
 
-    private static func drawHelp(reader: Bool, on screen: any Screen) {
-        let lines = KeyBindings.helpLines(reader: reader)
+    /// The keys of the screen the help was opened from, in a box; when they do not fit,
+    /// they scroll (j k PgDn PgUp g G) and the box says where it is.
+    private static func drawHelp(_ browser: BrowserViewModel, on screen: any Screen) {
+        let lines = KeyBindings.helpLines(for: browser.screen)
         let boxWidth = min(screen.width - 2, (lines.map { DisplayWidth.of($0) }.max() ?? 0) + 4)
         let boxHeight = min(screen.height - 2, lines.count + 2)
         guard boxWidth >= 6, boxHeight >= 3 else { return }
         let left = (screen.width - boxWidth) / 2
         let top = (screen.height - boxHeight) / 2
         let inner = boxWidth - 2
-        let title = DisplayWidth.truncated(" Keys — any key closes ", to: inner, ellipsis: false)
+        let visible = boxHeight - 2
+        let first = min(browser.helpTop, max(lines.count - visible, 0))
+        let scrolls = lines.count > visible
+        let name = " \(browser.screen.title): keys — \(scrolls ? "j k scroll, " : "")any other key closes "
+        let title = DisplayWidth.truncated(name, to: inner, ellipsis: false)
         let topBorder = "┌" + title + String(repeating: "─", count: inner - DisplayWidth.of(title)) + "┐"
         screen.draw(topBorder, row: top, column: left, style: TextStyle(bold: true))
-        for index in 0..<(boxHeight - 2) {
-            let text = index < lines.count ? lines[index] : ""
+        for index in 0..<visible {
+            let line = first + index
+            let text = line < lines.count ? lines[line] : ""
             screen.draw("│" + DisplayWidth.fitted(" " + text, to: inner) + "│", row: top + 1 + index, column: left, style: .plain)
         }
-        screen.draw("└" + String(repeating: "─", count: inner) + "┘", row: top + boxHeight - 1, column: left, style: TextStyle(bold: true))
+        var bottom = String(repeating: "─", count: inner)
+        if scrolls {
+            let place = DisplayWidth.truncated(" \(first + 1)–\(first + visible) of \(lines.count) ", to: inner, ellipsis: false)
+            bottom = String(repeating: "─", count: max(inner - DisplayWidth.of(place), 0)) + place
+        }
+        screen.draw("└" + bottom + "┘", row: top + boxHeight - 1, column: left, style: TextStyle(bold: true))
     }
 
     // MARK: Helpers

@@ -147,7 +147,7 @@ public final class TerminalApp {
             }
             // Suspending is the front end's: it owns the terminal. It works in editors and
             // questions too, which keep their state.
-            if KeyBindings.command(for: key) == .suspend {
+            if KeyBindings.command(for: key, on: browser.screen) == .suspend {
                 suspend()
                 continue
             }

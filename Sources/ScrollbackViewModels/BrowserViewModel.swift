@@ -76,6 +76,18 @@ public final class BrowserViewModel {
     /// A one-line message for the footer (beside an open editor); cleared by the next key.
     public private(set) var status: String?
     public private(set) var showingHelp = false
+    /// The first line of the help shown (it scrolls when it does not fit).
+    public private(set) var helpTop = 0
+
+    /// The screen showing: its keymap is the one keys go by.
+    public var screen: BrowserScreen {
+        switch mode {
+        case .list: .list
+        case .reader: .reader
+        case .searchResults: .results
+        case .outline: .outline
+        }
+    }
     public let list: ConversationListViewModel
     public private(set) var reader: ReaderViewModel?
     public private(set) var search: SearchViewModel?
@@ -162,8 +174,21 @@ public final class BrowserViewModel {
     public func handle(_ key: Key) throws -> Bool {
         if key == .control("c") { return false }
         if showingHelp {
-            showingHelp = false
-            if case .paste = key { status = Self.pasteIgnored }
+            // The help scrolls with the moving keys; any other key closes it.
+            let lines = KeyBindings.helpLines(for: screen).count
+            let page = max(contentHeight - 4, 1)
+            let last = max(lines - page, 0)
+            switch KeyBindings.command(for: key, on: screen) {
+            case .down: helpTop = min(helpTop + 1, last)
+            case .up: helpTop = max(helpTop - 1, 0)
+            case .pageDown, .halfPageDown, .open: helpTop = min(helpTop + page, last)
+            case .pageUp, .halfPageUp: helpTop = max(helpTop - page, 0)
+            case .top: helpTop = 0
+            case .bottom: helpTop = last
+            default:
+                showingHelp = false
+                if case .paste = key { status = Self.pasteIgnored }
+            }
             return true
         }
         status = nil
@@ -182,7 +207,7 @@ public final class BrowserViewModel {
             status = "Search cancelled"
             return true
         }
-        guard let command = KeyBindings.command(for: key) else { return true }
+        guard let command = KeyBindings.command(for: key, on: screen) else { return true }
         if pendingSearch != nil && prompt == nil {
             // A search was asked for and its results are not shown yet: what acts on a
             // conversation must not reach the one behind them (a query pasted with a line
@@ -270,7 +295,7 @@ public final class BrowserViewModel {
             try list.setOrder(next)
             if !isReadOnly { try repositories.settings.set(next, for: .listSort) }
             status = "Sorted by \(next.rawValue)"
-        case .help: showingHelp = true
+        case .help: openHelp()
         case .suspend: break  // the front end's (it owns the terminal)
         case .previousMessage, .nextMessage, .previousVersion, .nextVersion, .outline:
             status = "Open a conversation (Enter) to do that"
@@ -382,7 +407,7 @@ public final class BrowserViewModel {
                 ? "No match in the text of this branch (Esc goes back to the results)"
                 : "No search yet: / finds in this conversation"
         case .search: prompt = .find(editor: LineEditor(text: lastQuery, selected: true))
-        case .help: showingHelp = true
+        case .help: openHelp()
         case .suspend: break  // the front end's (it owns the terminal)
         case .toggleMark, .deleteMarked, .cycleSort, .filter:
             status = "Back to the list (Esc) to do that"
@@ -475,7 +500,7 @@ public final class BrowserViewModel {
         case .back, .quit, .outline:
             self.outline = nil
             mode = .reader
-        case .help: showingHelp = true
+        case .help: openHelp()
         case .suspend: break
         default:
             status = "Enter shows the branch, Esc goes back"
@@ -497,7 +522,7 @@ public final class BrowserViewModel {
         case .open: try openSearchHit()
         case .back, .quit: mode = .list
         case .search: openSearchPrompt()
-        case .help: showingHelp = true
+        case .help: openHelp()
         case .suspend: break  // the front end's (it owns the terminal)
         case .rename, .delete, .toggleMark, .deleteMarked, .undo, .cycleSort:
             status = "Back to the list (Esc) to do that"
@@ -507,6 +532,11 @@ public final class BrowserViewModel {
         case .filter:
             status = "Back to the list (Esc) to filter it"
         }
+    }
+
+    private func openHelp() {
+        showingHelp = true
+        helpTop = 0
     }
 
     static let pasteIgnored = "Paste ignored: paste into the editor (r renames, / searches)"

@@ -10,91 +10,148 @@ public enum BrowserCommand: String, CaseIterable, Sendable {
     case pin, filter
 }
 
-/// A command, its default keys and its help text. The help overlay is made from this table.
-public struct KeyBinding: Sendable {
-    /// Where a command does something: the help of each screen lists those.
-    public enum Scope: Sendable {
-        case everywhere, list, reader
-    }
+/// The browser's screens. Each has a keymap of its own: the keys that act there, what they
+/// do there, and the footer's hints; the help overlay shows the keymap of the screen it was
+/// opened from, and the man page lists each.
+public enum BrowserScreen: String, CaseIterable, Sendable {
+    case list, reader, results, outline
 
+    /// How the man page and help name it.
+    public var title: String {
+        switch self {
+        case .list: "The list"
+        case .reader: "The reader"
+        case .results: "Search results"
+        case .outline: "The outline of branches"
+        }
+    }
+}
+
+/// A command, its keys and what it does, on the screens it belongs to.
+public struct KeyBinding: Sendable {
     public let command: BrowserCommand
     public let keys: [Key]
     public let help: String
-    public let scope: Scope
+    /// The footer's short word for it (`search`, `quit`), when the footer may show it.
+    public let hint: String?
+    public let screens: Set<BrowserScreen>
 
-    init(command: BrowserCommand, keys: [Key], help: String, scope: Scope = .everywhere) {
+    init(_ command: BrowserCommand, _ keys: [Key], _ help: String, hint: String? = nil, on screens: Set<BrowserScreen> = Set(BrowserScreen.allCases)) {
         self.command = command
         self.keys = keys
         self.help = help
-        self.scope = scope
+        self.hint = hint
+        self.screens = screens
     }
 }
 
 public enum KeyBindings {
+    private static let moving: Set<BrowserScreen> = [.list, .reader, .results, .outline]
+    private static let lists: Set<BrowserScreen> = [.list, .results]
+
+    /// Every binding, in the order help lists them. A command may appear once per screen
+    /// with its own words there.
     public static let table: [KeyBinding] = [
-        KeyBinding(command: .down, keys: [.character("j"), .down, .wheelDown], help: "Move down"),
-        KeyBinding(command: .up, keys: [.character("k"), .up, .wheelUp], help: "Move up"),
-        KeyBinding(command: .pageDown, keys: [.pageDown, .control("f")], help: "Page down"),
-        KeyBinding(command: .pageUp, keys: [.pageUp, .control("b")], help: "Page up"),
-        KeyBinding(command: .halfPageDown, keys: [.control("d")], help: "Half a page down"),
-        KeyBinding(command: .halfPageUp, keys: [.control("u")], help: "Half a page up"),
-        KeyBinding(command: .top, keys: [.character("g"), .home], help: "Go to the first"),
-        KeyBinding(command: .bottom, keys: [.character("G"), .end], help: "Go to the last"),
-        KeyBinding(command: .open, keys: [.enter, .character("l"), .right], help: "Open the conversation"),
-        KeyBinding(command: .back, keys: [.escape, .character("h"), .left], help: "Back (clears marks in the list)"),
-        KeyBinding(command: .quit, keys: [.character("q"), .control("c")], help: "Back; quit from the list"),
-        KeyBinding(command: .search, keys: [.character("/")], help: "Search everything (as you type); in the reader, find in it"),
-        KeyBinding(command: .nextMatch, keys: [.character("n")], help: "Next match (wraps in the reader)"),
-        KeyBinding(command: .previousMatch, keys: [.character("N")], help: "Previous match (wraps in the reader)"),
-        KeyBinding(command: .rename, keys: [.character("r")], help: "Rename the conversation", scope: .list),
-        KeyBinding(command: .delete, keys: [.character("d")], help: "Delete the conversation (asks first)", scope: .list),
-        KeyBinding(command: .toggleMark, keys: [.character(" ")], help: "Mark or unmark", scope: .list),
-        KeyBinding(command: .deleteMarked, keys: [.character("D")], help: "Delete every marked conversation (asks first)", scope: .list),
-        KeyBinding(command: .undo, keys: [.character("u")], help: "Undo the last delete or rename", scope: .list),
-        KeyBinding(command: .cycleSort, keys: [.character("s")], help: "Sort by updated, created or title", scope: .list),
-        KeyBinding(
-            command: .pin, keys: [.character("p")],
-            help: "Pin or unpin (the marked ones in the list); pinned come first in every order"),
-        KeyBinding(command: .previousMessage, keys: [.character("{")], help: "Focus the previous message", scope: .reader),
-        KeyBinding(command: .nextMessage, keys: [.character("}")], help: "Focus the next message", scope: .reader),
-        KeyBinding(command: .previousVersion, keys: [.character("[")], help: "Previous version of the focused message (‹ 2/3 ›)", scope: .reader),
-        KeyBinding(command: .nextVersion, keys: [.character("]")], help: "Next version; the rest follows its branch", scope: .reader),
-        KeyBinding(command: .outline, keys: [.character("t")], help: "Outline of every branch, to show one", scope: .reader),
-        KeyBinding(command: .copyMessage, keys: [.character("y")], help: "Copy the focused message", scope: .reader),
-        KeyBinding(
-            command: .copyCode, keys: [.character("Y")],
-            help: "Copy the code block under the cursor (in the list: the conversation as Markdown)"),
-        KeyBinding(
-            command: .copyConversation, keys: [.character("c")],
-            help: "Copy the conversation as Markdown (in the list: the marked ones, else the selected one)"),
-        KeyBinding(command: .pipe, keys: [.character("|")], help: "Pipe the conversation (Markdown, exact) to a shell command"),
-        KeyBinding(command: .pager, keys: [.character("o")], help: "Open the conversation in $PAGER (less -R)"),
-        KeyBinding(command: .editor, keys: [.character("e")], help: "Open the conversation in $EDITOR, read-only"),
-        KeyBinding(
-            command: .filter, keys: [.character("f")],
-            help: "Filter: source:NAME model:NAME since:DATE until:DATE pinned (Esc clears marks, then the filter)", scope: .list),
-        KeyBinding(command: .help, keys: [.character("?")], help: "Show or hide this help"),
-        KeyBinding(command: .suspend, keys: [.control("z")], help: "Suspend to the shell (fg comes back)"),
+        KeyBinding(.down, [.character("j"), .down, .wheelDown], "Move down", on: moving),
+        KeyBinding(.up, [.character("k"), .up, .wheelUp], "Move up", on: moving),
+        KeyBinding(.pageDown, [.pageDown, .control("f")], "Scroll a page down (the selection keeps its line)", on: [.list]),
+        KeyBinding(.pageUp, [.pageUp, .control("b")], "Scroll a page up", on: [.list]),
+        KeyBinding(.pageDown, [.pageDown, .control("f")], "Page down", on: [.reader, .results, .outline]),
+        KeyBinding(.pageUp, [.pageUp, .control("b")], "Page up", on: [.reader, .results, .outline]),
+        KeyBinding(.halfPageDown, [.control("d")], "Half a page down", on: moving),
+        KeyBinding(.halfPageUp, [.control("u")], "Half a page up", on: moving),
+        KeyBinding(.top, [.character("g"), .home], "Go to the first", on: moving),
+        KeyBinding(.bottom, [.character("G"), .end], "Go to the last", on: moving),
+        KeyBinding(.open, [.enter, .character("l"), .right], "Open the conversation", hint: "open", on: lists),
+        KeyBinding(.open, [.enter, .character("l"), .right], "Page down", on: [.reader]),
+        KeyBinding(.open, [.enter], "Show the branch selected", hint: "show", on: [.outline]),
+        KeyBinding(.back, [.escape, .character("h"), .left], "Clear the marks, then the filter", on: [.list]),
+        KeyBinding(.back, [.escape, .character("h"), .left], "Back", hint: "back", on: [.reader, .results, .outline]),
+        KeyBinding(.quit, [.character("q"), .control("c")], "Quit (Ctrl-C quits from anywhere)", hint: "quit", on: [.list]),
+        KeyBinding(.quit, [.character("q")], "Back", on: [.reader, .results, .outline]),
+        KeyBinding(.search, [.character("/")], "Search everything, as you type", hint: "search", on: lists),
+        KeyBinding(.search, [.character("/")], "Find in this conversation (the branch shown)", hint: "find", on: [.reader]),
+        KeyBinding(.nextMatch, [.character("n")], "Next hit", hint: "next", on: [.results]),
+        KeyBinding(.previousMatch, [.character("N")], "Previous hit", on: [.results]),
+        KeyBinding(.nextMatch, [.character("n")], "Next match in this conversation (wraps, and says so)", hint: "match", on: [.reader]),
+        KeyBinding(.previousMatch, [.character("N")], "Previous match in this conversation", on: [.reader]),
+        KeyBinding(.nextMatch, [.character("n")], "Back to the last search's results", on: [.list]),
+        KeyBinding(.filter, [.character("f")], "Filter: source:NAME model:NAME since:DATE until:DATE pinned", hint: "filter", on: [.list]),
+        KeyBinding(.toggleMark, [.character(" ")], "Mark or unmark (marks act together: p, c, D)", on: [.list]),
+        KeyBinding(.pin, [.character("p")], "Pin or unpin (the marked ones); pinned come first in every order", on: [.list]),
+        KeyBinding(.pin, [.character("p")], "Pin or unpin this conversation", on: [.reader]),
+        KeyBinding(.rename, [.character("r")], "Rename the conversation", on: [.list, .reader]),
+        KeyBinding(.delete, [.character("d")], "Delete the conversation (asks first)", on: [.list, .reader]),
+        KeyBinding(.deleteMarked, [.character("D")], "Delete every marked conversation (asks first)", on: [.list]),
+        KeyBinding(.undo, [.character("u")], "Undo the last delete, rename or pin", on: [.list, .reader]),
+        KeyBinding(.cycleSort, [.character("s")], "Sort by updated, created or title", on: [.list]),
+        KeyBinding(.previousMessage, [.character("{")], "Focus the previous message", on: [.reader]),
+        KeyBinding(.nextMessage, [.character("}")], "Focus the next message", on: [.reader]),
+        KeyBinding(.previousVersion, [.character("[")], "Previous version of the focused message (‹ 2/3 ›)", hint: "version", on: [.reader]),
+        KeyBinding(.nextVersion, [.character("]")], "Next version; the rest follows its branch", on: [.reader]),
+        KeyBinding(.outline, [.character("t")], "Outline of every branch, to show one", hint: "outline", on: [.reader]),
+        KeyBinding(.outline, [.character("t")], "Back to the reader", on: [.outline]),
+        KeyBinding(.copyMessage, [.character("y")], "Copy the focused message", hint: "copy", on: [.reader]),
+        KeyBinding(.copyCode, [.character("Y")], "Copy the code block under the cursor", on: [.reader]),
+        KeyBinding(.copyCode, [.character("Y")], "Copy the conversation as Markdown", on: [.list]),
+        KeyBinding(.copyConversation, [.character("c")], "Copy the conversation as Markdown (the branch shown)", on: [.reader]),
+        KeyBinding(.copyConversation, [.character("c")], "Copy as Markdown: the marked conversations, else the selected one", on: [.list]),
+        KeyBinding(.pipe, [.character("|")], "Pipe the conversation (Markdown, exact) to a shell command", on: [.list, .reader]),
+        KeyBinding(.pager, [.character("o")], "Open the conversation in $PAGER (less -R)", on: [.list, .reader]),
+        KeyBinding(.editor, [.character("e")], "Open the conversation in $EDITOR, read-only", on: [.list, .reader]),
+        KeyBinding(.help, [.character("?")], "Show or hide this help", hint: "help"),
+        KeyBinding(.suspend, [.control("z")], "Suspend to the shell (fg comes back)"),
     ]
 
-    private static let byKey: [Key: BrowserCommand] = {
-        var map: [Key: BrowserCommand] = [:]
-        for binding in table {
-            for key in binding.keys where map[key] == nil { map[key] = binding.command }
+    private static let byScreen: [BrowserScreen: [Key: BrowserCommand]] = {
+        var maps: [BrowserScreen: [Key: BrowserCommand]] = [:]
+        for screen in BrowserScreen.allCases {
+            var map: [Key: BrowserCommand] = [:]
+            for binding in table where binding.screens.contains(screen) {
+                for key in binding.keys where map[key] == nil { map[key] = binding.command }
+            }
+            maps[screen] = map
         }
-        return map
+        return maps
     }()
 
-    public static func command(for key: Key) -> BrowserCommand? { byKey[key] }
+    /// The command `key` gives on `screen`, if any.
+    public static func command(for key: Key, on screen: BrowserScreen) -> BrowserCommand? { byScreen[screen]?[key] }
 
-    /// The help overlay's lines for the list (`reader` false) or the reader: keys, then
-    /// what they do.
-    public static func helpLines(reader: Bool) -> [String] {
-        let bindings = table.filter { $0.scope == .everywhere || $0.scope == (reader ? .reader : .list) }
+    /// The bindings of one screen, in table order.
+    public static func keymap(for screen: BrowserScreen) -> [KeyBinding] { table.filter { $0.screens.contains(screen) } }
+
+    /// The help overlay's lines for `screen`: its keys, then what they do there.
+    public static func helpLines(for screen: BrowserScreen) -> [String] {
+        let bindings = keymap(for: screen)
         let labels = bindings.map { $0.keys.map(\.description).joined(separator: " ") }
         let width = (labels.map(\.count).max() ?? 0) + 2
-        return zip(labels, bindings).map { label, binding in
+        var lines = zip(labels, bindings).map { label, binding in
             label + String(repeating: " ", count: width - label.count) + binding.help
         }
+        switch screen {
+        case .list:
+            lines += ["", "Pinned conversations come first in every order.", "Editing a line: ← → Home End, Ctrl-A Ctrl-E Ctrl-W Ctrl-U, Alt-B Alt-F."]
+        case .reader:
+            lines += ["", "In a prompt: Enter accepts, Esc cancels."]
+        case .results, .outline:
+            break
+        }
+        return lines
+    }
+
+    /// The footer's hints for `commands` on `screen`, from the table: `? help  / search`.
+    public static func hints(_ commands: [BrowserCommand], on screen: BrowserScreen) -> String {
+        commands.compactMap { command in
+            guard let binding = keymap(for: screen).first(where: { $0.command == command && $0.hint != nil }), let hint = binding.hint,
+                let key = binding.keys.first
+            else { return nil }
+            // A pair of keys for a pair of commands: `n/N match`, `[ ] version`.
+            let partner: [BrowserCommand: BrowserCommand] = [.nextMatch: .previousMatch, .previousVersion: .nextVersion]
+            if let other = partner[command], let otherKey = keymap(for: screen).first(where: { $0.command == other })?.keys.first {
+                return "\(key)\(command == .nextMatch ? "/" : " ")\(otherKey) \(hint)"
+            }
+            return "\(key) \(hint)"
+        }.joined(separator: "  ")
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ScrollbackCLI
+import ScrollbackViewModels
 
 /// `Resources/` holds the man page and the shell completions as the program makes them from
 /// its command and key tables: a change to a table that is not written out again fails here.
@@ -55,7 +56,19 @@ struct ResourcesTests {
                 }
             }
         }
-        #expect(page.contains(".SS In the reader") && page.contains("Outline of every branch"))
+        // Each screen's keys, in the man page and in that screen's help, exactly as the table says.
+        for screen in BrowserScreen.allCases {
+            #expect(page.contains(".SS \(Documentation.roff(screen.title))\n"))
+            let help = KeyBindings.helpLines(for: screen)
+            for binding in KeyBindings.keymap(for: screen) {
+                let keys = binding.keys.map(\.description).joined(separator: " ")
+                #expect(help.contains { $0.hasPrefix(keys + " ") && $0.hasSuffix(binding.help) }, "\(screen): \(binding.help)")
+                #expect(page.contains(Documentation.roff(binding.help)), "\(binding.help)")
+            }
+            // And nothing else: every line of keys is a binding of this screen.
+            let keyLines = help.prefix { !$0.isEmpty }
+            #expect(keyLines.count == KeyBindings.keymap(for: screen).count)
+        }
     }
 
     @Test("the scripts are valid for their shells, and `scrollback completions` prints them")

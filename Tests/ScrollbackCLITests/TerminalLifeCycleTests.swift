@@ -182,10 +182,10 @@ struct TerminalLifeCycleTests {
         #expect(!BrowserEndToEndTests.footer(try tmux.screen()).contains("(y/n)"))
         try Self.open("reader", in: tmux)
         try tmux.send("M-q", "?")
-        try tmux.waitFor(text: "any key closes")
+        try tmux.waitFor(text: "key closes")
         #expect(BrowserEndToEndTests.footer(try tmux.screen()).contains("message 1 of"))
         try tmux.send("q")
-        try tmux.waitFor("the help closed") { !$0.contains { $0.contains("any key closes") } }
+        try tmux.waitFor("the help closed") { !$0.contains { $0.contains("key closes") } }
         try tmux.send("q")
         try tmux.waitFor(text: "2 of 5")
 

@@ -135,6 +135,38 @@ struct LayoutTests {
         try expectGolden(Self.render(browser, width: width, height: 10), "filter-\(width)")
     }
 
+    @Test("each screen's help lists its own keys and scrolls when it does not fit", arguments: [20, 46, 80, 200])
+    func helpPerScreen(width: Int) throws {
+        let browser = try Self.browser(Self.makeStore(), width: width, height: 14)
+        _ = try browser.handle(.character("?"))
+        try expectGolden(Self.render(browser, width: width, height: 14), "help-list-\(width)")
+        // j scrolls the help by a line, G to its end; another key closes it.
+        _ = try browser.handle(.character("j"))
+        #expect(browser.showingHelp && browser.helpTop == 1)
+        _ = try browser.handle(.character("G"))
+        let end = Self.render(browser, width: width, height: 14)
+        #expect(end.text.contains("Pinned conversations") || width < 46)
+        _ = try browser.handle(.character("x"))
+        #expect(!browser.showingHelp && browser.mode == .list)
+        _ = try browser.handle(.enter)
+        _ = try browser.handle(.character("?"))
+        let reader = Self.render(browser, width: width, height: 14)
+        try expectGolden(reader, "help-reader-\(width)")
+        #expect(width < 46 || reader.text.contains("The reader: keys"))
+        #expect(KeyBindings.helpLines(for: .reader).contains { $0.hasSuffix("Find in this conversation (the branch shown)") })
+        #expect(!KeyBindings.helpLines(for: .reader).contains { $0.contains("Sort by") })
+        _ = try browser.handle(.escape)
+        _ = try browser.handle(.escape)
+        _ = try browser.handle(.character("/"))
+        for character in "plan" { _ = try browser.handle(.character(character)) }
+        _ = try browser.handle(.enter)
+        _ = try browser.handle(.character("?"))
+        let results = Self.render(browser, width: width, height: 14)
+        try expectGolden(results, "help-results-\(width)")
+        #expect(width < 46 || results.text.contains("Search results: keys"))
+        #expect(!KeyBindings.helpLines(for: .results).contains { $0.contains("Delete") })
+    }
+
     @Test("the header at 40 columns keeps the order and the read-only label; the path is cut first")
     func narrowHeader() throws {
         let readOnly = try Self.browser(Self.makeStore(), width: 40, height: 8, readOnly: true)

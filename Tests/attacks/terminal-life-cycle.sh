@@ -81,7 +81,7 @@ open_screen() {
     question) t send-keys -t main d; wait_for "(y/n)" ;;
     search) t send-keys -t main /; sleep 0.2 ;;
     results) t send-keys -t main /; sleep 0.1; t send-keys -t main -l the; t send-keys -t main Enter; wait_for 'search “the”' ;;
-    help) t send-keys -t main '?'; wait_for "any key closes" ;;
+    help) t send-keys -t main '?'; wait_for "key closes" ;;
     *) true ;;
   esac
 }
