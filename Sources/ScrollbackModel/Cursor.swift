@@ -124,6 +124,17 @@ extension Cursor {
         }
     }
 
+    /// A cursor just before every conversation updated at or before `updatedAt` (in the
+    /// half of the list `pinned` says): a page after it starts with the newest of them.
+    public static func conversationKey(pinned: Bool, updatedAt: Int64) -> Cursor {
+        Cursor(.updated(pinned: pinned, updatedAt: updatedAt, id: Int64.max))
+    }
+
+    /// As `conversationKey(pinned:updatedAt:)`, by created time.
+    public static func conversationKey(pinned: Bool, createdAt: Int64) -> Cursor {
+        Cursor(.created(pinned: pinned, createdAt: createdAt, id: Int64.max))
+    }
+
     /// The cursor of the message at `position` in a conversation.
     public static func message(conversationID: Int64, position: Int) -> Cursor {
         Cursor(.message(conversationID: conversationID, position: Int64(position)))

@@ -155,13 +155,14 @@ public enum BrowserRenderer {
         case .confirmDelete:
             let question = browser.deleteQuestion(width: max(width - 1, 1)) ?? ""
             screen.draw(DisplayWidth.truncated(" " + question, to: width), row: row, column: 0, style: TextStyle(bold: true))
-        case .rename(_, let editor), .search(let editor), .find(let editor), .pipe(let editor), .filter(let editor):
+        case .rename(_, let editor), .search(let editor), .find(let editor), .pipe(let editor), .filter(let editor), .jump(let editor):
             let label: String
             switch prompt {
             case .rename: label = " Rename: "
             case .find: label = " Find: "
             case .pipe: label = " Pipe to: "
             case .filter: label = " Filter: "
+            case .jump: label = " Go to date: "
             default: label = " /"
             }
             let labelWidth = DisplayWidth.of(label)

@@ -22,6 +22,8 @@ public final class BrowserViewModel {
         case pipe(editor: LineEditor)
         /// The list's filter (`f`): `source:claude model:gpt-4o since:2025-01 pinned`.
         case filter(editor: LineEditor)
+        /// A date to go to (`:`).
+        case jump(editor: LineEditor)
     }
 
     /// What the front end is asked to do next (copy, run a program), taken with `takeEffect`.
@@ -214,7 +216,7 @@ public final class BrowserViewModel {
             // break and a `d` after it deleted the list's selection).
             switch command {
             case .rename, .delete, .toggleMark, .deleteMarked, .undo, .open, .nextMatch, .previousMatch, .copyMessage, .copyCode,
-                .copyConversation, .pipe, .pager, .editor, .pin, .filter:
+                .copyConversation, .pipe, .pager, .editor, .pin, .filter, .jumpToDate:
                 status = "Searching… the results come first (Esc cancels)"
                 return true
             case .quit, .back:
@@ -257,6 +259,12 @@ public final class BrowserViewModel {
             }
         case .filter:
             prompt = .filter(editor: LineEditor(text: list.filter.description, selected: true))
+        case .jumpToDate:
+            guard list.order != .title else {
+                status = "Going to a date needs the updated or created order (s changes it)"
+                break
+            }
+            prompt = .jump(editor: LineEditor())
         case .quit: return false
         case .search: openSearchPrompt()
         case .nextMatch, .previousMatch:
@@ -409,7 +417,7 @@ public final class BrowserViewModel {
         case .search: prompt = .find(editor: LineEditor(text: lastQuery, selected: true))
         case .help: openHelp()
         case .suspend: break  // the front end's (it owns the terminal)
-        case .toggleMark, .deleteMarked, .cycleSort, .filter:
+        case .toggleMark, .deleteMarked, .cycleSort, .filter, .jumpToDate:
             status = "Back to the list (Esc) to do that"
         case .rename:
             // The conversation being read, as in the list.
@@ -529,8 +537,8 @@ public final class BrowserViewModel {
         case .previousMessage, .nextMessage, .previousVersion, .nextVersion, .outline, .copyMessage, .copyCode, .copyConversation,
             .pipe, .pager, .editor, .pin:
             status = "Open a result (Enter) to do that"
-        case .filter:
-            status = "Back to the list (Esc) to filter it"
+        case .filter, .jumpToDate:
+            status = "Back to the list (Esc) to do that"
         }
     }
 
@@ -634,6 +642,32 @@ public final class BrowserViewModel {
                 } catch let error as FilterError {
                     // The words stay for fixing.
                     self.prompt = .filter(editor: editor)
+                    status = UntrustedText.sanitized(error.message)
+                }
+            }
+        case .jump(var editor):
+            let outcome = editor.apply(key)
+            noteIfCut(editor)
+            switch outcome {
+            case .editing:
+                self.prompt = .jump(editor: editor)
+            case .cancelled:
+                break
+            case .submitted:
+                let text = editor.text.trimmingCharacters(in: .whitespaces)
+                guard !text.isEmpty else { return }
+                do {
+                    // A date means its end: the newest conversation on or before that day.
+                    let end = try ConversationFilter.time(text, now: now(), end: true)
+                    let isDay = text.allSatisfy { $0.isASCII && ($0.isNumber || $0 == "-") }
+                    let time = isDay ? Timestamp(milliseconds: end.milliseconds &- 1) : end
+                    if try list.jump(toTimeAtOrBefore: time) {
+                        status = "The newest conversation \(list.order == .created ? "created" : "updated") at or before \(UntrustedText.sanitized(text))"
+                    } else {
+                        status = "Nothing that old: the last conversation is newer than \(UntrustedText.sanitized(text))"
+                    }
+                } catch let error as FilterError {
+                    self.prompt = .jump(editor: editor)
                     status = UntrustedText.sanitized(error.message)
                 }
             }

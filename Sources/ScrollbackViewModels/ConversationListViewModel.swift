@@ -102,6 +102,24 @@ public final class ConversationListViewModel {
         }
     }
 
+    /// Moves to the newest conversation at or before `time` (updated, or created in that
+    /// order), past the pinned ones: one keyset query, then the rows around it. Returns
+    /// false when none is that old, or the order is by title.
+    public func jump(toTimeAtOrBefore time: Timestamp) throws -> Bool {
+        let pinned = filter.pinnedOnly
+        let cursor: Cursor
+        switch order {
+        case .updated: cursor = Cursor.conversationKey(pinned: pinned, updatedAt: time.milliseconds)
+        case .created: cursor = Cursor.conversationKey(pinned: pinned, createdAt: time.milliseconds)
+        case .title: return false
+        }
+        guard let found = try conversations.page(sort: order, filter: filter, at: .after(cursor), limit: 1).items.first else {
+            return false
+        }
+        try reload(keeping: found.id)
+        return true
+    }
+
     /// Shows only the conversations that pass `filter`, from the first; marks stay.
     public func setFilter(_ filter: ConversationFilter) throws {
         guard filter != self.filter else { return }

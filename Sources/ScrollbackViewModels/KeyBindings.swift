@@ -7,7 +7,7 @@ public enum BrowserCommand: String, CaseIterable, Sendable {
     case cycleSort, help, suspend
     case previousMessage, nextMessage, previousVersion, nextVersion, outline
     case copyMessage, copyCode, copyConversation, pipe, pager, editor
-    case pin, filter
+    case pin, filter, jumpToDate
 }
 
 /// The browser's screens. Each has a keymap of its own: the keys that act there, what they
@@ -77,6 +77,7 @@ public enum KeyBindings {
         KeyBinding(.previousMatch, [.character("N")], "Previous match in this conversation", on: [.reader]),
         KeyBinding(.nextMatch, [.character("n")], "Back to the last search's results", on: [.list]),
         KeyBinding(.filter, [.character("f")], "Filter: source:NAME model:NAME since:DATE until:DATE pinned", hint: "filter", on: [.list]),
+        KeyBinding(.jumpToDate, [.character(":")], "Go to a date: the newest conversation at or before it (2025-03-14, 2025-03, 3w)", on: [.list]),
         KeyBinding(.toggleMark, [.character(" ")], "Mark or unmark (marks act together: p, c, D)", on: [.list]),
         KeyBinding(.pin, [.character("p")], "Pin or unpin (the marked ones); pinned come first in every order", on: [.list]),
         KeyBinding(.pin, [.character("p")], "Pin or unpin this conversation", on: [.reader]),

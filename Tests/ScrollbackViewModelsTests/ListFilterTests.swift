@@ -77,3 +77,45 @@ struct ListFilterTests {
         #expect(browser.list.isTotalExact && browser.list.total == expected)
     }
 }
+
+/// `:` goes to a date in one keyset query.
+@Suite("Going to a date")
+@MainActor
+struct JumpToDateTests {
+    @Test(": takes a date or a time ago and selects the newest conversation at or before it; the title order says why not")
+    func jump() throws {
+        let fixture = try BrowserFixture(store: BrowserFixture.store(count: 3_000), height: 12)
+        let browser = fixture.browser
+        // Conversation i was updated i minutes before now (2027-01-15T08:00Z).
+        fixture.store.database.recordedSQL = []
+        try fixture.press(.character(":"))
+        try fixture.type("2027-01-15T07:10Z")
+        try fixture.press(.enter)
+        #expect(fixture.selectedTitle == "conversation 50")
+        #expect(browser.status == "The newest conversation updated at or before 2027-01-15T07:10Z")
+        // The selected row is in view, and the rows around it are loaded.
+        #expect(browser.list.visibleRows.contains { $0.conversation.title == "conversation 50" })
+        let pages = (fixture.store.database.recordedSQL ?? []).filter { $0.hasPrefix("SELECT conversation.id") && !$0.hasSuffix("WHERE id = ?") }
+        #expect(pages.count <= 4, "\(pages)")
+        fixture.store.database.recordedSQL = nil
+        try fixture.press(.character(":"))
+        try fixture.type("2027-01-14")
+        try fixture.press(.enter)
+        // Jan 14 ends 480 minutes before now; conversation 480 is on Jan 15 at midnight.
+        #expect(fixture.selectedTitle == "conversation 481")
+        try fixture.press(.character(":"))
+        try fixture.type("1d")
+        try fixture.press(.enter)
+        #expect(fixture.selectedTitle == "conversation 1440")
+        try fixture.press(.character(":"))
+        try fixture.type("1999")
+        try fixture.press(.enter)
+        #expect(browser.status == "Nothing that old: the last conversation is newer than 1999")
+        try fixture.press(.character(":"))
+        try fixture.type("yesterday")
+        try fixture.press(.enter)
+        #expect(browser.status?.hasPrefix("'yesterday' is not a date") == true)
+        try fixture.press(.escape, .character("s"), .character("s"), .character(":"))
+        #expect(browser.status == "Going to a date needs the updated or created order (s changes it)")
+    }
+}
