@@ -37,6 +37,13 @@ static inline attr_t scrollback_color_pair(short n) { return COLOR_PAIR(n); }
 
 /* Mouse wheel: buttons 4 and 5 are built with a function-like macro. */
 static inline mmask_t scrollback_wheel_mask(void) { return BUTTON4_PRESSED | BUTTON5_PRESSED; }
+/* The wheel, and clicks and double clicks of the first button (ncurses pairs presses and
+   releases into clicks). Shift with the mouse still selects text in most terminals. */
+static inline mmask_t scrollback_mouse_mask(void) {
+    return BUTTON4_PRESSED | BUTTON5_PRESSED | BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED;
+}
+static inline int scrollback_is_click(mmask_t state) { return (state & BUTTON1_CLICKED) != 0; }
+static inline int scrollback_is_double_click(mmask_t state) { return (state & BUTTON1_DOUBLE_CLICKED) != 0; }
 static inline int scrollback_is_wheel_up(mmask_t state) { return (state & BUTTON4_PRESSED) != 0; }
 static inline int scrollback_is_wheel_down(mmask_t state) { return (state & BUTTON5_PRESSED) != 0; }
 

@@ -400,7 +400,7 @@ public enum BrowserRenderer {
     /// The keys of the screen the help was opened from, in a box; when they do not fit,
     /// they scroll (j k PgDn PgUp g G) and the box says where it is.
     private static func drawHelp(_ browser: BrowserViewModel, on screen: any Screen) {
-        let lines = KeyBindings.helpLines(for: browser.screen)
+        let lines = KeyBindings.helpLines(for: browser.screen, wheelStep: browser.wheelStep)
         let boxWidth = min(screen.width - 2, (lines.map { DisplayWidth.of($0) }.max() ?? 0) + 4)
         let boxHeight = min(screen.height - 2, lines.count + 2)
         guard boxWidth >= 6, boxHeight >= 3 else { return }

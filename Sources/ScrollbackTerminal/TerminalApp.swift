@@ -213,7 +213,7 @@ public final class TerminalApp {
     /// The terminal as the browser wants it, after start-up or a suspension: the screen,
     /// the mouse wheel and bracketed paste.
     private func enterProgramMode() {
-        _ = mousemask(scrollback_wheel_mask(), nil)
+        _ = mousemask(scrollback_mouse_mask(), nil)
         wrefresh(scrollback_stdscr())
         scrollback_write_control(Self.bracketedPasteOn)
     }

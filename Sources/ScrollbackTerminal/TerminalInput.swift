@@ -52,6 +52,9 @@ final class TerminalInput {
                 guard getmouse(&event) == OK else { return .ignored }
                 if scrollback_is_wheel_up(event.bstate) != 0 { return .key(.wheelUp) }
                 if scrollback_is_wheel_down(event.bstate) != 0 { return .key(.wheelDown) }
+                let (row, column) = (Int(event.y), Int(event.x))
+                if scrollback_is_double_click(event.bstate) != 0 { return .key(.doubleClick(row: row, column: column)) }
+                if scrollback_is_click(event.bstate) != 0 { return .key(.click(row: row, column: column)) }
                 return .ignored
             case Self.pasteStart: return readPaste()
             case Self.pasteEnd: return .ignored

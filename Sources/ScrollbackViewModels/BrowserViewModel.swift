@@ -80,6 +80,8 @@ public final class BrowserViewModel {
     public private(set) var showingHelp = false
     /// The first line of the help shown (it scrolls when it does not fit).
     public private(set) var helpTop = 0
+    /// Rows the mouse wheel scrolls.
+    public var wheelStep = 3
 
     /// The screen showing: its keymap is the one keys go by.
     public var screen: BrowserScreen {
@@ -177,7 +179,7 @@ public final class BrowserViewModel {
         if key == .control("c") { return false }
         if showingHelp {
             // The help scrolls with the moving keys; any other key closes it.
-            let lines = KeyBindings.helpLines(for: screen).count
+            let lines = KeyBindings.helpLines(for: screen, wheelStep: wheelStep).count
             let page = max(contentHeight - 4, 1)
             let last = max(lines - page, 0)
             switch KeyBindings.command(for: key, on: screen) {
@@ -202,6 +204,20 @@ public final class BrowserViewModel {
             // A paste is text, never commands: outside an editor it is dropped, whole.
             status = Self.pasteIgnored
             return true
+        }
+        switch key {
+        case .wheelDown, .wheelUp:
+            try wheel(by: key == .wheelDown ? wheelStep : -wheelStep)
+            return true
+        case .click(let row, _):
+            // Not while a search is on its way: its results take the screen.
+            if pendingSearch == nil { try click(row: row, open: false) }
+            return true
+        case .doubleClick(let row, _):
+            if pendingSearch == nil { try click(row: row, open: true) }
+            return true
+        default:
+            break
         }
         if let pending = pendingSearch, key == .escape {
             pending.job.cancel()
@@ -545,6 +561,44 @@ public final class BrowserViewModel {
     private func openHelp() {
         showingHelp = true
         helpTop = 0
+    }
+
+    /// The wheel: `delta` rows down (up when negative), in whatever is showing.
+    private func wheel(by delta: Int) throws {
+        switch mode {
+        case .list: try list.move(by: delta)
+        case .reader: try reader?.scroll(by: delta)
+        case .searchResults: try search?.move(by: delta > 0 ? max(delta / 2, 1) : min(delta / 2, -1))
+        case .outline: outline?.move(by: delta)
+        }
+    }
+
+    /// A click on screen row `row` selects what is there; with `open` (a double click), it
+    /// also opens it. The header and the footer take no clicks.
+    private func click(row: Int, open: Bool) throws {
+        guard row >= 1, row <= contentHeight else { return }
+        let line = row - 1
+        switch mode {
+        case .list:
+            let index = list.top + line
+            guard index < list.total, list.row(at: index) != nil else { return }
+            try list.move(by: index - list.selection)
+            if open { try openSelected() }
+        case .searchResults:
+            guard let search, let first = search.visibleHits.first?.index else { return }
+            let index = first + line / 2
+            guard search.hits.indices.contains(index) else { return }
+            try search.move(by: index - search.selection)
+            if open { try openSearchHit() }
+        case .reader:
+            // A click on a message focuses it.
+            guard let reader, let clicked = reader.visibleLines.dropFirst(line).first else { return }
+            _ = try reader.moveFocus(by: clicked.position - reader.focus)
+        case .outline:
+            guard let outline else { return }
+            outline.move(by: outline.top + line - outline.selection)
+            if open { try handleInOutline(.open) }
+        }
     }
 
     static let pasteIgnored = "Paste ignored: paste into the editor (r renames, / searches)"

@@ -10,6 +10,9 @@ public enum Key: Hashable, Sendable {
     case pageUp, pageDown, home, end
     case enter, escape, backspace, delete, tab
     case wheelUp, wheelDown
+    /// The first mouse button clicked, or double-clicked, at a cell of the screen.
+    case click(row: Int, column: Int)
+    case doubleClick(row: Int, column: Int)
 }
 
 extension Key: CustomStringConvertible {
@@ -36,6 +39,8 @@ extension Key: CustomStringConvertible {
         case .tab: "Tab"
         case .wheelUp: "wheel up"
         case .wheelDown: "wheel down"
+        case .click: "click"
+        case .doubleClick: "double click"
         }
     }
 }

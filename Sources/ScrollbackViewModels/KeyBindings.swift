@@ -52,8 +52,8 @@ public enum KeyBindings {
     /// Every binding, in the order help lists them. A command may appear once per screen
     /// with its own words there.
     public static let table: [KeyBinding] = [
-        KeyBinding(.down, [.character("j"), .down, .wheelDown], "Move down", on: moving),
-        KeyBinding(.up, [.character("k"), .up, .wheelUp], "Move up", on: moving),
+        KeyBinding(.down, [.character("j"), .down], "Move down", on: moving),
+        KeyBinding(.up, [.character("k"), .up], "Move up", on: moving),
         KeyBinding(.pageDown, [.pageDown, .control("f")], "Scroll a page down (the selection keeps its line)", on: [.list]),
         KeyBinding(.pageUp, [.pageUp, .control("b")], "Scroll a page up", on: [.list]),
         KeyBinding(.pageDown, [.pageDown, .control("f")], "Page down", on: [.reader, .results, .outline]),
@@ -122,19 +122,21 @@ public enum KeyBindings {
     /// The bindings of one screen, in table order.
     public static func keymap(for screen: BrowserScreen) -> [KeyBinding] { table.filter { $0.screens.contains(screen) } }
 
-    /// The help overlay's lines for `screen`: its keys, then what they do there.
-    public static func helpLines(for screen: BrowserScreen) -> [String] {
+    /// The help overlay's lines for `screen`: its keys, then what they do there, and what
+    /// the mouse does (the wheel scrolls `wheelStep` rows).
+    public static func helpLines(for screen: BrowserScreen, wheelStep: Int = 3) -> [String] {
         let bindings = keymap(for: screen)
         let labels = bindings.map { $0.keys.map(\.description).joined(separator: " ") }
         let width = (labels.map(\.count).max() ?? 0) + 2
         var lines = zip(labels, bindings).map { label, binding in
             label + String(repeating: " ", count: width - label.count) + binding.help
         }
+        lines += ["", "Mouse: a click selects, a double click opens, the wheel scrolls \(wheelStep) rows.", "Shift with the mouse selects text, as without scrollback."]
         switch screen {
         case .list:
-            lines += ["", "Pinned conversations come first in every order.", "Editing a line: ← → Home End, Ctrl-A Ctrl-E Ctrl-W Ctrl-U, Alt-B Alt-F."]
+            lines += ["Pinned conversations come first in every order.", "Editing a line: ← → Home End, Ctrl-A Ctrl-E Ctrl-W Ctrl-U, Alt-B Alt-F."]
         case .reader:
-            lines += ["", "In a prompt: Enter accepts, Esc cancels."]
+            lines += ["In a prompt: Enter accepts, Esc cancels."]
         case .results, .outline:
             break
         }

@@ -42,4 +42,31 @@ struct BrowserDailyUseTests {
             sort: .title, filter: ConversationFilter(pinnedOnly: true), at: .first, limit: 400)
         #expect(!pinned.items.isEmpty)
     }
+
+    /// Raw SGR mouse reports (xterm 1006), as a terminal sends them: `send-keys -H`.
+    static func sendMouse(_ tmux: TmuxSession, _ reports: [(button: Int, column: Int, row: Int, press: Bool)]) throws {
+        let bytes = reports.map { "\u{1B}[<\($0.button);\($0.column + 1);\($0.row + 1)\($0.press ? "M" : "m")" }.joined()
+        _ = try tmux.tmux(["send-keys", "-t", "main", "-H"] + bytes.utf8.map { String($0, radix: 16) })
+    }
+
+    @Test("a click selects a row, a double click opens it, the wheel scrolls three rows; the header takes no click")
+    func mouse() throws {
+        let runner = try BinaryRunner()
+        #expect(try runner.run(["demo", "--count", "40", "--seed", "8"]).status == 0)
+        let tmux = try TmuxSession(width: 90, height: 16, arguments: ["--db", runner.databasePath])
+        _ = try tmux.waitFor(text: "1 of 40")
+        try Self.sendMouse(tmux, [(0, 10, 6, true), (0, 10, 6, false)])
+        _ = try tmux.waitFor(text: "6 of 40")
+        try Self.sendMouse(tmux, [(0, 10, 0, true), (0, 10, 0, false)])
+        try Self.sendMouse(tmux, [(65, 10, 6, true)])
+        _ = try tmux.waitFor(text: "9 of 40")
+        try Self.sendMouse(tmux, [(64, 10, 6, true)])
+        _ = try tmux.waitFor(text: "6 of 40")
+        let title = try tmux.screen()[3].dropFirst(2).prefix(20).trimmingCharacters(in: .whitespaces)
+        try Self.sendMouse(tmux, [(0, 10, 3, true), (0, 10, 3, false), (0, 10, 3, true), (0, 10, 3, false)])
+        let screen = try tmux.waitFor(text: "message 1 of")
+        #expect(screen[0].contains(title), "\(title) \(screen)")
+        try tmux.send("q", "q")
+        #expect(try tmux.waitForExit() == 0)
+    }
 }
