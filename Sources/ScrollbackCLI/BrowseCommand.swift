@@ -35,13 +35,23 @@ struct BrowseCommand {
                 settings: store.settings),
             databasePath: store.path, isReadOnly: store.isReadOnly, isSnapshot: store.isSnapshot,
             searchRunner: BackgroundSearchRunner(path: store.path), positionRunner: BackgroundPositionRunner(path: store.path))
+        // The config file: keys, colours, dates, the wheel, programs. A bad line is said in
+        // the footer (all of them by `scrollback config --check`); the rest still counts.
+        let config = ConfigLocation.load(environment: context.environment)
+        browser.keymap = config.keymap
+        browser.wheelStep = config.wheelStep
+        if config.dateFormat != BrowserConfig.standardDateFormat { browser.dateFormat = config.dateFormat }
         try browser.start()
+        if let first = config.problems.first {
+            let more = config.problems.count > 1 ? " (and \(config.problems.count - 1) more: scrollback config --check)" : ""
+            browser.effectDone(first + more)
+        }
         // Checkpoints happen away from the main actor, so that no write waits for one.
         let checkpointer = try BackgroundCheckpointer(for: store)
         defer { checkpointer.stop() }
         console.flush()
         return try TerminalApp(
-            browser: browser, environment: context.environment,
+            browser: browser, environment: context.environment, config: config,
             exitAfterFirstFrame: context.parsed.has("--exit-after-first-frame")
         ).run()
     }

@@ -32,7 +32,11 @@ struct CheckCommand {
             }
         }
         for skipped in report.skipped {
-            console.line("skipped: \(skipped)")
+            // With --readonly the deep check cannot run however idle the file is: say so.
+            let reason = context.readOnly && skipped.hasPrefix("deep check of ")
+                ? (skipped.split(separator: " (").first.map(String.init) ?? skipped) + " (it writes, which --readonly forbids: run check without --readonly)"
+                : skipped
+            console.line("skipped: \(reason)")
         }
         if report.isHealthy {
             // Says exactly what was checked: what was skipped is listed above.

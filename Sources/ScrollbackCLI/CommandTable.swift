@@ -149,6 +149,13 @@ enum CommandTable {
                 OptionSpec(name: "--yes", value: nil, help: "add to your own history without asking (without --db or --demo)", short: "y"),
             ], example: "scrollback --demo demo --count 100000 --seed 7"),
         CommandSpec(
+            name: "config", summary: "The browser's config file: its path, its problems, or the whole default file", arguments: "",
+            minimumArguments: 0, maximumArguments: 0,
+            options: [
+                OptionSpec(name: "--print-default", value: nil, help: "print the default config.toml, every setting with a comment"),
+                OptionSpec(name: "--check", value: nil, help: "read the config file and list its problems (exit 1 when there are any)"),
+            ], example: "scrollback config --print-default > ~/.config/scrollback/config.toml"),
+        CommandSpec(
             name: "completions", summary: "Print the shell completion script for bash, zsh or fish", arguments: "bash|zsh|fish",
             minimumArguments: 1, maximumArguments: 1, options: [], example: "scrollback completions bash > ~/.local/share/bash-completion/completions/scrollback"),
     ]

@@ -11,6 +11,7 @@ enum Documentation {
         ("SCROLLBACK_DB", "the database, unless --db or --demo is given"),
         ("XDG_DATA_HOME", "where the database lives by default: $XDG_DATA_HOME/scrollback/history.sqlite (else ~/.local/share/…)"),
         ("XDG_CACHE_HOME", "where the demo database lives: $XDG_CACHE_HOME/scrollback/demo.sqlite (else ~/.cache/…)"),
+        ("XDG_CONFIG_HOME", "where the config file is: $XDG_CONFIG_HOME/scrollback/config.toml (else ~/.config/…)"),
         ("HOME", "the base of the default folders when the XDG variables are not set"),
         ("TERM", "the terminal the browser draws on; an unknown or dumb terminal is refused with a note"),
         ("NO_COLOR", "when set and not empty, the browser draws without colour"),
@@ -26,6 +27,7 @@ enum Documentation {
         ("$XDG_DATA_HOME/scrollback/history.sqlite", "the database (SQLite, WAL mode), with its -wal and -shm beside it"),
         ("history.sqlite.schema-N-TIME.backup", "a copy made beside the database before its schema is upgraded"),
         ("$XDG_CACHE_HOME/scrollback/demo.sqlite", "the demo database (--demo)"),
+        ("$XDG_CONFIG_HOME/scrollback/config.toml", "the browser's config (else ~/.config/scrollback/config.toml): keys, colours, date format, wheel step, programs; scrollback config --print-default writes the default file"),
     ]
 
     // MARK: Man page

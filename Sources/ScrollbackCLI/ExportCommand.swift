@@ -14,7 +14,8 @@ struct ExportCommand {
         guard let format = ExportFormat(rawValue: formatText) else {
             throw UsageError(message: "--format must be md, json or jsonl, not '\(formatText)'", command: "export")
         }
-        let out = context.parsed.value("--out")
+        // `--out -` is standard output, as for most tools.
+        let out = context.parsed.value("--out").flatMap { $0 == "-" ? nil : $0 }
         let outDir = context.parsed.value("--out-dir")
         let force = context.parsed.has("--force")
         if out != nil && outDir != nil {
@@ -76,7 +77,11 @@ struct ExportCommand {
         }
         // What was written, beside it: a file always; standard output only for a person.
         let what = "\(NumberText.grouped(count)) conversation\(count == 1 ? "" : "s") as \(format.name)"
-        if let out {
+        if count == 0 {
+            // Nothing at all is said plainly, wherever the output went.
+            let why = context.parsed.positional.isEmpty ? "no conversation passes the filter" : "none of those named passes the filter"
+            console.errorLine("Exported 0 conversations: \(filter.isEmpty ? "the database is empty" : why)\(out.map { "; \($0) holds none" } ?? "").")
+        } else if let out {
             console.errorLine("Exported \(what) to \(out).")
         } else if console.errorIsTerminal && !console.outputIsTerminal {
             console.errorLine("Exported \(what) to standard output.")
@@ -95,7 +100,7 @@ struct ExportCommand {
             try each { conversation in
                 let name = Exporter.fileName(for: conversation, format: format)
                 var status = stat()
-                if lstat((folder as NSString).appendingPathComponent(name), &status) == 0 { existing.append(name) }
+                if lstat(PathText.appending(to: folder, name), &status) == 0 { existing.append(name) }
             }
             if let example = existing.first {
                 throw CommandFailure(
@@ -106,7 +111,7 @@ struct ExportCommand {
         }
         var count = 0
         try each { conversation in
-            let path = (folder as NSString).appendingPathComponent(Exporter.fileName(for: conversation, format: format))
+            let path = PathText.appending(to: folder, Exporter.fileName(for: conversation, format: format))
             try ExportTarget.checkFile(path, force: true)
             let file = try ExportFile(replacing: path)
             do {
@@ -135,7 +140,7 @@ enum ExportTarget {
         guard lstat(path, &status) == 0 else {
             if errno == ENOENT {
                 // The file is new; its folder must be there (export makes no folders for --out).
-                let folder = (path as NSString).deletingLastPathComponent
+                let folder = PathText.parent(of: path)
                 var folderStatus = stat()
                 if !folder.isEmpty && stat(folder, &folderStatus) != 0 && errno == ENOENT {
                     throw CommandFailure(message: "cannot write \(path): the folder \(folder) does not exist (create it first)")
@@ -197,8 +202,8 @@ final class ExportFile {
 
     init(replacing path: String) throws {
         self.path = path
-        let folder = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
+        let folder = PathText.parent(of: path)
+        let name = PathText.lastComponent(of: path)
         var attempt = 0
         var opened: (String, Int32)?
         while opened == nil {
@@ -251,7 +256,7 @@ final class ExportFile {
                 }
             }
         }
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathText.parent(of: path)
         let folderDescriptor = Foundation.open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY)
         if folderDescriptor >= 0 {
             _ = fsync(folderDescriptor)

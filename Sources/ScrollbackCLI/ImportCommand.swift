@@ -1,4 +1,5 @@
 import Foundation
+import ScrollbackModel
 import ScrollbackImport
 import ScrollbackStorage
 import TerminalText
@@ -39,7 +40,7 @@ struct ImportCommand {
                     let percent = progress.bytesTotal > 0 ? progress.bytesDone * 100 / progress.bytesTotal : 100
                     let rate = Double(progress.records) / max(Date().timeIntervalSince(started), 0.001)
                     console.writeError(
-                        "\r\u{1B}[K\(UntrustedText.sanitized((progress.path as NSString).lastPathComponent)): \(NumberText.grouped(progress.records)) \(progress.records == 1 ? "conversation" : "conversations"), \(percent)% (\(NumberText.grouped(Int(rate)))/s)")
+                        "\r\u{1B}[K\(UntrustedText.sanitized(PathText.lastComponent(of: progress.path))): \(NumberText.grouped(progress.records)) \(progress.records == 1 ? "conversation" : "conversations"), \(percent)% (\(NumberText.grouped(Int(rate)))/s)")
                 },
                 shouldStop: interrupted)
         }

@@ -67,11 +67,11 @@ struct ListCommand {
         for conversation in page.items {
             let time = TimeText.absolute(order == .created ? conversation.createdAt : conversation.updatedAt)
             let count = String(conversation.messageCount)
-            let model = conversation.model.map(OutputFormat.line) ?? "–"
+            let model = conversation.model.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : OutputFormat.line($0) } ?? "–"
             let modelColumn = model.count > 18 ? String(model.prefix(17)) + "…" : model
             let title = (conversation.pinned ? "[pinned] " : "") + OutputFormat.line(conversation.title)
             console.line(
-                OutputFormat.shortID(conversation.publicID) + "  " + time + "  "
+                OutputFormat.uniqueID(conversation.publicID, in: store) + "  " + time + "  "
                     + String(repeating: " ", count: max(0, 5 - count.count)) + count + "  "
                     + modelColumn.padding(toLength: 18, withPad: " ", startingAt: 0) + "  " + title)
         }

@@ -67,6 +67,17 @@ enum OutputFormat {
     /// Sanitized too: a database filled before ids were checked may hold anything there.
     static func shortID(_ publicID: String) -> String { UntrustedText.sanitized(String(publicID.prefix(8))) }
 
+    /// The id as short as it can be and still name only this conversation (8 characters
+    /// usually, more where several start alike): what `show`, `delete` and `export` accept.
+    static func uniqueID(_ publicID: String, in store: Store) -> String {
+        var length = 8
+        while length < publicID.count {
+            if (try? store.conversations.conversation(matching: String(publicID.prefix(length))))?.publicID == publicID { break }
+            length += 4
+        }
+        return UntrustedText.sanitized(String(publicID.prefix(length)))
+    }
+
     /// Untrusted text made safe for one line of terminal output.
     static func line(_ text: String) -> String { UntrustedText.sanitized(text) }
 

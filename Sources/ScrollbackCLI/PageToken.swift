@@ -15,7 +15,8 @@ struct PageToken {
     }
 
     static func make(_ cursor: Cursor, scope: Scope) -> String {
-        cursor.token + "." + hex(check(scope.databaseID)) + hex(check(scope.query))
+        // The second check covers the cursor too: an edited token is refused, not followed.
+        cursor.token + "." + hex(check(scope.databaseID)) + hex(check(scope.query + "\u{1F}" + cursor.token))
     }
 
     /// The cursor in `text`, when it was made for this database and query.
@@ -25,15 +26,20 @@ struct PageToken {
             throw UsageError(message: "\(option): '\(OutputFormat.line(String(text.prefix(40))))' is not a page token printed by this version of scrollback; \(start)", command: nil)
         }
         let checks = String(text[text.index(after: dot)...])
+        let body = String(text[..<dot])
         guard checks.prefix(8) == hex(check(scope.databaseID)) else {
             throw UsageError(message: "\(option): this page token is from another database; \(start)", command: nil)
         }
-        guard checks.suffix(8) == hex(check(scope.query)) else {
+        guard checks.suffix(8) == hex(check(scope.query + "\u{1F}" + body)) else {
             throw UsageError(
-                message: "\(option): this page token is for another query (another order, filter or search); \(start)",
+                message: "\(option): this page token is for another query (another order, filter or search), or was changed; \(start)",
                 command: nil)
         }
-        return try Cursor(token: String(text[..<dot]))
+        do {
+            return try Cursor(token: body)
+        } catch {
+            throw UsageError(message: "\(option): '\(OutputFormat.line(String(text.prefix(40))))' is not a page token printed by this version of scrollback; \(start)", command: nil)
+        }
     }
 
     /// 32 bits of FNV-1a 64 of the UTF-8 bytes.

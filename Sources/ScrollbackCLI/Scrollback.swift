@@ -136,6 +136,7 @@ struct CommandContext {
         case "search": try SearchCommand(context: self).run()
         case "rename": try RenameCommand(context: self).run()
         case "delete": return try DeleteCommand(context: self).run()
+        case "config": return try ConfigCommand(context: self).run()
         case "pin": try PinCommand(context: self, pinned: true).run()
         case "unpin": try PinCommand(context: self, pinned: false).run()
         case "stats": try StatsCommand(context: self).run()
@@ -282,7 +283,8 @@ struct CommandContext {
         if let source = filter.source { words += ["--source", source] }
         if let model = filter.model { words += ["--model", model] }
         if let since = filter.since { words += ["--since", since.iso8601] }
-        if let until = filter.until { words += ["--until", until.iso8601] }
+        // `--until` a time takes in that instant: the last one in.
+        if let until = filter.until { words += ["--until", Timestamp(milliseconds: until.milliseconds &- 1).iso8601] }
         if filter.pinnedOnly { words.append("--pinned") }
         return words
     }

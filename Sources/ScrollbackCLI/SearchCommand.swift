@@ -67,7 +67,7 @@ struct SearchCommand {
             console.outputIsTerminal && (context.environment["NO_COLOR"].map(\.isEmpty) ?? true) && !terminal.isEmpty
             && terminal != "dumb"
         for hit in page.items {
-            let head = OutputFormat.shortID(hit.conversation.publicID) + "  " + TimeText.absolute(Self.date(of: hit)) + "  "
+            let head = OutputFormat.uniqueID(hit.conversation.publicID, in: store) + "  " + TimeText.absolute(Self.date(of: hit)) + "  "
             guard let message = hit.message else {
                 // A title hit: the title itself shows the match; the line under it says so
                 // (the snippet would only repeat the title).

@@ -130,7 +130,7 @@ public struct Importer {
                 path: path, problem: "no export in this folder (looked for conversations.json and conversations-000.json)")
         }
         return try chosen.map { name in
-            let file = (path as NSString).appendingPathComponent(name)
+            let file = PathText.appending(to: path, name)
             guard try kind(of: file) == .file else { throw ImportError(path: file, problem: "a folder, not an export file") }
             return ExportFile(file: file, label: file)
         }

@@ -32,7 +32,7 @@ public struct ConversationFilter: Sendable, Hashable {
         if pinnedOnly && !conversation.pinned { return false }
         if let since, conversation.updatedAt < since { return false }
         if let until, conversation.updatedAt >= until { return false }
-        if let source, conversation.source != source { return false }
+        if let source, Self.folded(conversation.source) != Self.folded(source) { return false }
         if let model {
             // As SQL's LIKE: ASCII letters folded, the rest compared as they are.
             func folded(_ text: String) -> [UInt8] { text.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 } }
@@ -60,7 +60,8 @@ public struct ConversationFilter: Sendable, Hashable {
         if let until {
             // The last day taken in, as `until:` reads a date: up to the end of that day.
             let iso = until.iso8601
-            let text = iso.hasSuffix("T00:00:00.000Z") ? String(Timestamp(milliseconds: until.milliseconds &- 1).iso8601.prefix(10)) : Self.exactText(until)
+            let last = Timestamp(milliseconds: until.milliseconds &- 1)
+            let text = iso.hasSuffix("T00:00:00.000Z") ? String(last.iso8601.prefix(10)) : Self.exactText(last)
             words.append("until:" + text)
         }
         if pinnedOnly { words.append("pinned") }
@@ -122,16 +123,21 @@ extension ConversationFilter {
         return filter
     }
 
-    /// A source name as given (`--source`, `source:`): letters, digits, `-` and `_`.
+    /// A source name as given (`--source`, `source:`): any text an import kept (matched
+    /// with ASCII case folded), but not one that looks like an option or holds a control
+    /// character.
     public static func source(_ text: String) throws -> String {
-        let lowered = text.lowercased()
-        guard !lowered.isEmpty, lowered.count <= 40,
-            lowered.unicodeScalars.allSatisfy({ ($0 >= "a" && $0 <= "z") || ($0 >= "0" && $0 <= "9") || $0 == "-" || $0 == "_" })
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed.count <= 100, !trimmed.hasPrefix("-"),
+            !trimmed.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
         else {
-            throw FilterError("'\(text)' is not a source name (chatgpt, claude, llm, jsonl, demo…)")
+            throw FilterError("'\(text.prefix(100))' is not a source name (chatgpt, claude, llm, jsonl, demo…)")
         }
-        return lowered
+        return trimmed
     }
+
+    /// ASCII letters folded to lower case, as SQLite's NOCASE does.
+    static func folded(_ text: String) -> [UInt8] { text.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 } }
 
     /// Refuses a range that holds nothing.
     public func validate() throws {
@@ -171,8 +177,12 @@ extension ConversationFilter {
     /// of January). Dates are UTC, as scrollback shows them.
     public static func time(_ text: String, now: Timestamp, end: Bool) throws -> Timestamp {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if let ago = try relative(trimmed, now: now) { return ago }
-        if let date = calendarDate(trimmed, end: end) { return date }
+        // Before 1970 is the same as 1970: nothing scrollback stores is older.
+        if let ago = try relative(trimmed, now: now) { return Timestamp(milliseconds: max(ago.milliseconds, 0)) }
+        if let date = calendarDate(trimmed, end: end) {
+            // `until` a time takes in that very instant.
+            return end && trimmed.contains("T") ? Timestamp(milliseconds: date.milliseconds + 1) : date
+        }
         throw FilterError(
             "'\(text)' is not a date: use 2025-01-31, 2025-01, 2025, 2025-01-31T10:00Z, or 7d, 2w, 3m, 1y for days, weeks, months, years ago")
     }

@@ -59,7 +59,7 @@ struct ConversationListQuery {
             arguments.append(.integer(until.milliseconds))
         }
         if let source = filter.source {
-            sql += " AND source = ?"
+            sql += " AND source = ? COLLATE NOCASE"
             arguments.append(.text(source))
         }
         if let model = filter.model {

@@ -58,7 +58,7 @@ final class Database {
         if path != ":memory:" { try Self.checkCompanions(of: path) }
         switch access {
         case .readWrite:
-            let folder = (path as NSString).deletingLastPathComponent
+            let folder = PathText.parent(of: path)
             if !folder.isEmpty && path != ":memory:" {
                 try Self.makeFolder(folder, for: path, create: createFolder)
             }
@@ -70,7 +70,7 @@ final class Database {
         do {
             return try connect(path: path, access: access, flags: flags, immutable: false)
         } catch StorageError.cannotOpen where access == .readWrite && !Self.folderIsWritable(of: path) {
-            let folder = (path as NSString).deletingLastPathComponent
+            let folder = PathText.parent(of: path)
             throw StorageError.cannotOpen(
                 path: path,
                 reason: "its folder \(folder.isEmpty ? "." : folder) is read-only, and SQLite writes a -wal file beside the database; look with --readonly, or move the file somewhere writable")
@@ -157,13 +157,13 @@ final class Database {
             if (status.st_mode & S_IFMT) != S_IFREG {
                 throw StorageError.cannotOpen(
                     path: path,
-                    reason: "\((path as NSString).lastPathComponent)\(suffix) beside it is not a regular file (a symlink or a folder?); move it away")
+                    reason: "\(PathText.lastComponent(of: path))\(suffix) beside it is not a regular file (a symlink or a folder?); move it away")
             }
         }
     }
 
     private static func folderIsWritable(of path: String) -> Bool {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathText.parent(of: path)
         return Glibc.access(folder.isEmpty ? "." : folder, W_OK) == 0
     }
 

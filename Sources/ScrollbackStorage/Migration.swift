@@ -133,7 +133,7 @@ public struct Migrator: Sendable {
             try database.run("VACUUM INTO ?", [.text(partial)])
             try Self.fsync(path: partial)
             guard rename(partial, path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            try Self.fsync(path: (path as NSString).deletingLastPathComponent)
+            try Self.fsync(path: PathText.parent(of: path))
         } catch {
             try? FileManager.default.removeItem(atPath: partial)
             try? FileManager.default.removeItem(atPath: partial + "-journal")

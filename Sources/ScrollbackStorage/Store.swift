@@ -68,7 +68,7 @@ public final class Store {
         } catch StorageError.notAScrollbackDatabase(let path, let reason) where hasWALContent(path) {
             throw StorageError.notAScrollbackDatabase(
                 path: path,
-                reason: "\(reason) as read with the -wal file beside it, which may belong to another database; nothing was changed: move \((path as NSString).lastPathComponent)-wal away and try again")
+                reason: "\(reason) as read with the -wal file beside it, which may belong to another database; nothing was changed: move \(PathText.lastComponent(of: path))-wal away and try again")
         }
     }
 

@@ -7,14 +7,17 @@ import TerminalText
 /// drawing: the same state and size always give the same screen.
 @MainActor
 public enum BrowserRenderer {
-    public static let minimumWidth = 20
-    public static let minimumHeight = 5
+    public static let minimumWidth = BrowserViewModel.minimumWidth
+    public static let minimumHeight = BrowserViewModel.minimumHeight
 
-    static let header = TextStyle(bold: true, reverse: true)
-    static let selection = TextStyle(reverse: true)
-    static let marked = TextStyle(bold: true)
-    static let highlight = TextStyle(bold: true, underline: true, color: .yellow)
-    static let hint = TextStyle(dim: true)
+    /// The styles of the palette's roles: the standard ones, or the config file's.
+    public static var palette = Palette.standard
+
+    static var header: TextStyle { palette[.header] }
+    static var selection: TextStyle { palette[.selection] }
+    static var marked: TextStyle { palette[.marked] }
+    static var highlight: TextStyle { palette[.highlight] }
+    static var hint: TextStyle { palette[.hint] }
 
     public static func render(_ browser: BrowserViewModel, on screen: any Screen) {
         screen.clear()
@@ -46,8 +49,12 @@ public enum BrowserRenderer {
 
     private static func drawHeader(_ left: String, right: String, on screen: any Screen) {
         let width = screen.width
-        let rightPart = right.isEmpty ? "" : " " + right + " "
-        let rightWidth = DisplayWidth.of(rightPart) <= width / 2 ? DisplayWidth.of(rightPart) : 0
+        var rightPart = right.isEmpty ? "" : " " + right + " "
+        // The right part (read-only) stays while the left keeps a few words of its own;
+        // narrower, it is said in short.
+        if !right.isEmpty && DisplayWidth.of(rightPart) + min(DisplayWidth.of(" " + left), 11) > width { rightPart = " [ro] " }
+        let fits = DisplayWidth.of(rightPart) + min(DisplayWidth.of(" " + left), 11) <= width
+        let rightWidth = fits ? DisplayWidth.of(rightPart) : 0
         let leftPart = DisplayWidth.fitted(" " + left, to: width - rightWidth)
         screen.draw(leftPart + (rightWidth > 0 ? rightPart : ""), row: 0, column: 0, style: header)
     }
@@ -71,7 +78,7 @@ public enum BrowserRenderer {
         case .list:
             left = listPosition(browser.list)
             if !browser.list.marks.isEmpty { left += " · \(NumberText.grouped(browser.list.marks.count)) marked" }
-            hints = KeyBindings.hints([.help, .search, .quit], on: .list)
+            hints = browser.keymap.hints([.help, .search, .quit], on: .list)
         case .reader:
             let reader = browser.reader
             let position = (reader?.focus ?? 0) + 1
@@ -83,11 +90,11 @@ public enum BrowserRenderer {
                 reader?.find != nil ? [.nextMatch, .back]
                 : reader?.focusedSiblings != nil ? [.previousVersion, .outline, .back]
                 : [.search, .copyMessage, .back]
-            hints = KeyBindings.hints(shown, on: .reader)
+            hints = browser.keymap.hints(shown, on: .reader)
         case .outline:
             let outline = browser.outline
             left = "branch \(NumberText.grouped((outline?.selection ?? 0) + 1)) of \(NumberText.grouped(outline?.entries.count ?? 0))"
-            hints = KeyBindings.hints([.open, .back], on: .outline)
+            hints = browser.keymap.hints([.open, .back], on: .outline)
         case .searchResults:
             let search = browser.search
             let count = search?.hits.count ?? 0
@@ -97,7 +104,7 @@ public enum BrowserRenderer {
                 let note = indexingText(progress)
                 left = DisplayWidth.of(" \(left) · \(note)") <= width ? left + " · " + note : note + " · " + left
             }
-            hints = KeyBindings.hints([.open, .nextMatch, .back], on: .results)
+            hints = browser.keymap.hints([.open, .nextMatch, .back], on: .results)
         }
         if browser.isReadOnly { left += " · read-only" }
         if let query = browser.searching {
@@ -206,7 +213,7 @@ public enum BrowserRenderer {
         let filter = browser.list.filter.isEmpty ? "" : " · " + UntrustedText.sanitized(browser.list.filter.description)
         let order = " · by \(browser.list.order.rawValue)" + filter
         let right = readOnlyLabel(browser)
-        let rightWidth = right.isEmpty ? 0 : DisplayWidth.of(right) + 2
+        let rightWidth = right.isEmpty ? 0 : min(DisplayWidth.of(right) + 2, screen.width < 30 ? 6 : .max)
         let room = screen.width - rightWidth - DisplayWidth.of(" scrollback — " + order) - 1
         let path = shortenedPath(UntrustedText.sanitized(browser.databasePath), to: room)
         var left = (path.isEmpty ? "scrollback" : "scrollback — " + path) + order
@@ -269,7 +276,7 @@ public enum BrowserRenderer {
 
         /// The model, or `–` when the export did not say.
         static func model(of conversation: ConversationDTO) -> String {
-            conversation.model.map { UntrustedText.sanitized($0) } ?? "–"
+            conversation.model.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : UntrustedText.sanitized($0) } ?? "–"
         }
 
         /// One row, exactly `width` cells: mark, title, then model, message count and time
@@ -316,8 +323,8 @@ public enum BrowserRenderer {
                 style = roleStyle(role)
                 // The focused message's header stands out (in reverse, so without colour too).
                 if line.position == reader.focus { style.reverse = true }
-            case .code: style = TextStyle(color: .green)
-            case .fence: style = TextStyle(dim: true)
+            case .code: style = palette[.code]
+            case .fence: style = palette[.fence]
             case .text, .blank: style = .plain
             }
             drawHighlighted(line.text, terms: reader.highlights, row: row, column: 0, width: screen.width, style: style, on: screen)
@@ -351,10 +358,10 @@ public enum BrowserRenderer {
 
     static func roleStyle(_ role: Role) -> TextStyle {
         switch role {
-        case .user: TextStyle(bold: true, color: .green)
-        case .assistant: TextStyle(bold: true, color: .cyan)
-        case .system: TextStyle(bold: true, color: .yellow)
-        case .tool: TextStyle(bold: true, color: .magenta)
+        case .user: palette[.user]
+        case .assistant: palette[.assistant]
+        case .system: palette[.system]
+        case .tool: palette[.tool]
         }
     }
 
@@ -400,7 +407,7 @@ public enum BrowserRenderer {
     /// The keys of the screen the help was opened from, in a box; when they do not fit,
     /// they scroll (j k PgDn PgUp g G) and the box says where it is.
     private static func drawHelp(_ browser: BrowserViewModel, on screen: any Screen) {
-        let lines = KeyBindings.helpLines(for: browser.screen, wheelStep: browser.wheelStep)
+        let lines = browser.keymap.helpLines(for: browser.screen, wheelStep: browser.wheelStep)
         let boxWidth = min(screen.width - 2, (lines.map { DisplayWidth.of($0) }.max() ?? 0) + 4)
         let boxHeight = min(screen.height - 2, lines.count + 2)
         guard boxWidth >= 6, boxHeight >= 3 else { return }

@@ -1,6 +1,7 @@
 import CNcursesw
 import TerminalSignalState
 import Foundation
+import ScrollbackModel
 import ScrollbackViewModels
 import TerminalText
 
@@ -10,6 +11,10 @@ import TerminalText
 @MainActor
 struct ExternalPrograms {
     let environment: [String: String]
+    /// The config file's `[programs]`, ahead of the environment.
+    var pager: String?
+    var editor: String?
+    var clipboard: String?
 
     /// The most OSC 52 carries: terminals cap what they accept (xterm about 100 kB of
     /// base64), and more would only be dropped silently.
@@ -28,23 +33,30 @@ struct ExternalPrograms {
             scrollback_write_control("\u{1B}]52;c;" + Data(bytes).base64EncodedString() + "\u{07}")
             ways.append("OSC 52")
         }
+        var failure = ""
         if let program = clipboardProgram() {
-            if let status = try? run(program, input: bytes, quiet: true), status == 0 {
-                let chosen = !(environment["SCROLLBACK_CLIPBOARD"] ?? "").trimmingCharacters(in: .whitespaces).isEmpty
-                ways.append(chosen ? "$SCROLLBACK_CLIPBOARD" : (program[0] as NSString).lastPathComponent)
+            let chosen = !(environment["SCROLLBACK_CLIPBOARD"] ?? "").trimmingCharacters(in: .whitespaces).isEmpty
+            let name = clipboard != nil ? "the config's clipboard command" : chosen ? "$SCROLLBACK_CLIPBOARD" : PathText.lastComponent(of: program[0])
+            // A clipboard program answers at once; one that hangs is stopped after 3 s.
+            switch Result(catching: { try run(program, input: bytes, quiet: true, timeout: 3_000) }) {
+            case .success(0): ways.append(name)
+            case .success(Self.timedOut): failure = "; \(name) took more than 3 s and was stopped"
+            case .success(let status): failure = "; \(name) failed (exit status \(status))"
+            case .failure(let error): failure = "; \(name) did not start (\(UntrustedText.sanitized(String(describing: error))))"
             }
         }
         let size = "\(NumberText.grouped(text.count)) character\(text.count == 1 ? "" : "s")"
         guard !ways.isEmpty else {
+            if !failure.isEmpty { return "Not copied: \(size) is too long for OSC 52" + failure }
             return "Not copied: \(size) is too long for the terminal's clipboard (OSC 52), and no clipboard program (wl-copy, xclip, xsel, pbcopy) was found"
         }
-        return "Copied \(what) (\(size)) through \(ways.joined(separator: " and "))"
+        return "Copied \(what) (\(size)) through \(ways.joined(separator: " and "))" + failure
     }
 
     /// The clipboard program for this session, with its arguments: `$SCROLLBACK_CLIPBOARD`
     /// when set, else wl-copy under Wayland, xclip or xsel under X, pbcopy on a Mac.
     func clipboardProgram() -> [String]? {
-        if let chosen = environment["SCROLLBACK_CLIPBOARD"], !chosen.trimmingCharacters(in: .whitespaces).isEmpty {
+        if let chosen = clipboard ?? environment["SCROLLBACK_CLIPBOARD"], !chosen.trimmingCharacters(in: .whitespaces).isEmpty {
             return ["/bin/sh", "-c", chosen]
         }
         var candidates: [[String]] = []
@@ -76,9 +88,14 @@ struct ExternalPrograms {
         try run(["/bin/sh", "-c", command], input: Array(input.utf8), quiet: false)
     }
 
+    /// The pager: the config's, else `$PAGER`, else `less -R`.
+    var pagerCommand: String {
+        [pager, environment["PAGER"]].compactMap { $0 }.first { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? "less -R"
+    }
+
     /// `$PAGER` (else `less -R`) with `text` on its standard input.
     func page(_ text: String) throws -> Int32 {
-        let pager = environment["PAGER"].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? "less -R"
+        let pager = pagerCommand
         return try run(["/bin/sh", "-c", pager], input: Array(text.utf8), quiet: false)
     }
 
@@ -86,7 +103,7 @@ struct ExternalPrograms {
     /// folder only this user can enter; both are removed afterwards.
     func edit(_ text: String, name: String) throws -> Int32 {
         let editor =
-            [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+            [self.editor, environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
             ?? "vi"
         var template = Array(((environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp") + "/scrollback-XXXXXX").utf8CString)
         // The name is read inside the closure: the pointer is only valid there.
@@ -121,7 +138,10 @@ struct ExternalPrograms {
     /// and waits. With `quiet`, its output goes nowhere (a clipboard program). While it
     /// runs, Ctrl-C and Ctrl-\ are its, not the browser's; Ctrl-Z stops both, and `fg`
     /// continues both.
-    func run(_ arguments: [String], input: [UInt8]?, quiet: Bool) throws -> Int32 {
+    /// What `run` returns for a program stopped at its time limit.
+    static let timedOut: Int32 = -1
+
+    func run(_ arguments: [String], input: [UInt8]?, quiet: Bool, timeout: Int? = nil) throws -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -152,9 +172,23 @@ struct ExternalPrograms {
 
         let previousInterrupt = signal(SIGINT, SIG_IGN)
         let previousQuit = signal(SIGQUIT, SIG_IGN)
+        // A program that stops reading (a pager quit early, `head`) closes the pipe: the
+        // write fails with EPIPE, and SIGPIPE must not end the browser.
+        let previousPipe = signal(SIGPIPE, SIG_IGN)
+        let writerDone = DispatchSemaphore(value: 0)
+        let stopWriting = StopFlag()
+        var writing = false
         defer {
+            // The writer is finished before SIGPIPE is the browser's again: once the program
+            // has ended, what it left unread is dropped (a program in the background that
+            // holds the pipe open without reading would otherwise keep the writer waiting).
+            if writing {
+                stopWriting.stop()
+                writerDone.wait()
+            }
             signal(SIGINT, previousInterrupt)
             signal(SIGQUIT, previousQuit)
+            signal(SIGPIPE, previousPipe)
         }
         var child: pid_t = 0
         var cArguments = arguments.map { strdup($0) } + [nil]
@@ -170,13 +204,31 @@ struct ExternalPrograms {
             // pager the user quits early) must not block the browser. A closed pipe is the
             // program's choice, not an error.
             let descriptor = pipeEnds[1]
+            writing = true
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
             let writer = Thread {
-                _ = DescriptorWrite.all(input, to: descriptor)
+                _ = DescriptorWrite.all(input, to: descriptor, until: stopWriting)
                 close(descriptor)
+                writerDone.signal()
             }
             writer.start()
         }
         var status: Int32 = 0
+        if let timeout {
+            // Looked at every 10 ms; killed at the limit.
+            var waited = 0
+            while waitpid(child, &status, WNOHANG) == 0 {
+                if waited >= timeout {
+                    kill(child, SIGKILL)
+                    _ = waitpid(child, &status, 0)
+                    return Self.timedOut
+                }
+                usleep(10_000)
+                waited += 10
+            }
+            if scrollback_wifexited(status) != 0 { return scrollback_wexitstatus(status) }
+            return 128 + scrollback_wtermsig(status)
+        }
         while true {
             let result = waitpid(child, &status, WUNTRACED)
             if result < 0 {
@@ -197,8 +249,51 @@ struct ExternalPrograms {
     }
 }
 
+/// Set once, from one thread, seen from another.
+final class StopFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stopped = false
+
+    func stop() {
+        lock.lock()
+        stopped = true
+        lock.unlock()
+    }
+
+    var isStopped: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopped
+    }
+}
+
 /// Writing every byte to a descriptor, through EINTR and short writes.
 enum DescriptorWrite {
+    /// To a non-blocking descriptor: waits for room in slices of 50 ms, and gives up when
+    /// `flag` is stopped. nil when everything was written, else the error (EPIPE when the
+    /// reader closed it, ECANCELED when stopped).
+    static func all(_ bytes: [UInt8], to descriptor: Int32, until flag: StopFlag) -> Int32? {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { buffer in
+                Glibc.write(descriptor, buffer.baseAddress.map { $0 + offset }, bytes.count - offset)
+            }
+            if written >= 0 {
+                offset += written
+                continue
+            }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN:
+                if flag.isStopped { return ECANCELED }
+                var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&ready, 1, 50)
+            default: return errno
+            }
+        }
+        return nil
+    }
+
     /// nil when everything was written, else the error.
     static func all(_ bytes: [UInt8], to descriptor: Int32) -> Int32? {
         var offset = 0

@@ -1,3 +1,5 @@
+import ScrollbackViewModels
+
 /// How a piece of text is drawn. Colours are hints: a monochrome or NO_COLOR screen uses
 /// only the attributes.
 public struct TextStyle: Hashable, Sendable {
@@ -34,4 +36,38 @@ public protocol Screen: AnyObject {
     /// Where the text cursor shows, or nil to hide it.
     func placeCursor(row: Int, column: Int)
     func hideCursor()
+}
+
+/// The styles of the palette's roles (`[colors]` in the config file).
+public struct Palette: Sendable {
+    private var styles: [ColorRole: TextStyle]
+
+    public static let standard = Palette(ColorRole.allCases.reduce(into: [:]) { $0[$1] = $1.standard })
+
+    /// The styles for `specs` (attribute words and a colour); a role left out is standard.
+    public init(_ specs: [ColorRole: String]) {
+        styles = [:]
+        for role in ColorRole.allCases {
+            styles[role] = Self.style(specs[role] ?? role.standard)
+        }
+    }
+
+    public subscript(role: ColorRole) -> TextStyle { styles[role] ?? .plain }
+
+    static func style(_ spec: String) -> TextStyle {
+        var style = TextStyle()
+        for word in spec.split(separator: " ") {
+            switch word {
+            case "bold": style.bold = true
+            case "dim": style.dim = true
+            case "reverse": style.reverse = true
+            case "underline": style.underline = true
+            default:
+                if let index = ColorRole.colors.firstIndex(of: String(word)) {
+                    style.color = TextStyle.Color(rawValue: index + 1)
+                }
+            }
+        }
+        return style
+    }
 }

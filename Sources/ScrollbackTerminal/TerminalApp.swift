@@ -1,4 +1,5 @@
 import CNcursesw
+import TerminalSignalState
 import Foundation
 import ScrollbackViewModels
 import TerminalText
@@ -16,14 +17,16 @@ public final class TerminalApp {
     private let browser: BrowserViewModel
     private let exitAfterFirstFrame: Bool
     private let environment: [String: String]
+    private let config: BrowserConfig
 
     /// Turns xterm's bracketed paste on and off; terminals that do not know it ignore it.
     static let bracketedPasteOn = "\u{1B}[?2004h"
     static let bracketedPasteOff = "\u{1B}[?2004l"
 
-    public init(browser: BrowserViewModel, environment: [String: String], exitAfterFirstFrame: Bool = false) {
+    public init(browser: BrowserViewModel, environment: [String: String], config: BrowserConfig = BrowserConfig(), exitAfterFirstFrame: Bool = false) {
         self.browser = browser
         self.environment = environment
+        self.config = config
         self.exitAfterFirstFrame = exitAfterFirstFrame
     }
 
@@ -90,6 +93,7 @@ public final class TerminalApp {
         enterProgramMode()
         defer { leaveProgramMode() }
         let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+        BrowserRenderer.palette = Palette(config.colors)
         let screen = CursesScreen(useColor: has_colors() && !noColor)
 
         browser.resize(width: screen.width, height: screen.height)
@@ -147,7 +151,7 @@ public final class TerminalApp {
             }
             // Suspending is the front end's: it owns the terminal. It works in editors and
             // questions too, which keep their state.
-            if KeyBindings.command(for: key, on: browser.screen) == .suspend {
+            if browser.keymap.command(for: key, on: browser.screen) == .suspend {
                 suspend()
                 continue
             }
@@ -162,7 +166,7 @@ public final class TerminalApp {
 
     /// Does what the browser asked for outside the screen; the footer says how it went.
     private func perform(_ effect: BrowserEffect) {
-        let programs = ExternalPrograms(environment: environment)
+        let programs = ExternalPrograms(environment: environment, pager: config.pager, editor: config.editor, clipboard: config.clipboard)
         switch effect {
         case .copy(let text, let what):
             browser.effectDone(programs.copy(text, what: what))
@@ -176,7 +180,7 @@ public final class TerminalApp {
             }
         case .page(let text):
             handOver { try programs.page(text) } after: { status in
-                status == 0 ? "Back from the pager" : "The pager exited with status \(status) (PAGER is \(UntrustedText.sanitized(environment["PAGER"] ?? "less -R")))"
+                status == 0 ? "Back from the pager" : "The pager exited with status \(status) (the pager is \(UntrustedText.sanitized(programs.pagerCommand)))"
             }
         case .edit(let text, let name):
             handOver { try programs.edit(text, name: name) } after: { status in
@@ -200,10 +204,19 @@ public final class TerminalApp {
         browser.effectDone(message)
     }
 
-    /// Reads the terminal (in its normal, line mode) until Enter, or until it is gone.
+    /// Reads the terminal (in its normal, line mode) until Enter, until Ctrl-C (which here
+    /// only means "back", not "quit"), or until it is gone.
     private static func waitForEnter() {
         var byte: UInt8 = 0
         while true {
+            if TerminalSignals.caught == SIGINT {
+                scrollback_forget_signal(SIGINT)
+                return
+            }
+            if TerminalSignals.caught != nil { return }
+            var ready = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+            let polled = poll(&ready, 1, 100)
+            if polled == 0 || (polled < 0 && errno == EINTR) { continue }
             let count = read(STDIN_FILENO, &byte, 1)
             if count < 0 && errno == EINTR { continue }
             if count <= 0 || byte == 10 || byte == 13 { return }

@@ -82,6 +82,10 @@ public final class BrowserViewModel {
     public private(set) var helpTop = 0
     /// Rows the mouse wheel scrolls.
     public var wheelStep = 3
+    /// The keys in use (the standard ones, with the config file's changes).
+    public var keymap = Keymap.standard
+    /// How the reader writes times (strftime), when the config file says.
+    public var dateFormat: String?
 
     /// The screen showing: its keymap is the one keys go by.
     public var screen: BrowserScreen {
@@ -169,20 +173,30 @@ public final class BrowserViewModel {
     /// question has just become visible: keys queued before that should be discarded.
     @discardableResult
     public func promptShown() -> Bool {
-        guard case .confirmDelete = prompt, !questionShown else { return false }
+        guard case .confirmDelete = prompt, !questionShown, !isTooSmall else { return false }
         questionShown = true
         return true
     }
 
+    /// The smallest screen the browser draws on; below it, it says so and takes no keys.
+    public static let minimumWidth = 20
+    public static let minimumHeight = 5
+
+    /// True when the screen is too small to show anything to act on.
+    public var isTooSmall: Bool { width < Self.minimumWidth || height < Self.minimumHeight }
+
     /// Handles one key; returns false when the browser should quit.
     public func handle(_ key: Key) throws -> Bool {
         if key == .control("c") { return false }
+        // Nothing is on screen to act on (the screen says it is too small): a key must not
+        // delete, rename or answer a question no one can see.
+        if isTooSmall { return !(prompt == nil && mode == .list && keymap.command(for: key, on: .list) == .quit) }
         if showingHelp {
             // The help scrolls with the moving keys; any other key closes it.
-            let lines = KeyBindings.helpLines(for: screen, wheelStep: wheelStep).count
+            let lines = keymap.helpLines(for: screen, wheelStep: wheelStep).count
             let page = max(contentHeight - 4, 1)
             let last = max(lines - page, 0)
-            switch KeyBindings.command(for: key, on: screen) {
+            switch keymap.command(for: key, on: screen) {
             case .down: helpTop = min(helpTop + 1, last)
             case .up: helpTop = max(helpTop - 1, 0)
             case .pageDown, .halfPageDown, .open: helpTop = min(helpTop + page, last)
@@ -225,7 +239,7 @@ public final class BrowserViewModel {
             status = "Search cancelled"
             return true
         }
-        guard let command = KeyBindings.command(for: key, on: screen) else { return true }
+        guard let command = keymap.command(for: key, on: screen) else { return true }
         if pendingSearch != nil && prompt == nil {
             // A search was asked for and its results are not shown yet: what acts on a
             // conversation must not reach the one behind them (a query pasted with a line
@@ -712,9 +726,10 @@ public final class BrowserViewModel {
                 guard !text.isEmpty else { return }
                 do {
                     // A date means its end: the newest conversation on or before that day.
+                    // The end of a day, or just after a time: the newest at or before it.
                     let end = try ConversationFilter.time(text, now: now(), end: true)
-                    let isDay = text.allSatisfy { $0.isASCII && ($0.isNumber || $0 == "-") }
-                    let time = isDay ? Timestamp(milliseconds: end.milliseconds &- 1) : end
+                    let isAgo = text.last.map { "dwmy".contains($0) } ?? false
+                    let time = isAgo ? end : Timestamp(milliseconds: end.milliseconds &- 1)
                     if try list.jump(toTimeAtOrBefore: time) {
                         status = "The newest conversation \(list.order == .created ? "created" : "updated") at or before \(UntrustedText.sanitized(text))"
                     } else {
@@ -875,6 +890,7 @@ public final class BrowserViewModel {
             conversation: conversation, messages: repositories.messages, width: max(width, 1), highlights: highlights,
             remembersChoices: !isReadOnly)
         reader.viewportHeight = contentHeight
+        reader.dateFormat = dateFormat
         return reader
     }
 

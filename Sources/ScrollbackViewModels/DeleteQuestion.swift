@@ -20,7 +20,7 @@ public enum DeleteQuestion {
         if count == 1, let title = shown.first {
             let room = width - DisplayWidth.of("Delete “”" + ending)
             if room >= 4 { return "Delete “\(DisplayWidth.truncated(title, to: room))”" + ending }
-            return "Delete 1 conversation" + ending
+            return shortest(["Delete 1 conversation" + ending, "Delete 1 conversation? \(answers)", "Delete? \(answers)"], width: width)
         }
         let head = "Delete \(NumberText.grouped(count)) conversation\(count == 1 ? "" : "s")"
         // As many titles as fit with at least a few characters each.
@@ -32,6 +32,11 @@ public enum DeleteQuestion {
             let names = shown.prefix(number).map { "“\(DisplayWidth.truncated($0, to: each))”" }.joined(separator: ", ")
             return head + " (\(names)\(more))" + ending
         }
-        return head + ending
+        return shortest([head + ending, head + "? \(answers)", "Delete \(NumberText.grouped(count))? \(answers)"], width: width)
+    }
+
+    /// The first that fits, else the last (which ends with the answer keys all the same).
+    private static func shortest(_ candidates: [String], width: Int) -> String {
+        candidates.first { DisplayWidth.of($0) <= width } ?? candidates.last ?? ""
     }
 }

@@ -8,6 +8,19 @@ public enum BrowserCommand: String, CaseIterable, Sendable {
     case previousMessage, nextMessage, previousVersion, nextVersion, outline
     case copyMessage, copyCode, copyConversation, pipe, pager, editor
     case pin, filter, jumpToDate
+
+    /// Its name in the config file's `[keys]`: `page_down`, `copy_message`.
+    public var configName: String {
+        rawValue.reduce(into: "") { name, character in
+            if character.isUppercase { name += "_" + character.lowercased() } else { name.append(character) }
+        }
+    }
+
+    /// The command a config name stands for.
+    public init?(configName: String) {
+        guard let command = Self.allCases.first(where: { $0.configName == configName }) else { return nil }
+        self = command
+    }
 }
 
 /// The browser's screens. Each has a keymap of its own: the keys that act there, what they
@@ -104,27 +117,73 @@ public enum KeyBindings {
         KeyBinding(.suspend, [.control("z")], "Suspend to the shell (fg comes back)"),
     ]
 
-    private static let byScreen: [BrowserScreen: [Key: BrowserCommand]] = {
+    /// The command `key` gives on `screen`, if any, by the standard keys.
+    public static func command(for key: Key, on screen: BrowserScreen) -> BrowserCommand? { Keymap.standard.command(for: key, on: screen) }
+
+    /// The standard bindings of one screen, in table order.
+    public static func keymap(for screen: BrowserScreen) -> [KeyBinding] { Keymap.standard.keymap(for: screen) }
+
+    /// The help overlay's lines for `screen`, by the standard keys.
+    public static func helpLines(for screen: BrowserScreen, wheelStep: Int = 3) -> [String] {
+        Keymap.standard.helpLines(for: screen, wheelStep: wheelStep)
+    }
+
+    /// The footer's hints, by the standard keys.
+    public static func hints(_ commands: [BrowserCommand], on screen: BrowserScreen) -> String {
+        Keymap.standard.hints(commands, on: screen)
+    }
+}
+
+/// The keys in use: the standard table, with the config file's changes. Everything that
+/// shows or reads keys (the key handling, help, the footer's hints) asks this.
+public struct Keymap: Sendable {
+    public let bindings: [KeyBinding]
+    private let byScreen: [BrowserScreen: [Key: BrowserCommand]]
+
+    public static let standard = Keymap(KeyBindings.table)
+
+    public init(_ bindings: [KeyBinding]) {
+        self.bindings = bindings
         var maps: [BrowserScreen: [Key: BrowserCommand]] = [:]
         for screen in BrowserScreen.allCases {
             var map: [Key: BrowserCommand] = [:]
-            for binding in table where binding.screens.contains(screen) {
+            for binding in bindings where binding.screens.contains(screen) {
                 for key in binding.keys where map[key] == nil { map[key] = binding.command }
             }
             maps[screen] = map
         }
-        return maps
-    }()
+        byScreen = maps
+    }
 
-    /// The command `key` gives on `screen`, if any.
-    public static func command(for key: Key, on screen: BrowserScreen) -> BrowserCommand? { byScreen[screen]?[key] }
+    /// The same bindings, each command in `keys` on the keys given instead (on every screen
+    /// it acts on). A key given to a command is taken from the others on those screens.
+    public func rebinding(_ keys: [BrowserCommand: [Key]]) -> Keymap {
+        guard !keys.isEmpty else { return self }
+        var taken: [BrowserScreen: Set<Key>] = [:]
+        for binding in bindings {
+            guard let chosen = keys[binding.command] else { continue }
+            for screen in binding.screens { taken[screen, default: []].formUnion(chosen) }
+        }
+        return Keymap(
+            bindings.map { binding in
+                if let chosen = keys[binding.command] {
+                    return KeyBinding(binding.command, chosen, binding.help, hint: binding.hint, on: binding.screens)
+                }
+                let kept = binding.keys.filter { key in !binding.screens.contains { taken[$0]?.contains(key) == true } }
+                return KeyBinding(binding.command, kept, binding.help, hint: binding.hint, on: binding.screens)
+            })
+    }
 
-    /// The bindings of one screen, in table order.
-    public static func keymap(for screen: BrowserScreen) -> [KeyBinding] { table.filter { $0.screens.contains(screen) } }
+    public func command(for key: Key, on screen: BrowserScreen) -> BrowserCommand? { byScreen[screen]?[key] }
+
+    /// The bindings of one screen, in table order (a command left with no key is not there).
+    public func keymap(for screen: BrowserScreen) -> [KeyBinding] {
+        bindings.filter { $0.screens.contains(screen) && !$0.keys.isEmpty }
+    }
 
     /// The help overlay's lines for `screen`: its keys, then what they do there, and what
     /// the mouse does (the wheel scrolls `wheelStep` rows).
-    public static func helpLines(for screen: BrowserScreen, wheelStep: Int = 3) -> [String] {
+    public func helpLines(for screen: BrowserScreen, wheelStep: Int = 3) -> [String] {
         let bindings = keymap(for: screen)
         let labels = bindings.map { $0.keys.map(\.description).joined(separator: " ") }
         let width = (labels.map(\.count).max() ?? 0) + 2
@@ -144,7 +203,7 @@ public enum KeyBindings {
     }
 
     /// The footer's hints for `commands` on `screen`, from the table: `? help  / search`.
-    public static func hints(_ commands: [BrowserCommand], on screen: BrowserScreen) -> String {
+    public func hints(_ commands: [BrowserCommand], on screen: BrowserScreen) -> String {
         commands.compactMap { command in
             guard let binding = keymap(for: screen).first(where: { $0.command == command && $0.hint != nil }), let hint = binding.hint,
                 let key = binding.keys.first

@@ -268,6 +268,9 @@ public final class ReaderViewModel {
 
     // MARK: Messages and branches
 
+    /// How message headers write times (strftime), when not the standard way.
+    public var dateFormat: String?
+
     /// The focused message, when it is loaded (it always is, but for an empty conversation).
     public var focusedMessage: MessageDTO? {
         loaded.first { $0.position == focus }
@@ -440,7 +443,7 @@ public final class ReaderViewModel {
         if storing { loaded += new }
         for message in new {
             lineStarts.append(lines.count)
-            lines += Self.layout(message, width: width, siblings: siblings(of: message))
+            lines += Self.layout(message, width: width, siblings: siblings(of: message), dateFormat: dateFormat)
         }
     }
 
@@ -456,7 +459,7 @@ public final class ReaderViewModel {
         var starts: [Int] = []
         for message in new {
             starts.append(added.count)
-            added += Self.layout(message, width: width, siblings: siblings(of: message))
+            added += Self.layout(message, width: width, siblings: siblings(of: message), dateFormat: dateFormat)
         }
         loaded = new + loaded
         lineStarts = starts + lineStarts.map { $0 + added.count }
@@ -466,12 +469,15 @@ public final class ReaderViewModel {
 
     /// A header, the text wrapped by cells (code blocks wrapped hard and kept apart), then
     /// a blank line.
-    static func layout(_ message: MessageDTO, width: Int, siblings: (index: Int, count: Int)? = nil) -> [ReaderLine] {
+    static func layout(
+        _ message: MessageDTO, width: Int, siblings: (index: Int, count: Int)? = nil, dateFormat: String? = nil
+    ) -> [ReaderLine] {
         var result: [ReaderLine] = []
         var header = ""
         // First, so that it shows at any width.
         if let siblings { header += "‹ \(NumberText.grouped(siblings.index + 1))/\(NumberText.grouped(siblings.count)) › " }
-        header += "\(message.role.rawValue) · \(TimeText.absolute(message.createdAt))"
+        let time = dateFormat.map { TimeText.formatted(message.createdAt, format: $0) } ?? TimeText.absolute(message.createdAt)
+        header += "\(message.role.rawValue) · \(time)"
         if let model = message.model { header += " · " + UntrustedText.sanitized(model) }
         if let usage = usageText(message.usage) { header += " · " + usage }
         result.append(ReaderLine(text: DisplayWidth.truncated(header, to: width), style: .header(message.role), position: message.position))

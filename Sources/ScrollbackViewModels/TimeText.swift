@@ -1,5 +1,6 @@
 import Foundation
 import ScrollbackModel
+import TerminalText
 
 /// Times as the screens show them, in the local time zone (`TZ`).
 public enum TimeText {
@@ -9,6 +10,17 @@ public enum TimeText {
         return String(
             format: "%04d-%02d-%02d %02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
             Int(parts.tm_hour), Int(parts.tm_min))
+    }
+
+    /// The time as `format` (strftime(3)) writes it, made safe for a terminal; the standard
+    /// form when the format gives nothing.
+    public static func formatted(_ timestamp: Timestamp, format: String) -> String {
+        var parts = local(timestamp)
+        var buffer = [CChar](repeating: 0, count: 256)
+        let count = buffer.withUnsafeMutableBufferPointer { strftime($0.baseAddress, 255, format, &parts) }
+        guard count > 0 else { return absolute(timestamp) }
+        let text = String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return UntrustedText.sanitized(text)
     }
 
     /// `now`, `5m ago`, `3h ago`, `4d ago`, `6w ago`, then the date.

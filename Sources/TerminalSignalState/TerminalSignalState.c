@@ -45,3 +45,7 @@ int scrollback_take_stop_request(void) {
 
 int scrollback_sigrtmin(void) { return SIGRTMIN; }
 int scrollback_sigrtmax(void) { return SIGRTMAX; }
+
+void scrollback_forget_signal(int signal) {
+    if (caught == signal) caught = 0;
+}

@@ -32,9 +32,13 @@ struct BinaryRunner {
 
     /// Runs `scrollback --db <temp> ARGS` (or with exactly `arguments` when `withDatabase`
     /// is false), with TZ=UTC and standard input from `input` (never a terminal).
-    func run(_ arguments: [String], input: String = "", withDatabase: Bool = true, environment extra: [String: String] = [:]) throws -> Result {
+    func run(
+        _ arguments: [String], input: String = "", withDatabase: Bool = true, environment extra: [String: String] = [:],
+        directory: String? = nil
+    ) throws -> Result {
         let process = Process()
         process.executableURL = Self.binary
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         process.arguments = (withDatabase ? ["--db", databasePath] : []) + arguments
         var environment = ["TZ": "UTC", "LANG": "C.UTF-8", "HOME": folder.path, "PATH": "/usr/bin:/bin"]
         environment.merge(extra) { $1 }

@@ -3,6 +3,7 @@ import Testing
 
 import ScrollbackModel
 import ScrollbackStorage
+import ScrollbackViewModels
 import TestSupport
 
 /// The filter line and pinning in the real binary, in a real terminal.
@@ -68,5 +69,32 @@ struct BrowserDailyUseTests {
         #expect(screen[0].contains(title), "\(title) \(screen)")
         try tmux.send("q", "q")
         #expect(try tmux.waitForExit() == 0)
+    }
+
+    @Test("config.toml: a bad line is reported in the footer by file and line, the rest applies (keys, colours); config --check lists them")
+    func config() throws {
+        let runner = try BinaryRunner()
+        #expect(try runner.run(["demo", "--count", "10", "--seed", "9"]).status == 0)
+        let folder = runner.folder.file("xdg")
+        try FileManager.default.createDirectory(atPath: folder + "/scrollback", withIntermediateDirectories: true)
+        try "[colors]\nheader = \"bold red\"\ncolour = \"blue\"\n[keys]\nquit = \"Q\"\n".write(
+            toFile: folder + "/scrollback/config.toml", atomically: true, encoding: .utf8)
+        let check = try runner.run(["config", "--check"], withDatabase: false, environment: ["XDG_CONFIG_HOME": folder])
+        #expect(check.status == 1)
+        #expect(check.error.hasPrefix("config.toml:3: unknown key 'colour' in [colors]"))
+        let tmux = try TmuxSession(width: 120, height: 12, arguments: ["--db", runner.databasePath], environment: ["XDG_CONFIG_HOME": folder])
+        let screen = try tmux.waitFor(text: "config.toml:3: unknown key 'colour'")
+        #expect(BrowserEndToEndTests.footer(screen).hasPrefix(" config.toml:3: unknown key 'colour' in [colors]"))
+        // The header in red (SGR 31), as the file says.
+        let styled = try tmux.styledScreen()
+        #expect(styled.split(separator: "\n").first?.contains("31m") == true, "\(styled.prefix(200))")
+        try tmux.send("q")
+        _ = try tmux.waitFor(text: "1 of 10")
+        #expect(tmux.exitStatus() == nil)
+        try tmux.send("Q")
+        #expect(try tmux.waitForExit() == 0)
+        // The default file, as printed, is the one in Resources/.
+        let printed = try runner.run(["config", "--print-default"], withDatabase: false)
+        #expect(printed.status == 0 && printed.output == BrowserConfig.defaultFile())
     }
 }

@@ -63,11 +63,18 @@ struct DailyUseCommandTests {
         let shownIDs = second.output.split(separator: "\n").dropFirst().map { String($0.prefix(8)) }
         #expect(shownIDs == all[7..<14].compactMap { ($0["id"] as? String).map { String($0.prefix(8)) } })
         let token = try #require(words.last)
+        // An edited token (one character of its body changed) is refused, not followed.
+        var edited = Array(token)
+        edited[12] = edited[12] == "A" ? "B" : "A"
+        let changed = try runner.run(["list", "--sort", "title", "--limit", "7", "--after", String(edited)])
+        #expect(changed.status == 2 && changed.error.contains("--after:"), "\(changed.error)")
+        let damaged = try runner.run(["list", "--sort", "title", "--after", String(token.dropLast(3))])
+        #expect(damaged.status == 2 && damaged.error.contains("is not a page token printed by this version"))
 
         // The same token with another order, filter, or against another database: refused.
         let otherOrder = try runner.run(["list", "--sort", "created", "--after", token])
         #expect(otherOrder.status == 2)
-        #expect(otherOrder.error.contains("this page token is for another query (another order, filter or search)"))
+        #expect(otherOrder.error.contains("this page token is for another query (another order, filter or search), or was changed"))
         let otherFilter = try runner.run(["list", "--sort", "title", "--source", "demo", "--after", token])
         #expect(otherFilter.status == 2 && otherFilter.error.contains("for another query"))
         let other = try BinaryRunner()
@@ -160,7 +167,7 @@ struct DailyUseCommandTests {
         _ = try runner.run(["demo", "--count", "3"])
         let check = try runner.run(["check", "--readonly"])
         #expect(check.status == 0)
-        #expect(check.output.contains("skipped: deep check of message_fts"))
+        #expect(check.output.contains("skipped: deep check of message_fts (it writes, which --readonly forbids: run check without --readonly)"))
         #expect(check.output.contains("ok: schema, integrity, foreign keys, message counts, branches and the sizes of the search indexes (not their content) of "))
         #expect(check.output.hasSuffix("; not checked: what 'skipped' lists above\n"))
         let full = try runner.run(["check"])
@@ -243,5 +250,42 @@ struct DailyUseCommandTests {
         #expect(try runner.run(["pin", ids[5]]).output == "Pinned 0 conversations; 1 was pinned already.\n")
         #expect(try runner.run(["unpin", ids[5], ids[7]]).output == "Unpinned 2 conversations.\n")
         #expect(try runner.run(["--readonly", "pin", ids[1]]).status == 1)
+    }
+
+    @Test("hostile findings: one-character paths, sources as imported, ids that start alike, blank models, empty exports")
+    func hostileFindings() throws {
+        let runner = try BinaryRunner()
+        let lines = [
+            Self.record("33333333-0000-4000-8000-000000000001", title: "first of two", source: "MySource", model: "  ", date: "2024-02-29T12:00:00.000Z"),
+            Self.record("33333333-0000-4000-8000-000000000002", title: "second of two", source: "weird src", model: "gpt-4o", date: "2024-03-01T00:00:00.000Z"),
+        ]
+        let file = runner.folder.file("two.jsonl")
+        try lines.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try runner.run(["import", file]).status == 0)
+        // One-character paths (Foundation traps on them): written, not a crash.
+        let written = try runner.run(["export", "--out", "a"], directory: runner.folder.path)
+        #expect(written.status == 0 && FileManager.default.fileExists(atPath: runner.folder.file("a")), "\(written.error)")
+        #expect(try runner.run(["--db", "w", "list"], withDatabase: false, directory: runner.folder.path).status == 0)
+        let dash = try runner.run(["export", "--out", "-", "--format", "jsonl"])
+        #expect(dash.output.split(separator: "\n").count == 2)
+        // Sources as the import kept them, any case; a name that looks like an option is refused.
+        #expect((try runner.json(["list", "--source", "mysource"])["conversations"] as? [Any])?.count == 1)
+        #expect((try runner.json(["list", "--source", "weird src"])["conversations"] as? [Any])?.count == 1)
+        #expect(try runner.run(["list", "--source", "--pinned"]).status == 2)
+        // --until a time takes in that instant.
+        #expect((try runner.json(["list", "--until", "2024-02-29T12:00Z"])["conversations"] as? [Any])?.count == 1)
+        // Ids that start alike are printed long enough to name one; show takes them.
+        let text = try runner.run(["list"]).output
+        let ids = text.split(separator: "\n").dropFirst().map { String($0.split(separator: " ").first ?? "") }
+        #expect(ids.count == 2 && ids.allSatisfy { $0.count > 8 }, "\(text)")
+        for id in ids { #expect(try runner.run(["show", id]).status == 0) }
+        // A blank model is no model.
+        let blank = try #require(text.split(separator: "\n").first { $0.contains("first of two") })
+        #expect(blank.contains("  –  "), "\(blank)")
+        // An export of nothing says so.
+        let none = try runner.run(["export", "--source", "nobody"])
+        #expect(none.status == 0 && none.error == "Exported 0 conversations: no conversation passes the filter.\n")
+        let delete = try runner.run(["delete", "--source", "MYSOURCE", "--yes"])
+        #expect(delete.output == "Deleted 1 conversation.\n")
     }
 }

@@ -17,6 +17,7 @@ struct ResourcesTests {
         ("completions/scrollback.bash", { Documentation.completions(for: "bash") ?? "" }),
         ("completions/_scrollback", { Documentation.completions(for: "zsh") ?? "" }),
         ("completions/scrollback.fish", { Documentation.completions(for: "fish") ?? "" }),
+        ("config.toml", { BrowserConfig.defaultFile() }),
     ]
 
     @Test("the man page and the completions are what the tables make")

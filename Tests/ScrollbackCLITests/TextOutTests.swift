@@ -106,4 +106,37 @@ struct TextOutTests {
         try tmux.send("q", "q")
         #expect(try tmux.waitForExit() == 0)
     }
+
+    @Test("a program that stops reading (a pager that quits, head, a failing clipboard command) never ends the browser; Ctrl-C at the return prompt only returns")
+    func programsThatStopReading() throws {
+        let runner = try BinaryRunner()
+        let big = String(repeating: "a long line of text to page through, more than a pipe holds\n", count: 4_000)
+        let record: [String: Any] = [
+            "format": "scrollback", "version": 1, "id": "5d9f1c2e-0000-4000-8000-000000000002", "title": "Big",
+            "source": "local", "createdAt": "2026-01-01T00:00:00.000Z", "updatedAt": "2026-01-01T00:00:00.000Z", "pinned": false,
+            "messages": [["id": "a", "role": "user", "content": big, "createdAt": "2026-01-01T00:00:00.000Z"]],
+        ]
+        let file = runner.folder.file("big.jsonl")
+        try JSONSerialization.data(withJSONObject: record).write(to: URL(fileURLWithPath: file))
+        #expect(try runner.run(["import", file]).status == 0)
+        let tmux = try TmuxSession(
+            width: 100, height: 20, arguments: ["--db", runner.databasePath],
+            environment: ["PAGER": "true", "SCROLLBACK_CLIPBOARD": "exit 3"])
+        _ = try tmux.waitFor(text: "1 of 1")
+        try tmux.send("o")
+        _ = try tmux.waitFor(text: "Back from the pager")
+        try tmux.send("|")
+        _ = try tmux.waitFor(text: "Pipe to:")
+        try tmux.type("head -c 5")
+        try tmux.send("Enter")
+        _ = try tmux.waitFor(text: "press Enter to return")
+        try tmux.send("C-c")
+        _ = try tmux.waitFor(text: "Piped the conversation to head -c 5")
+        try tmux.send("c")
+        let screen = try tmux.waitFor(text: "$SCROLLBACK_CLIPBOARD failed (exit status 3)")
+        #expect(BrowserEndToEndTests.footer(screen).contains("Not copied: "), "\(screen)")
+        #expect(tmux.exitStatus() == nil)
+        try tmux.send("q")
+        #expect(try tmux.waitForExit() == 0)
+    }
 }

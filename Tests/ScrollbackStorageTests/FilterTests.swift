@@ -33,7 +33,7 @@ struct FilterTests {
     static let filters: [ConversationFilter] = [
         .none,
         ConversationFilter(pinnedOnly: true),
-        ConversationFilter(source: "claude"),
+        ConversationFilter(source: "CLAUDE"),
         ConversationFilter(model: "GPT-4O"),
         ConversationFilter(model: "_3%"),
         ConversationFilter(since: Timestamp(milliseconds: 5 * 86_400_000)),
@@ -149,10 +149,10 @@ struct FilterTests {
     func parsing() throws {
         let now = Timestamp(milliseconds: 1_796_083_200_000)  // 2026-12-01T00:00:00Z
         let filter = try ConversationFilter.parse("model:gpt-4o since:2025-01 source:Claude until:2025 pinned", now: now)
-        #expect(filter.model == "gpt-4o" && filter.source == "claude" && filter.pinnedOnly)
+        #expect(filter.model == "gpt-4o" && filter.source == "Claude" && filter.pinnedOnly)
         #expect(filter.since?.iso8601 == "2025-01-01T00:00:00.000Z")
         #expect(filter.until?.iso8601 == "2026-01-01T00:00:00.000Z")
-        #expect(filter.description == "source:claude model:gpt-4o since:2025-01-01 until:2025-12-31 pinned")
+        #expect(filter.description == "source:Claude model:gpt-4o since:2025-01-01 until:2025-12-31 pinned")
         #expect(try ConversationFilter.parse(filter.description, now: now) == filter)
         #expect(try ConversationFilter.parse("model:\"gpt 4\"", now: now).model == "gpt 4")
         #expect(try ConversationFilter.parse("  ", now: now).isEmpty)
@@ -164,7 +164,13 @@ struct FilterTests {
         let march31 = Timestamp(milliseconds: 1_774_915_200_000)  // 2026-03-31
         #expect(try ConversationFilter.time("1m", now: march31, end: false).iso8601 == "2026-02-28T00:00:00.000Z")
         #expect(try ConversationFilter.time("2025-02-28", now: now, end: true).iso8601 == "2025-03-01T00:00:00.000Z")
-        #expect(try ConversationFilter.time("2025-02-03T04:05:06.789Z", now: now, end: true).iso8601 == "2025-02-03T04:05:06.789Z")
+        // Until a time takes in that instant; since it, from it.
+        #expect(try ConversationFilter.time("2025-02-03T04:05:06.789Z", now: now, end: true).iso8601 == "2025-02-03T04:05:06.790Z")
+        #expect(try ConversationFilter.time("2025-02-03T04:05:06.789Z", now: now, end: false).iso8601 == "2025-02-03T04:05:06.789Z")
+        #expect(try ConversationFilter.parse("since:2025-02-03T04:05Z until:2025-02-03T04:05Z", now: now).description
+            == "since:2025-02-03T04:05Z until:2025-02-03T04:05Z")
+        // Before 1970 is 1970.
+        #expect(try ConversationFilter.time("57y", now: now, end: false).milliseconds == 0)
         for (text, message) in [
             ("colour:red", "unknown filter 'colour:'; use source:, model:, since:, until: or pinned"),
             ("gpt", "'gpt' is not a filter: use source:, model:, since:, until: or pinned"),
@@ -173,7 +179,7 @@ struct FilterTests {
             ("since:99999999999d", "'99999999999d' is too far back (at most 20000 of a unit)"),
             ("since:2025 until:2024", "since 2025-01-01 is not before until 2024-12-31: nothing can match"),
             ("model:\"open", "a quote is not closed"),
-            ("source:a;b", "'a;b' is not a source name (chatgpt, claude, llm, jsonl, demo…)"),
+            ("source:-x", "'-x' is not a source name (chatgpt, claude, llm, jsonl, demo…)"),
         ] {
             #expect(throws: FilterError(message), "\(text)") { try ConversationFilter.parse(text, now: now) }
         }

@@ -172,6 +172,11 @@ struct LayoutTests {
         let readOnly = try Self.browser(Self.makeStore(), width: 40, height: 8, readOnly: true)
         let header = Self.render(readOnly, width: 40, height: 8).lines[0]
         #expect(header.contains("scrollback · by updated") && header.contains("[read-only]"), "\(header)")
+        for width in [20, 24, 30] {
+            let narrow = try Self.browser(Self.makeStore(), width: width, height: 8, readOnly: true)
+            let line = Self.render(narrow, width: width, height: 8).lines[0]
+            #expect((line.contains("[read-only]") || line.contains("[ro]")) && line.contains("by updated"), "\(width): \(line)")
+        }
         let writable = try Self.browser(Self.makeStore(), width: 40, height: 8)
         let cut = Self.render(writable, width: 40, height: 8).lines[0]
         #expect(cut.contains("scrollback — …") && cut.contains(".sqlite · by updated"), "\(cut)")

@@ -19,6 +19,8 @@ int scrollback_take_signal(void);
 /* 1 once per SIGTSTP caught. */
 int scrollback_take_stop_request(void);
 int scrollback_sigrtmin(void);
+/* Forgets `signal` if it is the one recorded (Ctrl-C that only meant "back"). */
+void scrollback_forget_signal(int signal);
 
 /* The wait status macros, as functions Swift can call. */
 #include <sys/wait.h>

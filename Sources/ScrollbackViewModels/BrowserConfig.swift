@@ -1,0 +1,324 @@
+import TerminalText
+
+/// The roles of the browser's palette: what the config file's `[colors]` names.
+public enum ColorRole: String, CaseIterable, Sendable {
+    case header, selection, marked, highlight, hint, user, assistant, system, tool, code, fence
+
+    /// The standard look: attribute words, then at most one colour.
+    public var standard: String {
+        switch self {
+        case .header: "bold reverse"
+        case .selection: "reverse"
+        case .marked: "bold"
+        case .highlight: "bold underline yellow"
+        case .hint: "dim"
+        case .user: "bold green"
+        case .assistant: "bold cyan"
+        case .system: "bold yellow"
+        case .tool: "bold magenta"
+        case .code: "green"
+        case .fence: "dim"
+        }
+    }
+
+    public var help: String {
+        switch self {
+        case .header: "the top line"
+        case .selection: "the selected row"
+        case .marked: "marked rows"
+        case .highlight: "search and find matches"
+        case .hint: "the footer's key hints"
+        case .user, .assistant, .system, .tool: "the header of a \(rawValue) message"
+        case .code: "code blocks"
+        case .fence: "code fences (```)"
+        }
+    }
+
+    /// The words a colour may be made of.
+    public static let attributes = ["bold", "dim", "reverse", "underline", "plain"]
+    public static let colors = ["red", "green", "yellow", "blue", "magenta", "cyan"]
+}
+
+/// `config.toml`: key bindings, colours, the date format, the wheel's step and the
+/// programs the browser hands text to. A TOML subset read by hand: `[section]`,
+/// `name = "text"`, `name = 3`, `name = ["a", "b"]`, comments after `#`.
+///
+/// A line that is wrong is reported (`config.toml:12: unknown key 'colour'`) and left out:
+/// what it would have set keeps its default; every other line still counts.
+public struct BrowserConfig: Sendable, Equatable {
+    public var keys: [BrowserCommand: [Key]] = [:]
+    public var colors: [ColorRole: String] = [:]
+    public var dateFormat = BrowserConfig.standardDateFormat
+    public var wheelStep = 3
+    public var pager: String?
+    public var editor: String?
+    public var clipboard: String?
+    /// What was wrong, one line each: `config.toml:12: unknown key 'colour'`.
+    public var problems: [String] = []
+
+    public static let standardDateFormat = "%Y-%m-%d %H:%M"
+
+    public init() {}
+
+    /// The keymap with this file's keys (a command given its standard keys is left as it is).
+    public var keymap: Keymap {
+        let changed = keys.filter { command, keys in KeyBindings.table.first { $0.command == command }?.keys != keys }
+        return Keymap.standard.rebinding(changed)
+    }
+
+    // MARK: Reading
+
+    public static func parse(_ text: String, name: String = "config.toml") -> BrowserConfig {
+        var config = BrowserConfig()
+        var section = ""
+        var seen = Set<String>()
+        for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let number = offset + 1
+            func problem(_ message: String) { config.problems.append("\(name):\(number): \(message)") }
+            let line = stripComment(String(rawLine)).trimmingCharacters(in: .whitespaces)
+            if line.isEmpty { continue }
+            if line.hasPrefix("[") {
+                guard line.hasSuffix("]") else {
+                    problem("a section needs a closing ']'")
+                    continue
+                }
+                let name = String(line.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces)
+                guard ["keys", "colors", "display", "programs"].contains(name) else {
+                    problem("unknown section '\(shown(name))'; the sections are [keys], [colors], [display] and [programs]")
+                    section = "?"
+                    continue
+                }
+                section = name
+                continue
+            }
+            guard let equals = line.firstIndex(of: "=") else {
+                problem("expected name = value")
+                continue
+            }
+            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
+            let valueText = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            if section == "?" { continue }  // Said once, at the section.
+            guard !key.isEmpty else {
+                problem("expected name = value")
+                continue
+            }
+            let value: Value
+            do {
+                value = try Value.parse(valueText)
+            } catch let error as ConfigError {
+                problem(error.message)
+                continue
+            } catch {
+                continue
+            }
+            if !seen.insert(section + "." + key).inserted {
+                problem("'\(shown(key))' is set twice; the later line counts")
+            }
+            if let message = config.apply(section: section, key: key, value: value) { problem(message) }
+        }
+        return config
+    }
+
+    /// Sets one name; the problem when the name or the value is wrong.
+    private mutating func apply(section: String, key: String, value: Value) -> String? {
+        switch section {
+        case "keys":
+            guard let command = BrowserCommand(configName: key) else {
+                return "unknown key '\(Self.shown(key))' in [keys]; the commands are listed in `scrollback config --print-default`"
+            }
+            let names: [String]
+            switch value {
+            case .text(let one): names = [one]
+            case .list(let many): names = many
+            case .number: return "'\(key)' takes a key name or a list of them, like [\"j\", \"Down\"]"
+            }
+            var parsed: [Key] = []
+            for name in names {
+                guard let key = Key(configName: name) else {
+                    return "'\(Self.shown(name))' is not a key name (a character, Ctrl-X, Alt-x, Up, Down, Left, Right, PgUp, PgDn, Home, End, Enter, Esc, Tab, Space, Backspace, Delete)"
+                }
+                parsed.append(key)
+            }
+            keys[command] = parsed
+        case "colors":
+            guard let role = ColorRole(rawValue: key) else {
+                return "unknown key '\(Self.shown(key))' in [colors]; the roles are \(ColorRole.allCases.map(\.rawValue).joined(separator: ", "))"
+            }
+            guard case .text(let spec) = value else { return "'\(key)' takes words in quotes, like \"bold yellow\"" }
+            let words = spec.split(separator: " ").map { String($0).lowercased() }
+            guard let wrong = words.first(where: { !ColorRole.attributes.contains($0) && !ColorRole.colors.contains($0) }) else {
+                guard words.filter(ColorRole.colors.contains).count <= 1 else { return "'\(key)' takes one colour at most" }
+                colors[role] = words.joined(separator: " ")
+                return nil
+            }
+            return "'\(Self.shown(wrong))' is not a colour word: use \((ColorRole.attributes + ColorRole.colors).joined(separator: ", "))"
+        case "display":
+            switch key {
+            case "wheel_step":
+                guard case .number(let step) = value, (1...50).contains(step) else { return "wheel_step is a whole number from 1 to 50" }
+                wheelStep = step
+            case "date_format":
+                guard case .text(let format) = value, !format.isEmpty, format.count <= 40 else {
+                    return "date_format is a strftime format in quotes, at most 40 characters, like \"\(Self.standardDateFormat)\""
+                }
+                dateFormat = format
+            default:
+                return "unknown key '\(Self.shown(key))' in [display]; the names are wheel_step and date_format"
+            }
+        case "programs":
+            guard case .text(let command) = value else { return "'\(key)' is a shell command in quotes" }
+            let chosen = command.trimmingCharacters(in: .whitespaces).isEmpty ? nil : command
+            switch key {
+            case "pager": pager = chosen
+            case "editor": editor = chosen
+            case "clipboard": clipboard = chosen
+            default: return "unknown key '\(Self.shown(key))' in [programs]; the names are pager, editor and clipboard"
+            }
+        default:
+            return "'\(Self.shown(key))' is outside a section; put it under [keys], [colors], [display] or [programs]"
+        }
+        return nil
+    }
+
+    /// Text from the file, safe to show and short.
+    static func shown(_ text: String) -> String { DisplayWidth.truncated(UntrustedText.sanitized(text), to: 40) }
+
+    /// The line without a comment: `#` outside quotes.
+    static func stripComment(_ line: String) -> String {
+        var quoted = false
+        var escaped = false
+        var result = ""
+        for character in line {
+            if escaped {
+                escaped = false
+            } else if character == "\\" && quoted {
+                escaped = true
+            } else if character == "\"" {
+                quoted.toggle()
+            } else if character == "#" && !quoted {
+                break
+            }
+            result.append(character)
+        }
+        return result
+    }
+
+    struct ConfigError: Error {
+        let message: String
+    }
+
+    enum Value {
+        case text(String)
+        case number(Int)
+        case list([String])
+
+        static func parse(_ text: String) throws -> Value {
+            if text.hasPrefix("[") {
+                guard text.hasSuffix("]") else { throw ConfigError(message: "a list needs a closing ']' on the same line") }
+                var items: [String] = []
+                var rest = Substring(text.dropFirst().dropLast()).drop { $0 == " " }
+                while !rest.isEmpty {
+                    let (item, after) = try string(rest)
+                    items.append(item)
+                    rest = after.drop { $0 == " " }
+                    if rest.hasPrefix(",") { rest = rest.dropFirst().drop { $0 == " " } } else if !rest.isEmpty {
+                        throw ConfigError(message: "items of a list are separated by commas")
+                    }
+                }
+                return .list(items)
+            }
+            if text.hasPrefix("\"") {
+                let (value, rest) = try string(Substring(text))
+                guard rest.trimmingCharacters(in: .whitespaces).isEmpty else { throw ConfigError(message: "text after the closing quote") }
+                return .text(value)
+            }
+            if let number = Int(text), text.count <= 9 { return .number(number) }
+            throw ConfigError(message: "a value is text in double quotes, a whole number, or a list in [ ]")
+        }
+
+        /// A double-quoted string at the start of `text` (escapes \" \\ \n \t), and the rest.
+        static func string(_ text: Substring) throws -> (String, Substring) {
+            guard text.first == "\"" else { throw ConfigError(message: "text goes in double quotes") }
+            var result = ""
+            var index = text.index(after: text.startIndex)
+            while index < text.endIndex {
+                let character = text[index]
+                if character == "\"" { return (result, text[text.index(after: index)...]) }
+                if character == "\\" {
+                    index = text.index(after: index)
+                    guard index < text.endIndex else { break }
+                    switch text[index] {
+                    case "\"": result.append("\"")
+                    case "\\": result.append("\\")
+                    case "n": result.append("\n")
+                    case "t": result.append("\t")
+                    default: throw ConfigError(message: "unknown escape '\\\(shown(String(text[index])))' in quotes")
+                    }
+                } else {
+                    result.append(character)
+                }
+                index = text.index(after: index)
+            }
+            throw ConfigError(message: "a quote is not closed")
+        }
+    }
+
+    // MARK: The default file
+
+    /// The whole default file, with comments: every command and its keys, every colour role,
+    /// the display settings and the programs. `scrollback config --print-default` prints it.
+    public static func defaultFile() -> String {
+        var text = """
+            # scrollback's configuration: $XDG_CONFIG_HOME/scrollback/config.toml
+            # (else ~/.config/scrollback/config.toml). Every line here is a default; change the
+            # ones you want. A line that is wrong is reported when the browser starts and left
+            # out: what it would set keeps its default.
+
+            [keys]
+            # Any command to any key, on the screens where the command acts. Names: a character,
+            # Ctrl-X, Alt-x, Up, Down, Left, Right, PgUp, PgDn, Home, End, Enter, Esc, Tab, Space,
+            # Backspace, Delete. A key given here is taken from the command that had it.
+
+            """
+        for command in BrowserCommand.allCases {
+            let bindings = KeyBindings.table.filter { $0.command == command }
+            guard let first = bindings.first else { continue }
+            let keys = first.keys.compactMap(\.configName)
+            let screens = BrowserScreen.allCases.filter { screen in bindings.contains { $0.screens.contains(screen) } }
+            text += "# \(first.help) (\(screens.map(\.rawValue).joined(separator: ", ")))\n"
+            text += "\(command.configName) = [\(keys.map(quoted).joined(separator: ", "))]\n"
+        }
+        text += """
+
+            [colors]
+            # Words: \(ColorRole.attributes.joined(separator: ", ")), and at most one colour of \(ColorRole.colors.joined(separator: ", ")).
+            # Without colour (NO_COLOR, a monochrome terminal) only the other words count.
+
+            """
+        for role in ColorRole.allCases {
+            text += "\(role.rawValue) = \(quoted(role.standard))  # \(role.help)\n"
+        }
+        text += """
+
+            [display]
+            # Absolute times in the browser, as strftime(3) writes them (UTC unless TZ says).
+            date_format = \(quoted(standardDateFormat))
+            # Rows the mouse wheel scrolls.
+            wheel_step = 3
+
+            [programs]
+            # Shell commands (run by /bin/sh). Text goes on their standard input; the editor gets
+            # a file name. Empty: $PAGER (else less -R), $VISUAL or $EDITOR (else vi), and for
+            # the clipboard wl-copy, xclip, xsel or pbcopy when found (besides OSC 52).
+            pager = ""
+            editor = ""
+            clipboard = ""
+
+            """
+        return text
+    }
+
+    static func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+}
