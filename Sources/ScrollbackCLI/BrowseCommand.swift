@@ -50,9 +50,11 @@ struct BrowseCommand {
         let checkpointer = try BackgroundCheckpointer(for: store)
         defer { checkpointer.stop() }
         console.flush()
-        return try TerminalApp(
+        let app = TerminalApp(
             browser: browser, environment: context.environment, config: config,
-            exitAfterFirstFrame: context.parsed.has("--exit-after-first-frame")
-        ).run()
+            exitAfterFirstFrame: context.parsed.has("--exit-after-first-frame"))
+        let environment = context.environment
+        app.exporter = { ids, path in ExportCommand.exportFromBrowser(ids: ids, path: path, store: store, environment: environment) }
+        return try app.run()
     }
 }

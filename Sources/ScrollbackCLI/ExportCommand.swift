@@ -55,21 +55,9 @@ struct ExportCommand {
                 try console.checkOutput()
             }
         }
-        var first = true
-        var count = 0
+        let count: Int
         do {
-            if format == .json { try emit("{\n\"conversations\" : [\n") }
-            try each { conversation in
-                let rendered = try exporter.render(conversation, as: format)
-                switch format {
-                case .md: try emit((first ? "" : "\n---\n\n") + rendered)
-                case .json: try emit((first ? "" : ",\n") + rendered)
-                case .jsonl: try emit(rendered + "\n")
-                }
-                count += 1
-                first = false
-            }
-            if format == .json { try emit("\n]\n}\n") }
+            count = try Self.write(format: format, exporter: exporter, each: each, emit: emit)
             try file?.commit(force: force)
         } catch {
             file?.discard()
@@ -85,6 +73,57 @@ struct ExportCommand {
             console.errorLine("Exported \(what) to \(out).")
         } else if console.errorIsTerminal && !console.outputIsTerminal {
             console.errorLine("Exported \(what) to standard output.")
+        }
+    }
+
+    /// The conversations `each` gives, one after another in `format` (Markdown parts
+    /// between rules, a JSON document, JSON Lines), through `emit`; how many.
+    static func write(
+        format: ExportFormat, exporter: Exporter, each: ((ConversationDTO) throws -> Void) throws -> Void,
+        emit: @escaping (String) throws -> Void
+    ) throws -> Int {
+        var count = 0
+        if format == .json { try emit("{\n\"conversations\" : [\n") }
+        try each { conversation in
+            let rendered = try exporter.render(conversation, as: format)
+            switch format {
+            case .md: try emit((count == 0 ? "" : "\n---\n\n") + rendered)
+            case .json: try emit((count == 0 ? "" : ",\n") + rendered)
+            case .jsonl: try emit(rendered + "\n")
+            }
+            count += 1
+        }
+        if format == .json { try emit("\n]\n}\n") }
+        return count
+    }
+
+    /// The browser's `x`: the conversations `ids` to a new file at `path` (`~/` is the home
+    /// folder; the extension says the format), written as `--out` writes, never over a file
+    /// that exists. Returns what the footer says.
+    static func exportFromBrowser(ids: [Int64], path given: String, store: Store, environment: [String: String]) -> String {
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let path = given.hasPrefix("~/") ? home + given.dropFirst() : given
+        let format: ExportFormat = path.hasSuffix(".jsonl") ? .jsonl : path.hasSuffix(".json") ? .json : .md
+        do {
+            try ExportTarget.checkFile(path, force: false)
+            try ExportTarget.refuseDatabase(path, database: store.path)
+            let conversations = try store.conversations.conversations(ids: ids)
+            let file = try ExportFile(replacing: path)
+            let count: Int
+            do {
+                count = try write(format: format, exporter: Exporter(store: store), each: { try conversations.forEach($0) }, emit: file.write)
+                try file.commit(force: false)
+            } catch {
+                file.discard()
+                throw error
+            }
+            return UntrustedText.sanitized("Exported \(NumberText.grouped(count)) conversation\(count == 1 ? "" : "s") as \(format.name) to \(path)")
+        } catch let failure as CommandFailure {
+            return "Not exported: " + UntrustedText.sanitized(failure.message)
+        } catch let error as StorageError {
+            return "Not exported: " + UntrustedText.sanitized(error.description)
+        } catch {
+            return "Not exported: " + UntrustedText.sanitized(String(describing: error))
         }
     }
 

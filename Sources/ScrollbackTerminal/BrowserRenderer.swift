@@ -162,7 +162,8 @@ public enum BrowserRenderer {
         case .confirmDelete:
             let question = browser.deleteQuestion(width: max(width - 1, 1)) ?? ""
             screen.draw(DisplayWidth.truncated(" " + question, to: width), row: row, column: 0, style: TextStyle(bold: true))
-        case .rename(_, let editor), .search(let editor), .find(let editor), .pipe(let editor), .filter(let editor), .jump(let editor):
+        case .rename(_, let editor), .search(let editor), .find(let editor), .pipe(let editor), .filter(let editor), .jump(let editor),
+            .export(_, let editor):
             let label: String
             switch prompt {
             case .rename: label = " Rename: "
@@ -170,6 +171,7 @@ public enum BrowserRenderer {
             case .pipe: label = " Pipe to: "
             case .filter: label = " Filter: "
             case .jump: label = " Go to date: "
+            case .export(let ids, _): label = ids.count == 1 ? " Export to: " : " Export \(NumberText.grouped(ids.count)) to: "
             default: label = " /"
             }
             let labelWidth = DisplayWidth.of(label)

@@ -18,6 +18,8 @@ public final class TerminalApp {
     private let exitAfterFirstFrame: Bool
     private let environment: [String: String]
     private let config: BrowserConfig
+    /// Writes conversations to a file (`x`): the composition root gives it the store.
+    public var exporter: ((_ ids: [Int64], _ path: String) -> String)?
 
     /// Turns xterm's bracketed paste on and off; terminals that do not know it ignore it.
     static let bracketedPasteOn = "\u{1B}[?2004h"
@@ -182,6 +184,12 @@ public final class TerminalApp {
             handOver { try programs.page(text) } after: { status in
                 status == 0 ? "Back from the pager" : "The pager exited with status \(status) (the pager is \(UntrustedText.sanitized(programs.pagerCommand)))"
             }
+        case .export(let ids, let path):
+            guard let exporter else {
+                browser.effectDone("Exporting is not available here")
+                return
+            }
+            browser.effectDone(exporter(ids, path))
         case .edit(let text, let name):
             handOver { try programs.edit(text, name: name) } after: { status in
                 status == 0 ? "Back from the editor; its copy was removed" : "The editor exited with status \(status); its copy was removed"

@@ -14,4 +14,7 @@ public enum BrowserEffect: Equatable, Sendable {
     /// Opens `text` (already safe) in the editor, as a read-only temporary file named after
     /// `name`, removed afterwards.
     case edit(text: String, name: String)
+    /// Writes the conversations `ids` to the file `path` (its extension says the format:
+    /// .md, .json or .jsonl), as `scrollback export --out` does.
+    case export(ids: [Int64], path: String)
 }

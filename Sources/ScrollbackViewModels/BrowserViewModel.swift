@@ -24,6 +24,8 @@ public final class BrowserViewModel {
         case filter(editor: LineEditor)
         /// A date to go to (`:`).
         case jump(editor: LineEditor)
+        /// The file to export these conversations to (`x`).
+        case export(ids: [Int64], editor: LineEditor)
     }
 
     /// What the front end is asked to do next (copy, run a program), taken with `takeEffect`.
@@ -246,7 +248,7 @@ public final class BrowserViewModel {
             // break and a `d` after it deleted the list's selection).
             switch command {
             case .rename, .delete, .toggleMark, .deleteMarked, .undo, .open, .nextMatch, .previousMatch, .copyMessage, .copyCode,
-                .copyConversation, .pipe, .pager, .editor, .pin, .filter, .jumpToDate:
+                .copyConversation, .pipe, .pager, .editor, .pin, .filter, .jumpToDate, .export:
                 status = "Searching… the results come first (Esc cancels)"
                 return true
             case .quit, .back:
@@ -341,6 +343,14 @@ public final class BrowserViewModel {
             guard allowWrite("pin") else { break }
             let ids = list.marks.isEmpty ? list.selected.map { [$0.id] } ?? [] : list.marks.sorted()
             try pin(ids: ids)
+        case .export:
+            // Reading only: allowed in --readonly too.
+            let order = list.order
+            let ids = list.marks.isEmpty
+                ? list.selected.map { [$0.id] } ?? []
+                : try repositories.conversations.conversations(ids: list.marks.sorted()).sorted { order.sorts($0, before: $1) }.map(\.id)
+            guard !ids.isEmpty else { break }
+            openExportPrompt(ids: ids)
         case .copyMessage:
             status = "Open a conversation (Enter) to copy one message; c copies it as Markdown"
         case .copyCode, .copyConversation:
@@ -384,6 +394,15 @@ public final class BrowserViewModel {
             break
         }
         pipeSource = (conversation, branch)
+    }
+
+    /// The file last exported to, offered again (selected) at the next `x`.
+    private var lastExport: String?
+
+    private func openExportPrompt(ids: [Int64]) {
+        let day = String(now().iso8601.prefix(10))
+        let suggested = lastExport ?? "scrollback-\(day).md"
+        prompt = .export(ids: ids, editor: LineEditor(text: suggested, selected: true))
     }
 
     /// The conversation (and branch) `|` pipes, while its prompt is open.
@@ -459,6 +478,8 @@ public final class BrowserViewModel {
         case .undo:
             try undo()
             try refreshReader()
+        case .export:
+            openExportPrompt(ids: [reader.conversation.id])
         case .pin:
             guard allowWrite("pin") else { return }
             try pin(ids: [reader.conversation.id])
@@ -565,7 +586,7 @@ public final class BrowserViewModel {
         case .rename, .delete, .toggleMark, .deleteMarked, .undo, .cycleSort:
             status = "Back to the list (Esc) to do that"
         case .previousMessage, .nextMessage, .previousVersion, .nextVersion, .outline, .copyMessage, .copyCode, .copyConversation,
-            .pipe, .pager, .editor, .pin:
+            .pipe, .pager, .editor, .pin, .export:
             status = "Open a result (Enter) to do that"
         case .filter, .jumpToDate:
             status = "Back to the list (Esc) to do that"
@@ -739,6 +760,24 @@ public final class BrowserViewModel {
                     self.prompt = .jump(editor: editor)
                     status = UntrustedText.sanitized(error.message)
                 }
+            }
+        case .export(let ids, var editor):
+            let outcome = editor.apply(key)
+            noteIfCut(editor)
+            switch outcome {
+            case .editing:
+                self.prompt = .export(ids: ids, editor: editor)
+            case .cancelled:
+                status = "Nothing exported"
+            case .submitted:
+                let path = editor.text.trimmingCharacters(in: .whitespaces)
+                guard !path.isEmpty else {
+                    self.prompt = .export(ids: ids, editor: editor)
+                    status = "Type a file name: .md, .json or .jsonl"
+                    return
+                }
+                lastExport = path
+                effect = .export(ids: ids, path: path)
             }
         case .pipe(var editor):
             let outcome = editor.apply(key)

@@ -7,7 +7,7 @@ public enum BrowserCommand: String, CaseIterable, Sendable {
     case cycleSort, help, suspend
     case previousMessage, nextMessage, previousVersion, nextVersion, outline
     case copyMessage, copyCode, copyConversation, pipe, pager, editor
-    case pin, filter, jumpToDate
+    case pin, filter, jumpToDate, export
 
     /// Its name in the config file's `[keys]`: `page_down`, `copy_message`.
     public var configName: String {
@@ -111,6 +111,8 @@ public enum KeyBindings {
         KeyBinding(.copyConversation, [.character("c")], "Copy the conversation as Markdown (the branch shown)", on: [.reader]),
         KeyBinding(.copyConversation, [.character("c")], "Copy as Markdown: the marked conversations, else the selected one", on: [.list]),
         KeyBinding(.pipe, [.character("|")], "Pipe the conversation (Markdown, exact) to a shell command", on: [.list, .reader]),
+        KeyBinding(.export, [.character("x")], "Export to a file (.md, .json, .jsonl): the marked conversations, else the selected one", on: [.list]),
+        KeyBinding(.export, [.character("x")], "Export this conversation to a file (.md, .json, .jsonl)", on: [.reader]),
         KeyBinding(.pager, [.character("o")], "Open the conversation in $PAGER (less -R)", on: [.list, .reader]),
         KeyBinding(.editor, [.character("e")], "Open the conversation in $EDITOR, read-only", on: [.list, .reader]),
         KeyBinding(.help, [.character("?")], "Show or hide this help", hint: "help"),

@@ -97,4 +97,31 @@ struct BrowserDailyUseTests {
         let printed = try runner.run(["config", "--print-default"], withDatabase: false)
         #expect(printed.status == 0 && printed.output == BrowserConfig.defaultFile())
     }
+
+    @Test("x exports the marked conversations (else the selected one, or the one being read) to a new file; an existing file is refused")
+    func exportFromBrowser() throws {
+        let runner = try BinaryRunner()
+        #expect(try runner.run(["demo", "--count", "12", "--seed", "3"]).status == 0)
+        let target = runner.folder.file("two.jsonl")
+        let tmux = try TmuxSession(width: 120, height: 14, arguments: ["--db", runner.databasePath, "--readonly"])
+        _ = try tmux.waitFor(text: "1 of 12")
+        try tmux.send("Space", "Space", "x")
+        _ = try tmux.waitFor(text: "Export 2 to:")
+        try tmux.send("C-u")
+        try tmux.type(target)
+        try tmux.send("Enter")
+        _ = try tmux.waitFor(text: "Exported 2 conversations as JSON Lines to")
+        let lines = try String(contentsOfFile: target, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 2)
+        // The same file again: refused, nothing replaced.
+        try tmux.send("Enter", "x")
+        _ = try tmux.waitFor(text: "Export to:")
+        try tmux.send("C-u")
+        try tmux.type(target)
+        try tmux.send("Enter")
+        _ = try tmux.waitFor(text: "Not exported: ")
+        #expect(try String(contentsOfFile: target, encoding: .utf8).split(separator: "\n").count == 2)
+        try tmux.send("q", "q")
+        #expect(try tmux.waitForExit() == 0)
+    }
 }

@@ -167,6 +167,16 @@ struct LayoutTests {
         #expect(!KeyBindings.helpLines(for: .results).contains { $0.contains("Delete") })
     }
 
+    @Test("the new prompts: pipe to, go to date, export to", arguments: [20, 46, 80, 200])
+    func prompts(width: Int) throws {
+        for (key, typed, name) in [("|", "wc -c", "pipe"), (":", "2025-03", "jump"), ("x", "", "export")] {
+            let browser = try Self.browser(Self.makeStore(), width: width, height: 6)
+            _ = try browser.handle(.character(Character(key)))
+            for character in typed { _ = try browser.handle(.character(character)) }
+            try expectGolden(Self.render(browser, width: width, height: 6), "prompt-\(name)-\(width)")
+        }
+    }
+
     @Test("the header at 40 columns keeps the order and the read-only label; the path is cut first")
     func narrowHeader() throws {
         let readOnly = try Self.browser(Self.makeStore(), width: 40, height: 8, readOnly: true)
