@@ -31,6 +31,17 @@ final class RawSQLite {
         }
         deinit { sqlite3_finalize(handle) }
 
+        /// The first row's integer columns, after binding integers then text.
+        func first(_ integers: [Int64], text: [String]) -> [Int64]? {
+            sqlite3_reset(handle)
+            for (index, value) in integers.enumerated() { sqlite3_bind_int64(handle, Int32(index + 1), value) }
+            for (offset, value) in text.enumerated() {
+                sqlite3_bind_text(handle, Int32(integers.count + offset + 1), value, -1, unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self))
+            }
+            guard sqlite3_step(handle) == SQLITE_ROW else { return nil }
+            return (0..<sqlite3_column_count(handle)).map { sqlite3_column_int64(handle, $0) }
+        }
+
         /// Binds integers and runs to the end, touching every column; returns the row count.
         @discardableResult
         func run(_ integers: [Int64] = [], text: [String] = []) -> Int {

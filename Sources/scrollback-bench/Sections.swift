@@ -5,6 +5,7 @@ import ScrollbackModel
 import ScrollbackStorage
 import ScrollbackTerminal
 import ScrollbackViewModels
+import TerminalText
 
 @MainActor
 enum Sections {
@@ -59,6 +60,60 @@ enum Sections {
                     figure: Measure.median(offsetTimes) / max(oursMedian, 0.000_1), figureName: "offset/ours", atLeast: 100)
             }
         }
+    }
+
+    // MARK: 1b. Filtered pages at depth
+
+    /// Filtered lists page by key too: a time filter is a range of the order's index (the
+    /// same cost at any depth); a model filter is checked as the index is walked. Each is
+    /// measured beside the same query through the C API, and deep against first.
+    static func filteredPages(big: String, report: inout Report) throws {
+        let store = try Store.open(path: big, readOnly: true)
+        let raw = try RawSQLite(path: big)
+        let middle = try rawMedianUpdated(raw)
+        let cases: [(name: String, filter: ConversationFilter, condition: String, integers: [Int64], text: [String], scans: Bool)] = [
+            ("updated since the median", ConversationFilter(since: Timestamp(milliseconds: middle)), "updated_at >= ?", [middle], [], false),
+            ("model contains 'gpt-4o'", ConversationFilter(model: "gpt-4o"), "model LIKE ? ESCAPE '\\'", [], ["%gpt-4o%"], true),
+        ]
+        for item in cases {
+            let total = try store.conversations.count(filter: item.filter)
+            let depth = max(total / 2, 1)
+            // The row before the depth, found once through OFFSET (not measured).
+            let find = try RawSQLite.Statement(
+                raw, "SELECT id, pinned, updated_at FROM conversation WHERE \(item.condition) \(order) LIMIT 1 OFFSET \(depth - 1)")
+            guard let row = find.first(item.integers, text: item.text) else { throw BenchError("no row at \(depth) for \(item.name)") }
+            let before = ConversationDTO(
+                id: row[0], publicID: "", title: "", model: nil, source: "", sourceID: nil, createdAt: Timestamp(milliseconds: 0),
+                updatedAt: Timestamp(milliseconds: row[2]), messageCount: 0, pinned: row[1] != 0)
+            // The same page through the C API: the key first, the filter's value last.
+            let rawPage = try RawSQLite.Statement(
+                raw, "SELECT \(columns) FROM conversation WHERE pinned = ? AND (updated_at, id) < (?, ?) AND \(item.condition) ORDER BY updated_at DESC, id DESC LIMIT 50")
+            let cursor = Cursor.conversation(before, order: .updated)
+            let first = try Measure.samples(100) { _ = try store.conversations.page(sort: .updated, filter: item.filter, at: .first, limit: 50) }
+            let ours = try Measure.samples(100) { _ = try store.conversations.page(sort: .updated, filter: item.filter, at: .after(cursor), limit: 50) }
+            let baseline = Measure.samples(100) {
+                rawPage.run([row[1], before.updatedAt.milliseconds, before.id] + item.integers, text: item.text)
+            }
+            report.add(
+                "filter", "\(item.name), 50 rows at row \(NumberText.grouped(depth)) of \(NumberText.grouped(total)): ours vs raw C API",
+                ours: Measure.median(ours), baseline: Measure.median(baseline), unit: "ms",
+                figure: Measure.median(ours) / max(Measure.median(baseline), 0.000_1), figureName: "ours/raw", atMost: 1.5)
+            report.add(
+                "filter", "\(item.name): the page at row \(NumberText.grouped(depth)) vs the first", ours: Measure.median(ours),
+                baseline: Measure.median(first), unit: "ms", figure: Measure.median(ours) / max(Measure.median(first), 0.000_1),
+                figureName: "deep/first", atMost: item.scans ? 10 : 1.5)
+        }
+    }
+
+    /// The median updated time, through OFFSET (not measured).
+    private static func rawMedianUpdated(_ raw: RawSQLite) throws -> Int64 {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(raw.handle, "SELECT updated_at FROM conversation ORDER BY updated_at LIMIT 1 OFFSET (SELECT count(*) / 2 FROM conversation)", -1, &statement, nil) == SQLITE_OK else {
+            throw BenchError("cannot find the median time")
+        }
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW else { throw BenchError("the database is empty") }
+        return sqlite3_column_int64(statement, 0)
     }
 
     private static func require_<T>(_ value: T?) throws -> T {
