@@ -38,7 +38,7 @@ public enum BrowserRenderer {
         if browser.showingHelp { drawHelp(browser, on: screen) }
     }
 
-    private static func drawTooSmall(on screen: any Screen) {
+    static func drawTooSmall(on screen: any Screen) {
         let note = ["Terminal too small", "need \(minimumWidth)×\(minimumHeight)"]
         for (row, line) in note.enumerated() where row < screen.height {
             screen.draw(DisplayWidth.truncated(line, to: screen.width, ellipsis: false), row: row, column: 0, style: .plain)
@@ -47,7 +47,7 @@ public enum BrowserRenderer {
 
     // MARK: Header and footer
 
-    private static func drawHeader(_ left: String, right: String, on screen: any Screen) {
+    static func drawHeader(_ left: String, right: String, on screen: any Screen) {
         let width = screen.width
         var rightPart = right.isEmpty ? "" : " " + right + " "
         // The right part (read-only) stays while the left keeps a few words of its own;
@@ -59,12 +59,12 @@ public enum BrowserRenderer {
         screen.draw(leftPart + (rightWidth > 0 ? rightPart : ""), row: 0, column: 0, style: header)
     }
 
-    private static func readOnlyLabel(_ browser: BrowserViewModel) -> String {
+    static func readOnlyLabel(_ browser: BrowserViewModel) -> String {
         guard browser.isReadOnly else { return "" }
         return browser.isSnapshot ? "[read-only snapshot]" : "[read-only]"
     }
 
-    private static func drawFooter(_ browser: BrowserViewModel, on screen: any Screen) {
+    static func drawFooter(_ browser: BrowserViewModel, on screen: any Screen) {
         let row = screen.height - 1
         let width = screen.width
         if let prompt = browser.prompt {
@@ -143,7 +143,7 @@ public enum BrowserRenderer {
         "indexing \(SearchViewModel.indexingPercent(progress))%"
     }
 
-    private static func drawPrompt(
+    static func drawPrompt(
         _ prompt: BrowserViewModel.Prompt, of browser: BrowserViewModel, note: String?, row: Int, on screen: any Screen
     ) {
         var width = screen.width
@@ -182,258 +182,6 @@ public enum BrowserRenderer {
             screen.draw(text, row: row, column: labelWidth, style: editor.isAllSelected ? selection : .plain)
             screen.placeCursor(row: row, column: labelWidth + cursorColumn)
         }
-    }
-
-    // MARK: List
-
-    private static func drawList(_ browser: BrowserViewModel, on screen: any Screen) {
-        let list = browser.list
-        drawListHeader(browser, on: screen)
-        guard list.total > 0 else {
-            if list.filter.isEmpty {
-                drawEmptyState(on: screen)
-            } else {
-                let note = DisplayWidth.truncated("No conversation passes the filter: f changes it, Esc clears it", to: screen.width - 2)
-                screen.draw(note, row: 2, column: 1, style: TextStyle(bold: true))
-            }
-            return
-        }
-        let now = browser.now()
-        let rows = list.visibleRows.prefix(max(screen.height - 2, 0))
-        let layout = ListLayout(rows.map(\.conversation), order: list.order, width: screen.width, now: now)
-        for (offset, item) in rows.enumerated() {
-            let line = layout.row(item.conversation, marked: list.marks.contains(item.conversation.id))
-            var style = list.marks.contains(item.conversation.id) ? marked : .plain
-            if item.index == list.selection { style.reverse = true }
-            screen.draw(line, row: 1 + offset, column: 0, style: style)
-        }
-    }
-
-    /// `scrollback — PATH · by updated`, the path shortened first (from its start, keeping
-    /// the file name) so that the order and the read-only label always show.
-    private static func drawListHeader(_ browser: BrowserViewModel, on screen: any Screen) {
-        let filter = browser.list.filter.isEmpty ? "" : " · " + UntrustedText.sanitized(browser.list.filter.description)
-        let order = " · by \(browser.list.order.rawValue)" + filter
-        let right = readOnlyLabel(browser)
-        let rightWidth = right.isEmpty ? 0 : min(DisplayWidth.of(right) + 2, screen.width < 30 ? 6 : .max)
-        let room = screen.width - rightWidth - DisplayWidth.of(" scrollback — " + order) - 1
-        let path = shortenedPath(UntrustedText.sanitized(browser.databasePath), to: room)
-        var left = (path.isEmpty ? "scrollback" : "scrollback — " + path) + order
-        if DisplayWidth.of(" " + left) > screen.width - rightWidth {
-            // Too narrow for the name: the order is what matters.
-            left = "by \(browser.list.order.rawValue)" + filter
-        }
-        drawHeader(left, right: right, on: screen)
-    }
-
-    /// The path cut from the left (`…/scrollback/history.sqlite`) to fit `width` columns;
-    /// empty when not even the ellipsis and a few characters of the name fit.
-    static func shortenedPath(_ path: String, to width: Int) -> String {
-        if DisplayWidth.of(path) <= width { return path }
-        guard width >= 6 else { return "" }
-        var kept: [Character] = []
-        var used = 1
-        for character in path.reversed() {
-            let cells = DisplayWidth.of(character)
-            if used + cells > width { break }
-            kept.append(character)
-            used += cells
-        }
-        return "…" + String(kept.reversed())
-    }
-
-    /// The list's columns for the rows on screen: each as wide as what those rows need
-    /// (the model column up to a third of the screen), the title taking the rest.
-    struct ListLayout {
-        let order: ConversationOrder
-        let width: Int
-        let now: Timestamp
-        let modelWidth: Int
-        let countWidth: Int
-        let timeWidth: Int
-
-        init(_ conversations: [ConversationDTO], order: ConversationOrder, width: Int, now: Timestamp) {
-            self.order = order
-            self.width = width
-            self.now = now
-            let times = conversations.map { DisplayWidth.of(Self.time(of: $0, order: order, now: now)) }
-            let counts = conversations.map { NumberText.grouped($0.messageCount).count }
-            let models = conversations.map { DisplayWidth.of(Self.model(of: $0)) }
-            let time = max(times.max() ?? 0, 3)
-            let count = max(counts.max() ?? 0, 1)
-            if width >= 80 {
-                (modelWidth, countWidth, timeWidth) = (min(max(models.max() ?? 1, 1), max(width / 3, 16)), count, time)
-            } else if width >= 46 {
-                (modelWidth, countWidth, timeWidth) = (0, count, time)
-            } else if width >= 32 {
-                (modelWidth, countWidth, timeWidth) = (0, 0, time)
-            } else {
-                (modelWidth, countWidth, timeWidth) = (0, 0, 0)
-            }
-        }
-
-        static func time(of conversation: ConversationDTO, order: ConversationOrder, now: Timestamp) -> String {
-            TimeText.relative(order == .created ? conversation.createdAt : conversation.updatedAt, now: now)
-        }
-
-        /// The model, or `–` when the export did not say.
-        static func model(of conversation: ConversationDTO) -> String {
-            conversation.model.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : UntrustedText.sanitized($0) } ?? "–"
-        }
-
-        /// One row, exactly `width` cells: mark, title, then model, message count and time
-        /// as the layout has room for.
-        func row(_ conversation: ConversationDTO, marked: Bool) -> String {
-            var title = UntrustedText.sanitized(conversation.title)
-            if conversation.pinned { title = "⚑ " + title }
-            var columns: [String] = []
-            if modelWidth > 0 { columns.append(DisplayWidth.fitted(Self.model(of: conversation), to: modelWidth)) }
-            if countWidth > 0 { columns.append(DisplayWidth.rightAligned(NumberText.grouped(conversation.messageCount), to: countWidth)) }
-            if timeWidth > 0 { columns.append(DisplayWidth.rightAligned(Self.time(of: conversation, order: order, now: now), to: timeWidth)) }
-            let tail = columns.map { "  " + $0 }.joined()
-            let titleWidth = width - 2 - DisplayWidth.of(tail) - 1
-            return DisplayWidth.fitted((marked ? "*" : " ") + " " + DisplayWidth.fitted(title, to: max(titleWidth, 1)) + tail + " ", to: width)
-        }
-    }
-
-    private static func drawEmptyState(on screen: any Screen) {
-        let lines = [
-            "No conversations yet.", "",
-            "Bring in your history: scrollback import PATH",
-            "or make sample data:   scrollback demo",
-        ]
-        let first = max(1, (screen.height - lines.count) / 2)
-        for (offset, line) in lines.enumerated() where first + offset < screen.height - 1 {
-            let text = DisplayWidth.truncated(line, to: screen.width - 2)
-            let column = max(0, (screen.width - DisplayWidth.of(text)) / 2)
-            screen.draw(text, row: first + offset, column: column, style: offset == 0 ? TextStyle(bold: true) : .plain)
-        }
-    }
-
-    // MARK: Reader
-
-    private static func drawReader(_ browser: BrowserViewModel, on screen: any Screen) {
-        guard let reader = browser.reader else { return }
-        let conversation = reader.conversation
-        drawHeader(UntrustedText.sanitized(conversation.title), right: readOnlyLabel(browser), on: screen)
-        for (offset, line) in reader.visibleLines.enumerated() {
-            let row = 1 + offset
-            guard row < screen.height - 1 else { break }
-            var style: TextStyle
-            switch line.style {
-            case .header(let role):
-                style = roleStyle(role)
-                // The focused message's header stands out (in reverse, so without colour too).
-                if line.position == reader.focus { style.reverse = true }
-            case .code: style = palette[.code]
-            case .fence: style = palette[.fence]
-            case .text, .blank: style = .plain
-            }
-            drawHighlighted(line.text, terms: reader.highlights, row: row, column: 0, width: screen.width, style: style, on: screen)
-        }
-    }
-
-    // MARK: Outline
-
-    /// One line per branch, indented by its branch points (two cells each, at most a third of
-    /// the width), `#place role: first line` (no role below 40 columns); the branch shown is
-    /// marked `●`.
-    private static func drawOutline(_ browser: BrowserViewModel, on screen: any Screen) {
-        guard let outline = browser.outline, let reader = browser.reader else { return }
-        let count = outline.entries.count
-        drawHeader(
-            "\(NumberText.grouped(count)) branch\(count == 1 ? "" : "es") · " + UntrustedText.sanitized(reader.conversation.title),
-            right: readOnlyLabel(browser), on: screen)
-        let width = screen.width
-        for (offset, entry) in outline.visibleEntries.enumerated() {
-            let row = 1 + offset
-            guard row < screen.height - 1 else { break }
-            let indent = String(repeating: " ", count: min(entry.level * 2, width / 3))
-            // Narrow: the text matters more than the role.
-            let role = width >= 40 ? "\(entry.role.rawValue): " : ""
-            let text = indent + (entry.isShown ? "● " : "  ") + "#\(entry.place) " + role + entry.firstLine
-            var style = TextStyle(bold: entry.isShown)
-            if outline.top + offset == outline.selection { style.reverse = true }
-            screen.draw(DisplayWidth.fitted(text, to: width), row: row, column: 0, style: style)
-        }
-    }
-
-    static func roleStyle(_ role: Role) -> TextStyle {
-        switch role {
-        case .user: palette[.user]
-        case .assistant: palette[.assistant]
-        case .system: palette[.system]
-        case .tool: palette[.tool]
-        }
-    }
-
-    // MARK: Search
-
-    private static func drawSearch(_ browser: BrowserViewModel, on screen: any Screen) {
-        guard let search = browser.search else { return }
-        let more = search.isComplete ? "" : "+"
-        drawHeader(
-            "search “\(UntrustedText.sanitized(search.query))” · \(NumberText.grouped(search.hits.count))\(more) match\(search.hits.count == 1 && more.isEmpty ? "" : "es")",
-            right: readOnlyLabel(browser), on: screen)
-        let width = screen.width
-        let now = browser.now()
-        for (offset, item) in search.visibleHits.enumerated() {
-            let row = 1 + offset * 2
-            guard row + 1 < screen.height - 1 else { break }
-            let hit = item.hit
-            let place = hit.message.map { "#\($0.position + 1) \($0.role.rawValue)" } ?? "title"
-            let date = " " + TimeText.relative(hit.message?.createdAt ?? hit.conversation.createdAt, now: now) + " "
-            let title =
-                DisplayWidth.fitted(
-                    "  " + UntrustedText.sanitized(hit.conversation.title) + "  · " + place, to: width - DisplayWidth.of(date))
-                + date
-            var titleStyle = TextStyle(bold: true)
-            if item.index == search.selection { titleStyle.reverse = true }
-            guard hit.message != nil else {
-                // The title is what matched: its words are marked there.
-                drawHighlighted(title, terms: search.terms, row: row, column: 0, width: width, style: titleStyle, on: screen)
-                // The title above is what matched: no snippet repeating it.
-                let count = hit.conversation.messageCount
-                let note = "title match · \(NumberText.grouped(count)) message\(count == 1 ? "" : "s")"
-                screen.draw(DisplayWidth.truncated(note, to: width - 4), row: row + 1, column: 4, style: hint)
-                continue
-            }
-            screen.draw(title, row: row, column: 0, style: titleStyle)
-            let snippet = DisplayWidth.truncated(UntrustedText.sanitized(hit.snippet), to: width - 4)
-            drawHighlighted(snippet, terms: search.terms, row: row + 1, column: 4, width: width - 4, style: .plain, on: screen)
-        }
-    }
-
-    // MARK: Help
-
-    /// The keys of the screen the help was opened from, in a box; when they do not fit,
-    /// they scroll (j k PgDn PgUp g G) and the box says where it is.
-    private static func drawHelp(_ browser: BrowserViewModel, on screen: any Screen) {
-        let lines = browser.keymap.helpLines(for: browser.screen, wheelStep: browser.wheelStep)
-        let boxWidth = min(screen.width - 2, (lines.map { DisplayWidth.of($0) }.max() ?? 0) + 4)
-        let boxHeight = min(screen.height - 2, lines.count + 2)
-        guard boxWidth >= 6, boxHeight >= 3 else { return }
-        let left = (screen.width - boxWidth) / 2
-        let top = (screen.height - boxHeight) / 2
-        let inner = boxWidth - 2
-        let visible = boxHeight - 2
-        let first = min(browser.helpTop, max(lines.count - visible, 0))
-        let scrolls = lines.count > visible
-        let name = " \(browser.screen.title): keys — \(scrolls ? "j k scroll, " : "")any other key closes "
-        let title = DisplayWidth.truncated(name, to: inner, ellipsis: false)
-        let topBorder = "┌" + title + String(repeating: "─", count: inner - DisplayWidth.of(title)) + "┐"
-        screen.draw(topBorder, row: top, column: left, style: TextStyle(bold: true))
-        for index in 0..<visible {
-            let line = first + index
-            let text = line < lines.count ? lines[line] : ""
-            screen.draw("│" + DisplayWidth.fitted(" " + text, to: inner) + "│", row: top + 1 + index, column: left, style: .plain)
-        }
-        var bottom = String(repeating: "─", count: inner)
-        if scrolls {
-            let place = DisplayWidth.truncated(" \(first + 1)–\(first + visible) of \(lines.count) ", to: inner, ellipsis: false)
-            bottom = String(repeating: "─", count: max(inner - DisplayWidth.of(place), 0)) + place
-        }
-        screen.draw("└" + bottom + "┘", row: top + boxHeight - 1, column: left, style: TextStyle(bold: true))
     }
 
     // MARK: Helpers

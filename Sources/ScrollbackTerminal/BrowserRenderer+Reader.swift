@@ -1,0 +1,28 @@
+import Foundation
+import ScrollbackModel
+import ScrollbackViewModels
+import TerminalText
+
+/// Drawing the reader screen.
+extension BrowserRenderer {
+    static func drawReader(_ browser: BrowserViewModel, on screen: any Screen) {
+        guard let reader = browser.reader else { return }
+        let conversation = reader.conversation
+        drawHeader(UntrustedText.sanitized(conversation.title), right: readOnlyLabel(browser), on: screen)
+        for (offset, line) in reader.visibleLines.enumerated() {
+            let row = 1 + offset
+            guard row < screen.height - 1 else { break }
+            var style: TextStyle
+            switch line.style {
+            case .header(let role):
+                style = roleStyle(role)
+                // The focused message's header stands out (in reverse, so without colour too).
+                if line.position == reader.focus { style.reverse = true }
+            case .code: style = palette[.code]
+            case .fence: style = palette[.fence]
+            case .text, .blank: style = .plain
+            }
+            drawHighlighted(line.text, terms: reader.highlights, row: row, column: 0, width: screen.width, style: style, on: screen)
+        }
+    }
+}

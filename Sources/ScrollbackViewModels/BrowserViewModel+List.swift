@@ -1,0 +1,128 @@
+import Foundation
+import ScrollbackModel
+import TerminalText
+
+/// The list screen: its keys' handling, and what acts on the selected or marked conversations.
+extension BrowserViewModel {
+    func handleInList(_ command: BrowserCommand) throws -> Bool {
+        switch command {
+        case .down: try list.move(by: 1)
+        case .up: try list.move(by: -1)
+        case .pageDown: try list.pageDown()
+        case .pageUp: try list.pageUp()
+        case .halfPageDown: try list.halfPageDown()
+        case .halfPageUp: try list.halfPageUp()
+        case .top: try list.moveToStart()
+        case .bottom: try list.moveToEnd()
+        case .open: try openSelected()
+        case .back:
+            // Esc clears the marks first, then the filter.
+            if !list.marks.isEmpty {
+                list.clearMarks()
+                status = "Marks cleared"
+            } else if !list.filter.isEmpty {
+                try list.setFilter(.none)
+                status = "Filter cleared: every conversation"
+            }
+        case .filter:
+            prompt = .filter(editor: LineEditor(text: list.filter.description, selected: true))
+        case .jumpToDate:
+            guard list.order != .title else {
+                status = "Going to a date needs the updated or created order (s changes it)"
+                break
+            }
+            prompt = .jump(editor: LineEditor())
+        case .quit: return false
+        case .search: openSearchPrompt()
+        case .nextMatch, .previousMatch:
+            if search != nil { mode = .searchResults } else { status = "No search yet: / searches" }
+        case .rename:
+            guard let selected = list.selected, allowWrite("rename") else { break }
+            prompt = .rename(id: selected.id, editor: LineEditor(text: selected.title))
+        case .delete:
+            guard let selected = list.selected, allowWrite("delete") else { break }
+            openQuestion(ids: [selected.id], titles: [selected.title], messages: selected.messageCount)
+        case .toggleMark:
+            list.toggleMark()
+            try list.move(by: 1)
+        case .deleteMarked:
+            guard allowWrite("delete") else { break }
+            guard !list.marks.isEmpty else {
+                status = "Nothing is marked: Space marks a conversation"
+                break
+            }
+            // What is asked about is what is there now: marks another process deleted go.
+            try list.pruneMarks()
+            let order = list.order
+            let marked = try repositories.conversations.conversations(ids: list.marks.sorted())
+                .sorted { order.sorts($0, before: $1) }
+            guard !marked.isEmpty else {
+                status = "The marked conversations were deleted meanwhile, by another process"
+                break
+            }
+            openQuestion(
+                ids: marked.map(\.id), titles: marked.prefix(3).map(\.title),
+                messages: marked.reduce(0) { $0 + $1.messageCount })
+        case .undo: try undo()
+        case .cycleSort:
+            let orders = ConversationOrder.allCases
+            let next = orders[((orders.firstIndex(of: list.order) ?? 0) + 1) % orders.count]
+            try list.setOrder(next)
+            if !isReadOnly { try repositories.settings.set(next, for: .listSort) }
+            status = "Sorted by \(next.rawValue)"
+        case .help: openHelp()
+        case .suspend: break  // the front end's (it owns the terminal)
+        case .previousMessage, .nextMessage, .previousVersion, .nextVersion, .outline:
+            status = "Open a conversation (Enter) to do that"
+        case .pin:
+            guard allowWrite("pin") else { break }
+            let ids = list.marks.isEmpty ? list.selected.map { [$0.id] } ?? [] : list.marks.sorted()
+            try pin(ids: ids)
+        case .export:
+            // Reading only: allowed in --readonly too.
+            let order = list.order
+            let ids = list.marks.isEmpty
+                ? list.selected.map { [$0.id] } ?? []
+                : try repositories.conversations.conversations(ids: list.marks.sorted()).sorted { order.sorts($0, before: $1) }.map(\.id)
+            guard !ids.isEmpty else { break }
+            openExportPrompt(ids: ids)
+        case .copyMessage:
+            status = "Open a conversation (Enter) to copy one message; c copies it as Markdown"
+        case .copyCode, .copyConversation:
+            try copyConversations()
+        case .pipe, .pager, .editor:
+            guard let selected = list.selected else { break }
+            try hand(selected, branch: nil, to: command)
+        }
+        return true
+    }
+
+    /// `c` (and `Y`) in the list: the marked conversations, else the selected one, as
+    /// Markdown, one after another as `export` writes them.
+    func copyConversations() throws {
+        let ids = list.marks.isEmpty ? list.selected.map { [$0.id] } ?? [] : list.marks.sorted()
+        guard !ids.isEmpty else { return }
+        guard ids.count <= Self.copyLimit else {
+            status = "Too many to copy (\(NumberText.grouped(ids.count)) marked): scrollback export writes them to a file"
+            return
+        }
+        let order = list.order
+        let conversations = try repositories.conversations.conversations(ids: ids).sorted { order.sorts($0, before: $1) }
+        guard !conversations.isEmpty else { return }
+        let text = try conversations.map { try markdown(of: $0, branch: nil) }.joined(separator: "\n---\n\n")
+        let what = conversations.count == 1 ? "the conversation as Markdown" : "\(NumberText.grouped(conversations.count)) conversations as Markdown"
+        effect = .copy(text: text, what: what)
+    }
+
+    func openExportPrompt(ids: [Int64]) {
+        let day = String(now().iso8601.prefix(10))
+        let suggested = lastExport ?? "scrollback-\(day).md"
+        prompt = .export(ids: ids, editor: LineEditor(text: suggested, selected: true))
+    }
+
+    func openSelected() throws {
+        guard let conversation = list.selected else { return }
+        try openReader(conversation, at: 0, highlights: [])
+        readerOrigin = .list
+    }
+}

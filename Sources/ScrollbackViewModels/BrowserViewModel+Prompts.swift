@@ -1,0 +1,174 @@
+import Foundation
+import ScrollbackModel
+import TerminalText
+
+/// The prompts (the delete question and the line editors) and the keys they take.
+extension BrowserViewModel {
+    // MARK: Prompts
+    func openQuestion(ids: [Int64], titles: [String], messages: Int) {
+        prompt = .confirmDelete(ids: ids, titles: titles, messages: messages)
+        questionShown = false
+    }
+
+    func handleInPrompt(_ key: Key) throws {
+        // The prompt is moved out while its editor changes, so that the editor's text has a
+        // single owner and is not copied at every key (which made long pastes quadratic).
+        guard let prompt = self.prompt.take() else { return }
+        switch consume prompt {
+        case .confirmDelete(let ids, let titles, let messages):
+            self.prompt = .confirmDelete(ids: ids, titles: titles, messages: messages)
+            switch key {
+            case .character("y"), .character("Y"):
+                guard questionShown else { break }
+                self.prompt = nil
+                try delete(ids: ids)
+            case .character("n"), .character("N"), .escape, .character("q"):
+                self.prompt = nil
+                status = "Nothing deleted"
+            default:
+                break
+            }
+        case .rename(let id, var editor):
+            let outcome = editor.apply(key)
+            noteIfCut(editor)
+            switch outcome {
+            case .editing:
+                self.prompt = .rename(id: id, editor: editor)
+            case .cancelled:
+                status = "Rename cancelled"
+            case .submitted:
+                guard editor.isEdited else {
+                    // The title stays exactly as it was, whatever it holds.
+                    status = "Title unchanged"
+                    return
+                }
+                let title = editor.text.trimmingCharacters(in: .whitespaces)
+                guard !title.isEmpty else {
+                    self.prompt = .rename(id: id, editor: editor)
+                    status = "A title cannot be empty"
+                    return
+                }
+                do {
+                    try rename(id: id, to: title)
+                } catch StorageError.busy {
+                    // Typed text is never lost to another process's write: the editor stays.
+                    self.prompt = .rename(id: id, editor: editor)
+                    status = "The database is busy (another process is writing): Enter tries again, Esc gives up"
+                }
+            }
+        case .search(var editor):
+            let typed = editor.text
+            let outcome = editor.apply(key)
+            noteIfCut(editor)
+            switch outcome {
+            case .editing:
+                self.prompt = .search(editor: editor)
+                if editor.text != typed { searchAsTyped(editor.text) }
+            case .cancelled:
+                cancelSearchPrompt()
+            case .submitted:
+                try submitSearch(editor.text)
+            }
+        case .find(var editor):
+            let outcome = editor.apply(key)
+            noteIfCut(editor)
+            switch outcome {
+            case .editing:
+                self.prompt = .find(editor: editor)
+            case .cancelled:
+                break
+            case .submitted:
+                try find(editor.text)
+            }
+        case .filter(var editor):
+            let outcome = editor.apply(key)
+            noteIfCut(editor)
+            switch outcome {
+            case .editing:
+                self.prompt = .filter(editor: editor)
+            case .cancelled:
+                break
+            case .submitted:
+                do {
+                    let filter = try ConversationFilter.parse(editor.text, now: now())
+                    try list.setFilter(filter)
+                    status = filter.isEmpty ? "Filter cleared: every conversation" : "Filtered — Esc clears"
+                } catch let error as FilterError {
+                    // The words stay for fixing.
+                    self.prompt = .filter(editor: editor)
+                    status = UntrustedText.sanitized(error.message)
+                }
+            }
+        case .jump(var editor):
+            let outcome = editor.apply(key)
+            noteIfCut(editor)
+            switch outcome {
+            case .editing:
+                self.prompt = .jump(editor: editor)
+            case .cancelled:
+                break
+            case .submitted:
+                let text = editor.text.trimmingCharacters(in: .whitespaces)
+                guard !text.isEmpty else { return }
+                do {
+                    // A date means its end: the newest conversation on or before that day.
+                    // The end of a day, or just after a time: the newest at or before it.
+                    let end = try ConversationFilter.time(text, now: now(), end: true)
+                    let isAgo = text.last.map { "dwmy".contains($0) } ?? false
+                    let time = isAgo ? end : Timestamp(milliseconds: end.milliseconds &- 1)
+                    if try list.jump(toTimeAtOrBefore: time) {
+                        status = "The newest conversation \(list.order == .created ? "created" : "updated") at or before \(UntrustedText.sanitized(text))"
+                    } else {
+                        status = "Nothing that old: the last conversation is newer than \(UntrustedText.sanitized(text))"
+                    }
+                } catch let error as FilterError {
+                    self.prompt = .jump(editor: editor)
+                    status = UntrustedText.sanitized(error.message)
+                }
+            }
+        case .export(let ids, var editor):
+            let outcome = editor.apply(key)
+            noteIfCut(editor)
+            switch outcome {
+            case .editing:
+                self.prompt = .export(ids: ids, editor: editor)
+            case .cancelled:
+                status = "Nothing exported"
+            case .submitted:
+                let path = editor.text.trimmingCharacters(in: .whitespaces)
+                guard !path.isEmpty else {
+                    self.prompt = .export(ids: ids, editor: editor)
+                    status = "Type a file name: .md, .json or .jsonl"
+                    return
+                }
+                lastExport = path
+                effect = .export(ids: ids, path: path)
+            }
+        case .pipe(var editor):
+            let outcome = editor.apply(key)
+            noteIfCut(editor)
+            switch outcome {
+            case .editing:
+                self.prompt = .pipe(editor: editor)
+            case .cancelled:
+                pipeSource = nil
+                status = "Nothing piped"
+            case .submitted:
+                let command = editor.text.trimmingCharacters(in: .whitespaces)
+                guard !command.isEmpty, let source = pipeSource else {
+                    pipeSource = nil
+                    status = "Nothing piped: type a command (wc -c, pbcopy, grep -n TODO…)"
+                    return
+                }
+                lastPipe = command
+                pipeSource = nil
+                effect = .pipe(command: command, input: try markdown(of: source.conversation, branch: source.branch))
+            }
+        }
+    }
+
+
+    func noteIfCut(_ editor: LineEditor) {
+        if editor.wasCut { status = "cut to \(NumberText.grouped(editor.limit)) characters" }
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import ScrollbackModel
+import TerminalText
+
+/// The reader screen: its keys' handling, finding in the conversation, and following other processes' changes to it.
+extension BrowserViewModel {
+    func handleInReader(_ command: BrowserCommand) throws {
+        guard let reader else {
+            mode = .list
+            return
+        }
+        switch command {
+        case .down: try reader.scroll(by: 1)
+        case .up: try reader.scroll(by: -1)
+        case .pageDown, .open: try reader.pageDown()
+        case .pageUp: try reader.pageUp()
+        case .halfPageDown: try reader.halfPageDown()
+        case .halfPageUp: try reader.halfPageUp()
+        case .top: try reader.toStart()
+        case .bottom: try reader.toEnd()
+        case .back, .quit:
+            mode = readerOrigin
+            self.reader = nil
+        case .nextMatch, .previousMatch:
+            if reader.find != nil {
+                let wrapped = try reader.moveToMatch(forward: command == .nextMatch)
+                if reader.find?.positions.count == 1 {
+                    status = "The only match in this conversation"
+                } else if wrapped {
+                    status = command == .nextMatch ? "Wrapped to the first match" : "Wrapped to the last match"
+                }
+                return
+            }
+            // n and N stay in this conversation: the next hit elsewhere is for the results.
+            status =
+                readerOrigin == .searchResults
+                ? "No match in the text of this branch (Esc goes back to the results)"
+                : "No search yet: / finds in this conversation"
+        case .search: prompt = .find(editor: LineEditor(text: lastQuery, selected: true))
+        case .help: openHelp()
+        case .suspend: break  // the front end's (it owns the terminal)
+        case .toggleMark, .deleteMarked, .cycleSort, .filter, .jumpToDate:
+            status = "Back to the list (Esc) to do that"
+        case .rename:
+            // The conversation being read, as in the list.
+            guard allowWrite("rename") else { return }
+            prompt = .rename(id: reader.conversation.id, editor: LineEditor(text: reader.conversation.title))
+        case .delete:
+            guard allowWrite("delete") else { return }
+            openQuestion(ids: [reader.conversation.id], titles: [reader.conversation.title], messages: reader.conversation.messageCount)
+        case .undo:
+            try undo()
+            try refreshReader()
+        case .export:
+            openExportPrompt(ids: [reader.conversation.id])
+        case .pin:
+            guard allowWrite("pin") else { return }
+            try pin(ids: [reader.conversation.id])
+            if let fresh = try repositories.conversations.conversation(id: reader.conversation.id) { try reader.reload(fresh) }
+        case .copyMessage:
+            guard let message = reader.focusedMessage else { return }
+            effect = .copy(text: message.content, what: "message \(NumberText.grouped(reader.focus + 1))")
+        case .copyCode:
+            guard let block = reader.codeBlockUnderCursor else {
+                status = "No code block in this message (y copies the message; { } move between messages)"
+                return
+            }
+            effect = .copy(
+                text: block.text,
+                what: block.count == 1
+                    ? "the code block of message \(NumberText.grouped(reader.focus + 1))"
+                    : "code block \(block.index + 1) of \(block.count) of message \(NumberText.grouped(reader.focus + 1))")
+        case .copyConversation:
+            effect = .copy(text: try markdown(of: reader.conversation, branch: reader.branch), what: "the conversation as Markdown")
+        case .pipe, .pager, .editor:
+            try hand(reader.conversation, branch: reader.branch, to: command)
+        case .previousMessage, .nextMessage:
+            if try !reader.moveFocus(by: command == .nextMessage ? 1 : -1) {
+                status = command == .nextMessage ? "The last message" : "The first message"
+            }
+        case .previousVersion, .nextVersion:
+            let forward = command == .nextVersion
+            if let place = try reader.switchSibling(by: forward ? 1 : -1) {
+                status = "Version \(NumberText.grouped(place.index + 1)) of \(NumberText.grouped(place.count))" + choiceNote(reader)
+            } else if let place = reader.focusedSiblings {
+                let count = NumberText.grouped(place.count)
+                status = forward ? "The last of \(count) versions" : "The first of \(count) versions"
+            } else {
+                status = "This message has no other version (] and [ switch at ‹ 2/3 ›)"
+            }
+        case .outline:
+            guard let tree = reader.tree else {
+                status = "One branch: no other versions in this conversation"
+                return
+            }
+            let outline = try OutlineViewModel(tree: tree, messages: repositories.messages, shownLeaf: reader.branch.leaf)
+            outline.viewportHeight = contentHeight
+            self.outline = outline
+            mode = .outline
+        }
+    }
+
+    /// After a branch was chosen: whether the choice lasts only until quitting, and why.
+    func choiceNote(_ reader: ReaderViewModel) -> String {
+        if isReadOnly { return " · kept until you quit (read-only)" }
+        guard let failure = reader.choiceFailure else { return "" }
+        let reason = String(describing: failure).split(whereSeparator: \.isNewline).joined(separator: " ")
+        return " · kept until you quit: " + UntrustedText.sanitized(reason)
+    }
+
+    // MARK: Find in the conversation
+    func find(_ text: String) throws {
+        guard let reader else { return }
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else {
+            reader.clearFind()
+            return
+        }
+        lastQuery = trimmed
+        let positions = try matchingPositions(of: trimmed, in: reader)
+        guard !positions.isEmpty else {
+            reader.clearFind()
+            status = reader.tree == nil
+                ? "Not in this conversation: “\(UntrustedText.sanitized(trimmed))”"
+                : "Not on this branch: “\(UntrustedText.sanitized(trimmed))” (/ searches every branch from the list)"
+            return
+        }
+        try reader.setFind(query: trimmed, positions: positions)
+    }
+
+    /// The positions along the branch shown of the messages that match `query`.
+    func matchingPositions(of query: String, in reader: ReaderViewModel) throws -> [Int] {
+        if reader.branch.path != nil {
+            return reader.positions(of: try repositories.search.matchingMessageIDs(conversationID: reader.conversation.id, query: query)) ?? []
+        }
+        return try repositories.search.matchingPositions(conversationID: reader.conversation.id, query: query)
+    }
+
+    func openReader(_ conversation: ConversationDTO, at position: Int, highlights: [String]) throws {
+        let reader = try makeReader(conversation, highlights: highlights)
+        try reader.open(at: position)
+        self.reader = reader
+        mode = .reader
+    }
+
+    func makeReader(_ conversation: ConversationDTO, highlights: [String]) throws -> ReaderViewModel {
+        let reader = try ReaderViewModel(
+            conversation: conversation, messages: repositories.messages, width: max(width, 1), highlights: highlights,
+            remembersChoices: !isReadOnly)
+        reader.viewportHeight = contentHeight
+        reader.dateFormat = dateFormat
+        return reader
+    }
+
+    /// After another process's change: the conversation being read shows its new messages
+    /// and branches (the outline too), or, deleted, the screen it was opened from says so.
+    func refreshReader() throws {
+        guard let reader else { return }
+        guard let fresh = try repositories.conversations.conversation(id: reader.conversation.id) else {
+            let title = DisplayWidth.truncated(UntrustedText.sanitized(reader.conversation.title), to: 40)
+            self.reader = nil
+            outline = nil
+            if mode == .reader || mode == .outline { mode = readerOrigin }
+            status = "“\(title)” was deleted by another process"
+            return
+        }
+        let treeBefore = reader.tree?.count
+        try reader.reload(fresh)
+        // What is being found is found again in the text as it is now, the same match kept.
+        if let find = reader.find {
+            let current = find.positions.indices.contains(find.current) ? find.positions[find.current] : nil
+            let positions = try matchingPositions(of: find.query, in: reader)
+            if positions.isEmpty {
+                reader.clearFind()
+            } else {
+                try reader.setFind(query: find.query, positions: positions, keeping: current)
+            }
+        }
+        if let outline, let tree = reader.tree {
+            guard tree.count != treeBefore else { return }
+            let rebuilt = try OutlineViewModel(
+                tree: tree, messages: repositories.messages, shownLeaf: reader.branch.leaf, selecting: outline.selected?.leaf)
+            rebuilt.viewportHeight = outline.viewportHeight
+            self.outline = rebuilt
+        } else if outline != nil {
+            outline = nil
+            mode = .reader
+        }
+    }
+}
