@@ -28,7 +28,9 @@ enum ConfigLocation {
         guard let data = FileManager.default.contents(atPath: path) else {
             return failed("\(path): cannot read it; the defaults are used")
         }
-        guard let text = String(data: data, encoding: .utf8) else { return failed("\(path) is not UTF-8 text; the defaults are used") }
+        // Bytes that are not UTF-8 become U+FFFD: the lines holding them are reported and left
+        // out, the others still count.
+        let text = String(decoding: data, as: UTF8.self)
         return BrowserConfig.parse(text, name: PathText.lastComponent(of: path))
     }
 

@@ -102,12 +102,23 @@ struct ExportCommand {
     /// that exists. Returns what the footer says.
     static func exportFromBrowser(ids: [Int64], path given: String, store: Store, environment: [String: String]) -> String {
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        let path = given.hasPrefix("~/") ? home + given.dropFirst() : given
-        let format: ExportFormat = path.hasSuffix(".jsonl") ? .jsonl : path.hasSuffix(".json") ? .json : .md
+        let path = given == "~" ? home : given.hasPrefix("~/") ? home + given.dropFirst() : given
+        let lowered = path.lowercased()
+        let format: ExportFormat = lowered.hasSuffix(".jsonl") ? .jsonl : lowered.hasSuffix(".json") ? .json : .md
         do {
+            // The browser's own words: it has no --force or --out-dir.
+            var status = stat()
+            if lstat(path, &status) == 0 {
+                let folder = status.st_mode & S_IFMT == S_IFDIR
+                return UntrustedText.sanitized(
+                    "Not exported: \(path) \(folder ? "is a folder; give a file name in it" : "exists; choose another name (nothing is replaced from here)")")
+            }
             try ExportTarget.checkFile(path, force: false)
             try ExportTarget.refuseDatabase(path, database: store.path)
             let conversations = try store.conversations.conversations(ids: ids)
+            guard !conversations.isEmpty else {
+                return "Not exported: \(ids.count == 1 ? "that conversation was" : "they were") deleted meanwhile, by another process; no file written"
+            }
             let file = try ExportFile(replacing: path)
             let count: Int
             do {

@@ -58,7 +58,8 @@ struct SearchCommand {
             return
         }
         if page.items.isEmpty {
-            console.errorLine(cursor == nil ? "Nothing matches '\(OutputFormat.line(query))'." : "No more matches.")
+            let filtered = filter.isEmpty ? "" : " among the conversations that pass \(filter.description)"
+            console.errorLine(cursor == nil ? "Nothing matches '\(OutputFormat.line(query))'\(filtered)." : "No more matches.")
             return
         }
         // Bold only where a terminal can show it: not with NO_COLOR, not on TERM=dumb or none.

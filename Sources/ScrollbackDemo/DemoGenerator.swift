@@ -151,10 +151,10 @@ public struct DemoGenerator: Sendable {
             start -= overshoot
             for index in messages.indices { messages[index].createdAt -= overshoot }
         }
-        // A handful pinned, as people do (about one in 2,000).
+        // A handful pinned, as people do: four of the first forty, then about one in 2,000.
         return DemoConversation(
             publicID: random.uuid(), title: title, model: random.pick(DemoVocabulary.models), createdAt: start,
-            pinned: random.below(2_000) == 0, messages: messages)
+            pinned: random.below(2_000) == 0 || (index < 40 && index % 12 == 3), messages: messages)
     }
 
     private static let questionParts: [(String, String)] = DemoVocabulary.questions.map { template in

@@ -68,8 +68,10 @@ public struct ConversationFilter: Sendable, Hashable {
         return words.joined(separator: " ")
     }
 
+    /// In quotes when it holds a space, a quote or a backslash (`\"` and `\\` inside).
     private static func quotedIfNeeded(_ text: String) -> String {
-        text.contains(where: { $0.isWhitespace || $0 == "\"" }) ? "\"" + text.replacingOccurrences(of: "\"", with: "") + "\"" : text
+        guard text.contains(where: { $0.isWhitespace || $0 == "\"" || $0 == "\\" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
     /// `2025-01-31`, or the exact time when it is not midnight UTC.
@@ -153,8 +155,14 @@ extension ConversationFilter {
         var current = ""
         var quoted = false
         var started = false
+        var escaped = false
         for character in text {
-            if character == "\"" {
+            if escaped {
+                current.append(character)
+                escaped = false
+            } else if character == "\\" && quoted {
+                escaped = true
+            } else if character == "\"" {
                 quoted.toggle()
                 started = true
             } else if character.isWhitespace && !quoted {
@@ -184,7 +192,7 @@ extension ConversationFilter {
             return end && trimmed.contains("T") ? Timestamp(milliseconds: date.milliseconds + 1) : date
         }
         throw FilterError(
-            "'\(text)' is not a date: use 2025-01-31, 2025-01, 2025, 2025-01-31T10:00Z, or 7d, 2w, 3m, 1y for days, weeks, months, years ago")
+            "'\(text)' is not a date: use 2025-01-31, 2025-01, 2025, 2025-01-31T10:00Z (the years 1970 to 9999), or 7d, 2w, 3m, 1y for days, weeks, months, years ago")
     }
 
     private static func relative(_ text: String, now: Timestamp) throws -> Timestamp? {

@@ -18,7 +18,10 @@ extension BrowserRenderer {
         let visible = boxHeight - 2
         let first = min(browser.helpTop, max(lines.count - visible, 0))
         let scrolls = lines.count > visible
-        let name = " \(browser.screen.title): keys — \(scrolls ? "j k scroll, " : "")any other key closes "
+        // The keys that scroll it, as the keymap in use has them.
+        let down = browser.keymap.keymap(for: browser.screen).first { $0.command == .down }?.keys.first?.description ?? "↓"
+        let up = browser.keymap.keymap(for: browser.screen).first { $0.command == .up }?.keys.first?.description ?? "↑"
+        let name = " \(browser.screen.title): keys — \(scrolls ? "\(down) \(up) scroll, " : "")any other key closes "
         let title = DisplayWidth.truncated(name, to: inner, ellipsis: false)
         let topBorder = "┌" + title + String(repeating: "─", count: inner - DisplayWidth.of(title)) + "┐"
         screen.draw(topBorder, row: top, column: left, style: TextStyle(bold: true))

@@ -23,7 +23,12 @@ extension BrowserRenderer {
         for (offset, item) in rows.enumerated() {
             let line = layout.row(item.conversation, marked: list.marks.contains(item.conversation.id))
             var style = list.marks.contains(item.conversation.id) ? marked : .plain
-            if item.index == list.selection { style.reverse = true }
+            if item.index == list.selection {
+                // The palette's selection role (reverse by default), bold when marked too.
+                let marked = style.bold
+                style = selection
+                if marked { style.bold = true }
+            }
             screen.draw(line, row: 1 + offset, column: 0, style: style)
         }
     }

@@ -156,6 +156,9 @@ public enum BrowserRenderer {
             if DisplayWidth.of(shown) <= width / 2 {
                 width -= DisplayWidth.of(shown)
                 screen.draw(shown, row: row, column: width, style: TextStyle(bold: true, color: .yellow))
+            } else if row > 1 {
+                // Too long beside the editor: on the line above it, cut to fit, never dropped.
+                screen.draw(DisplayWidth.fitted(shown, to: width), row: row - 1, column: 0, style: TextStyle(bold: true, color: .yellow))
             }
         }
         switch prompt {

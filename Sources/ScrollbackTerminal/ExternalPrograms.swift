@@ -168,7 +168,10 @@ struct ExternalPrograms {
         sigemptyset(&none)
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        // A program that does not take the terminal runs in a process group of its own, so
+        // that one stopped at its time limit is stopped with everything it started.
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | (quiet ? POSIX_SPAWN_SETPGROUP : 0)))
 
         let previousInterrupt = signal(SIGINT, SIG_IGN)
         let previousQuit = signal(SIGQUIT, SIG_IGN)
@@ -219,7 +222,7 @@ struct ExternalPrograms {
             var waited = 0
             while waitpid(child, &status, WNOHANG) == 0 {
                 if waited >= timeout {
-                    kill(child, SIGKILL)
+                    kill(-child, SIGKILL)
                     _ = waitpid(child, &status, 0)
                     return Self.timedOut
                 }

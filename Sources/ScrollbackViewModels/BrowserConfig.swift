@@ -1,3 +1,4 @@
+import Foundation
 import TerminalText
 
 /// The roles of the browser's palette: what the config file's `[colors]` names.
@@ -72,10 +73,16 @@ public struct BrowserConfig: Sendable, Equatable {
         var config = BrowserConfig()
         var section = ""
         var seen = Set<String>()
-        for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Lines end at LF or CRLF (Swift reads "\r\n" as one character); a stray CR is space.
+        let split = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        for (offset, rawLine) in split.enumerated() {
             let number = offset + 1
             func problem(_ message: String) { config.problems.append("\(name):\(number): \(message)") }
-            let line = stripComment(String(rawLine)).trimmingCharacters(in: .whitespaces)
+            if rawLine.contains("\u{FFFD}") {
+                problem("this line is not UTF-8 text; it is left out")
+                continue
+            }
+            let line = stripComment(String(rawLine)).trimmingCharacters(in: CharacterSet(charactersIn: " \t\r"))
             if line.isEmpty { continue }
             if line.hasPrefix("[") {
                 guard line.hasSuffix("]") else {
@@ -134,10 +141,26 @@ public struct BrowserConfig: Sendable, Equatable {
             }
             var parsed: [Key] = []
             for name in names {
+                // What a terminal sends for these is another key, or the browser's own.
+                let reserved: [Key: String] = [
+                    .control("c"): "Ctrl-C always quits", .control("z"): "Ctrl-Z always suspends",
+                    .control("m"): "Ctrl-M is Enter to a terminal (use Enter)", .control("j"): "Ctrl-J is Enter to a terminal (use Enter)",
+                    .control("i"): "Ctrl-I is Tab to a terminal (use Tab)", .control("h"): "Ctrl-H is Backspace to many terminals (use Backspace)",
+                ]
+                let own: [Key: BrowserCommand] = [.control("c"): .quit, .control("z"): .suspend]
+                if let key = Key(configName: name), let why = reserved[key], own[key] != command { return "'\(Self.shown(name))' cannot be given to \(key == .control("c") ? "another command" : "a command"): \(why)" }
                 guard let key = Key(configName: name) else {
                     return "'\(Self.shown(name))' is not a key name (a character, Ctrl-X, Alt-x, Up, Down, Left, Right, PgUp, PgDn, Home, End, Enter, Esc, Tab, Space, Backspace, Delete)"
                 }
                 parsed.append(key)
+            }
+            // A key given to two commands that act on the same screen: the later line loses.
+            let screens = Set(KeyBindings.table.filter { $0.command == command }.flatMap(\.screens))
+            for (other, otherKeys) in keys where other != command {
+                let otherScreens = Set(KeyBindings.table.filter { $0.command == other }.flatMap(\.screens))
+                if let clash = parsed.first(where: otherKeys.contains), !screens.isDisjoint(with: otherScreens) {
+                    return "'\(Self.shown(clash.configName ?? ""))' is given to \(other.configName) already; this line is left out"
+                }
             }
             keys[command] = parsed
         case "colors":
@@ -160,6 +183,15 @@ public struct BrowserConfig: Sendable, Equatable {
             case "date_format":
                 guard case .text(let format) = value, !format.isEmpty, format.count <= 40 else {
                     return "date_format is a strftime format in quotes, at most 40 characters, like \"\(Self.standardDateFormat)\""
+                }
+                // Only the conversions strftime(3) names, without widths or modifiers.
+                let allowed = Set("aAbBcCdDeFgGhHIjmMnprRStTuUVwWxXyYzZ%")
+                var characters = format.makeIterator()
+                while let character = characters.next() {
+                    guard character == "%" else { continue }
+                    guard let conversion = characters.next(), allowed.contains(conversion) else {
+                        return "date_format: '%' must be followed by a strftime conversion (Y m d H M S a b …); '%%' is a percent sign"
+                    }
                 }
                 dateFormat = format
             default:
@@ -301,7 +333,7 @@ public struct BrowserConfig: Sendable, Equatable {
         text += """
 
             [display]
-            # Absolute times in the browser, as strftime(3) writes them (UTC unless TZ says).
+            # Times in the reader's message headers, as strftime(3) writes them (local time, TZ).
             date_format = \(quoted(standardDateFormat))
             # Rows the mouse wheel scrolls.
             wheel_step = 3

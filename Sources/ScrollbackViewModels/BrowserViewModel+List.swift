@@ -108,7 +108,10 @@ extension BrowserViewModel {
         }
         let order = list.order
         let conversations = try repositories.conversations.conversations(ids: ids).sorted { order.sorts($0, before: $1) }
-        guard !conversations.isEmpty else { return }
+        guard !conversations.isEmpty else {
+            status = "Nothing copied: deleted meanwhile, by another process"
+            return
+        }
         let text = try conversations.map { try markdown(of: $0, branch: nil) }.joined(separator: "\n---\n\n")
         let what = conversations.count == 1 ? "the conversation as Markdown" : "\(NumberText.grouped(conversations.count)) conversations as Markdown"
         effect = .copy(text: text, what: what)

@@ -198,9 +198,9 @@ public final class BrowserViewModel {
             let lines = keymap.helpLines(for: screen, wheelStep: wheelStep).count
             let page = max(contentHeight - 4, 1)
             let last = max(lines - page, 0)
-            switch keymap.command(for: key, on: screen) {
-            case .down: helpTop = min(helpTop + 1, last)
-            case .up: helpTop = max(helpTop - 1, 0)
+            switch key == .wheelDown ? .down : key == .wheelUp ? .up : keymap.command(for: key, on: screen) {
+            case .down: helpTop = min(helpTop + (key == .wheelDown ? wheelStep : 1), last)
+            case .up: helpTop = max(helpTop - (key == .wheelUp ? wheelStep : 1), 0)
             case .pageDown, .halfPageDown, .open: helpTop = min(helpTop + page, last)
             case .pageUp, .halfPageUp: helpTop = max(helpTop - page, 0)
             case .top: helpTop = 0

@@ -123,8 +123,19 @@ public final class ConversationListViewModel {
     /// Shows only the conversations that pass `filter`, from the first; marks stay.
     public func setFilter(_ filter: ConversationFilter) throws {
         guard filter != self.filter else { return }
+        let keep = selected?.id
         self.filter = filter
+        // Marks on rows the filter hides would be acted on unseen: they go.
+        if !marks.isEmpty {
+            marks = Set(try conversations.conversations(ids: marks.sorted()).filter(filter.admits).map(\.id))
+        }
         try load()
+        // Cleared (or widened), the list stays on the conversation that was selected.
+        if let keep, filter.isEmpty || rows.count > 0, let conversation = try conversations.conversation(id: keep), filter.admits(conversation),
+            selected?.id != keep
+        {
+            try reload(keeping: keep)
+        }
     }
 
     private func loadFirstPage() throws {

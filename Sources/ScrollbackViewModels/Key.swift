@@ -1,3 +1,5 @@
+import TerminalText
+
 /// A key press, decoded from the terminal; what view models react to.
 public enum Key: Hashable, Sendable {
     case character(Character)
@@ -84,9 +86,12 @@ extension Key {
             self = .alt(character)
             return
         }
-        // One printable character.
+        // One printable character: one that shows as itself (no control, format, bidi or
+        // zero-width character, no lone combining mark).
         guard text.count == 1, let character = text.first, !character.isWhitespace,
-            !character.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || ($0.value >= 0x80 && $0.value < 0xA0) })
+            UntrustedText.sanitized(String(character)) == String(character),
+            !character.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || ($0.value >= 0x80 && $0.value < 0xA0) }),
+            character.unicodeScalars.first.map({ $0.properties.generalCategory != .nonspacingMark && $0.properties.generalCategory != .format }) ?? false
         else { return nil }
         self = .character(character)
     }

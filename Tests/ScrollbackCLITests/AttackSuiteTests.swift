@@ -270,6 +270,9 @@ struct BrowserConcurrencyTests {
                 totals.insert(header.contains("1,800") ? "with" : "without")
             }
             usleep(50_000)
+            // The browser looks for other processes' changes when no key came for half a
+            // second, as a person pauses: after each round of keys, it gets that pause.
+            if screens % keys.count == 0 { usleep(700_000) }
         }
         #expect(totals.count == 2, "saw \(totals) in \(screens) screens")
         try tmux.send("q")

@@ -30,13 +30,14 @@ struct BrowserDailyUseTests {
         try tmux.send("g")
         _ = try tmux.waitFor(text: "1 of 300")
 
-        // Pin the row at the bottom: it goes first, in every order.
+        // Pin the row at the bottom: it goes up among the pinned ones, first in every order.
+        let pinnedBefore = try Store.open(path: runner.databasePath, readOnly: true).conversations.count(filter: ConversationFilter(pinnedOnly: true))
         try tmux.send("G", "p")
         screen = try tmux.waitFor(text: "Pinned the conversation")
         #expect(BrowserEndToEndTests.footer(screen).contains("Pinned the conversation"))
-        try tmux.send("j")
-        screen = try tmux.waitFor(text: "2 of 300")
-        #expect(screen[1].contains("⚑"))
+        try tmux.send("g")
+        screen = try tmux.waitFor(text: "1 of 300")
+        #expect(screen[1...(pinnedBefore + 1)].allSatisfy { $0.contains("⚑") }, "\(screen)")
         try tmux.send("q")
         #expect(try tmux.waitForExit() == 0)
         let pinned = try Store.open(path: runner.databasePath, readOnly: true).conversations.page(
@@ -63,7 +64,7 @@ struct BrowserDailyUseTests {
         _ = try tmux.waitFor(text: "9 of 40")
         try Self.sendMouse(tmux, [(64, 10, 6, true)])
         _ = try tmux.waitFor(text: "6 of 40")
-        let title = try tmux.screen()[3].dropFirst(2).prefix(20).trimmingCharacters(in: .whitespaces)
+        let title = try tmux.screen()[3].dropFirst(2).replacingOccurrences(of: "⚑ ", with: "").prefix(20).trimmingCharacters(in: .whitespaces)
         try Self.sendMouse(tmux, [(0, 10, 3, true), (0, 10, 3, false), (0, 10, 3, true), (0, 10, 3, false)])
         let screen = try tmux.waitFor(text: "message 1 of")
         #expect(screen[0].contains(title), "\(title) \(screen)")

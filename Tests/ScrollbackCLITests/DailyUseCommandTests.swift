@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import ScrollbackCLI
 import ScrollbackModel
 import ScrollbackStorage
 import TestSupport
@@ -230,7 +231,8 @@ struct DailyUseCommandTests {
         #expect(now.milliseconds - newest.createdAt.milliseconds < 20 * 86_400_000)
         let latest = try #require(try store.conversations.page(sort: .updated, filter: .none, at: .first, limit: 400).items.map(\.updatedAt).max())
         #expect(latest <= now)
-        #expect(try store.conversations.count(filter: ConversationFilter(pinnedOnly: true)) <= 2)
+        // A handful pinned: four of the first forty, then about one in 2,000.
+        #expect((4...6).contains(try store.conversations.count(filter: ConversationFilter(pinnedOnly: true))))
     }
 
     @Test("pin and unpin take many ids, all or nothing; pinned come first in every order")
@@ -287,5 +289,30 @@ struct DailyUseCommandTests {
         #expect(none.status == 0 && none.error == "Exported 0 conversations: no conversation passes the filter.\n")
         let delete = try runner.run(["delete", "--source", "MYSOURCE", "--yes"])
         #expect(delete.output == "Deleted 1 conversation.\n")
+    }
+
+    @Test("second hostile round: the browser's export refuses a folder, an existing file and a deleted conversation in its own words; the extension in any case; search names its filter; demo pins a few")
+    @MainActor
+    func hostileRoundTwo() throws {
+        let runner = try BinaryRunner()
+        #expect(try runner.run(["demo", "--count", "300", "--seed", "2"]).status == 0)
+        #expect(((try runner.json(["list", "--pinned"])["conversations"] as? [Any]) ?? []).count >= 3)
+        let store = try Store.open(path: runner.databasePath)
+        let one = try #require(try store.conversations.page(sort: .updated, at: .first, limit: 1).items.first)
+        let environment = ["HOME": runner.folder.path]
+        let upper = runner.folder.file("A.JSONL")
+        #expect(ExportCommand.exportFromBrowser(ids: [one.id], path: upper, store: store, environment: environment).hasPrefix("Exported 1 conversation as JSON Lines"))
+        #expect(try String(contentsOfFile: upper, encoding: .utf8).hasPrefix("{"))
+        #expect(ExportCommand.exportFromBrowser(ids: [one.id], path: upper, store: store, environment: environment)
+            == "Not exported: \(upper) exists; choose another name (nothing is replaced from here)")
+        #expect(ExportCommand.exportFromBrowser(ids: [one.id], path: "~", store: store, environment: environment)
+            == "Not exported: \(runner.folder.path) is a folder; give a file name in it")
+        _ = try store.conversations.delete(id: one.id)
+        let gone = runner.folder.file("gone.md")
+        #expect(ExportCommand.exportFromBrowser(ids: [one.id], path: gone, store: store, environment: environment)
+            == "Not exported: that conversation was deleted meanwhile, by another process; no file written")
+        #expect(!FileManager.default.fileExists(atPath: gone))
+        let search = try runner.run(["search", "the", "--source", "nobody"])
+        #expect(search.error == "Nothing matches 'the' among the conversations that pass source:nobody.\n")
     }
 }

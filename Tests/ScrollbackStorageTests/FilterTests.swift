@@ -155,6 +155,9 @@ struct FilterTests {
         #expect(filter.description == "source:Claude model:gpt-4o since:2025-01-01 until:2025-12-31 pinned")
         #expect(try ConversationFilter.parse(filter.description, now: now) == filter)
         #expect(try ConversationFilter.parse("model:\"gpt 4\"", now: now).model == "gpt 4")
+        // Quotes and backslashes inside quotes, and back through the description.
+        let quoted = ConversationFilter(source: "we\"ird", model: "gpt 4 \"turbo\" \\x")
+        #expect(try ConversationFilter.parse(quoted.description, now: now) == quoted, "\(quoted.description)")
         #expect(try ConversationFilter.parse("  ", now: now).isEmpty)
         // Times ago: days, weeks, calendar months and years.
         #expect(try ConversationFilter.time("7d", now: now, end: false).iso8601 == "2026-11-24T00:00:00.000Z")
@@ -175,7 +178,7 @@ struct FilterTests {
             ("colour:red", "unknown filter 'colour:'; use source:, model:, since:, until: or pinned"),
             ("gpt", "'gpt' is not a filter: use source:, model:, since:, until: or pinned"),
             ("model:", "'model:' needs a value"),
-            ("since:2025-02-30", "'2025-02-30' is not a date: use 2025-01-31, 2025-01, 2025, 2025-01-31T10:00Z, or 7d, 2w, 3m, 1y for days, weeks, months, years ago"),
+            ("since:2025-02-30", "'2025-02-30' is not a date: use 2025-01-31, 2025-01, 2025, 2025-01-31T10:00Z (the years 1970 to 9999), or 7d, 2w, 3m, 1y for days, weeks, months, years ago"),
             ("since:99999999999d", "'99999999999d' is too far back (at most 20000 of a unit)"),
             ("since:2025 until:2024", "since 2025-01-01 is not before until 2024-12-31: nothing can match"),
             ("model:\"open", "a quote is not closed"),

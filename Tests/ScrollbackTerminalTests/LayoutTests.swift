@@ -177,6 +177,22 @@ struct LayoutTests {
         }
     }
 
+    @Test("a long error beside a prompt shows on the line above it; the selection takes the palette's selection role")
+    func promptErrorsAndPalette() throws {
+        let browser = try Self.browser(Self.makeStore(), width: 80, height: 10)
+        _ = try browser.handle(.character("f"))
+        for character in "since:2025-13" { _ = try browser.handle(.character(character)) }
+        _ = try browser.handle(.enter)
+        let screen = Self.render(browser, width: 80, height: 10)
+        #expect(screen.lines[8].contains("'2025-13' is not a date") && screen.lines[9].hasPrefix(" Filter: since:2025-13"), "\(screen.text)")
+        BrowserRenderer.palette = Palette([.selection: "underline green"])
+        defer { BrowserRenderer.palette = .standard }
+        _ = try browser.handle(.escape)
+        let colored = Self.render(browser, width: 80, height: 10)
+        let selected = colored.style(row: 1, column: 4)
+        #expect(selected.underline && selected.color == .green && !selected.reverse)
+    }
+
     @Test("the header at 40 columns keeps the order and the read-only label; the path is cut first")
     func narrowHeader() throws {
         let readOnly = try Self.browser(Self.makeStore(), width: 40, height: 8, readOnly: true)

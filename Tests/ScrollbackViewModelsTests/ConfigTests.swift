@@ -87,4 +87,25 @@ struct ConfigTests {
         try fixture.press(.enter)
         #expect(browser.reader?.lines.first?.text.contains(" · 15.01.2027") == true, "\(String(describing: browser.reader?.lines.first))")
     }
+
+    @Test("second hostile round: CRLF files, a bad byte in one line, keys a terminal cannot send or that clash, unsafe key names, bad date formats")
+    func hostileConfig() {
+        let lf = "# mine\n[keys]\nquit = \"Q\"\nhelp = \"H\"\n[display]\nwheel_step = 5\n"
+        let crlf = BrowserConfig.parse(lf.replacingOccurrences(of: "\n", with: "\r\n"))
+        #expect(crlf == BrowserConfig.parse(lf) && crlf.problems.isEmpty && crlf.wheelStep == 5 && crlf.keys[.quit] == [.character("Q")])
+        let mixed = BrowserConfig.parse("[keys]\nquit = \"Q\"\r\nhelp = \"H\"\r\nup = \"K\"\n")
+        #expect(mixed.problems.isEmpty && mixed.keys.count == 3, "\(mixed.problems)")
+        let bad = BrowserConfig.parse("[keys]\nquit = \"Q\"\n# caf\u{FFFD}\n")
+        #expect(bad.problems == ["config.toml:3: this line is not UTF-8 text; it is left out"] && bad.keys[.quit] == [.character("Q")])
+        let keys = BrowserConfig.parse("[keys]\ndown = [\"j\", \"Ctrl-C\"]\nsearch = \"Ctrl-M\"\nup = \"z\"\ntop = \"z\"\nhelp = \"\u{202E}\"\n")
+        #expect(keys.problems == [
+            "config.toml:2: 'Ctrl-C' cannot be given to another command: Ctrl-C always quits",
+            "config.toml:3: 'Ctrl-M' cannot be given to a command: Ctrl-M is Enter to a terminal (use Enter)",
+            "config.toml:5: 'z' is given to up already; this line is left out",
+            "config.toml:6: '⍰' is not a key name (a character, Ctrl-X, Alt-x, Up, Down, Left, Right, PgUp, PgDn, Home, End, Enter, Esc, Tab, Space, Backspace, Delete)",
+        ], "\(keys.problems)")
+        let dates = BrowserConfig.parse("[display]\ndate_format = \"%Q\"\n")
+        #expect(dates.problems.first?.hasPrefix("config.toml:2: date_format: '%' must be followed by a strftime conversion") == true)
+        #expect(BrowserConfig.parse("[display]\ndate_format = \"%d.%m.%Y %% %H\"\n").problems.isEmpty)
+    }
 }

@@ -57,6 +57,21 @@ struct ListFilterTests {
         try fixture.type("source:nobody")
         try fixture.press(.enter)
         #expect(browser.list.total == 0)
+
+        // Marks the filter hides are dropped (they would be acted on unseen); clearing the
+        // filter keeps the selected conversation.
+        try fixture.press(.escape, .character("G"), .character("k"), .character(" "), .character("g"), .character(" "))
+        #expect(browser.list.marks.count == 2)
+        let kept = try #require(browser.list.row(at: 0))
+        try fixture.press(.character("f"))
+        try fixture.type("model:sonnet")
+        try fixture.press(.enter)
+        let visible = Set(try store.conversations.conversations(ids: browser.list.marks.sorted()).filter { $0.model == "claude-3-5-sonnet" }.map(\.id))
+        #expect(browser.list.marks == visible)
+        try fixture.press(.character("j"), .character("j"))
+        let selected = try #require(browser.list.selected)
+        try fixture.press(.escape, .escape)
+        #expect(browser.list.filter.isEmpty && browser.list.selected?.id == selected.id, "\(kept.title)")
     }
 
     @Test("over a file, the filtered count arrives from another connection; no key waits for it")
