@@ -61,7 +61,8 @@ struct ConfigCommand {
             console.line("ok: \(OutputFormat.line(path))" + (FileManager.default.fileExists(atPath: path) ? "" : " (not there: the defaults are used)"))
             return 0
         }
-        console.line(OutputFormat.line(path))
+        // Exact for a script (`vi "$(scrollback config)"`), made safe for a terminal.
+        console.line(console.outputIsTerminal ? OutputFormat.line(path) : path)
         return 0
     }
 }

@@ -94,6 +94,9 @@ struct BrowserDailyUseTests {
         #expect(tmux.exitStatus() == nil)
         try tmux.send("Q")
         #expect(try tmux.waitForExit() == 0)
+        // The path, exact to a pipe.
+        let path = try runner.run(["config"], withDatabase: false, environment: ["XDG_CONFIG_HOME": folder + "/\u{1B}x"])
+        #expect(path.output == folder + "/\u{1B}x/scrollback/config.toml\n")
         // The default file, as printed, is the one in Resources/.
         let printed = try runner.run(["config", "--print-default"], withDatabase: false)
         #expect(printed.status == 0 && printed.output == BrowserConfig.defaultFile())
