@@ -1,4 +1,5 @@
 import Foundation
+import ScrollbackTerminal
 import TerminalText
 
 /// Where a command reads and writes; the real one is the process's standard streams.
@@ -95,16 +96,5 @@ final class DescriptorWriter {
     }
 
     /// Writes every byte, retrying after signals; the `errno` of a failure, nil on success.
-    static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Int32? {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            offset += written
-        }
-        return nil
-    }
+    static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Int32? { DescriptorWrite.all(bytes, to: descriptor) }
 }

@@ -13,7 +13,6 @@ struct DeleteCommand {
         let store = try context.openStore()
         try context.requireWritable(store)
         var targets: [ConversationDTO] = []
-        var seen = Set<Int64>()
         if let sourceText = context.parsed.value("--source") {
             guard context.parsed.positional.isEmpty else {
                 throw UsageError(message: "give ids or --source, not both", command: "delete")
@@ -28,10 +27,7 @@ struct DeleteCommand {
             guard !context.parsed.positional.isEmpty else {
                 throw UsageError(message: "'delete' needs IDs, or --source NAME", command: "delete")
             }
-            for id in context.parsed.positional {
-                let conversation = try store.conversations.conversation(matching: id)
-                if seen.insert(conversation.id).inserted { targets.append(conversation) }
-            }
+            targets = try context.conversationsNamed(in: store)
         }
         let console = context.console
         if !context.parsed.has("--yes") {

@@ -33,7 +33,7 @@ struct ExportCommand {
         if let out { try ExportTarget.refuseDatabase(out, database: store.path) }
         let exporter = Exporter(store: store)
         // Every id is checked before anything is written; a filter narrows them too.
-        let chosen = try context.parsed.positional.map { try store.conversations.conversation(matching: $0) }
+        let chosen = try context.conversationsNamed(in: store)
         let each: ((ConversationDTO) throws -> Void) throws -> Void = { body in
             if context.parsed.positional.isEmpty {
                 try exporter.forEachConversation(filter: filter, body)

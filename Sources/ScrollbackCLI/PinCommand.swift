@@ -12,11 +12,7 @@ struct PinCommand {
     func run() throws {
         let store = try context.openStore()
         try context.requireWritable(store)
-        var ids: [Int64] = []
-        for text in context.parsed.positional {
-            let conversation = try store.conversations.conversation(matching: text)
-            if !ids.contains(conversation.id) { ids.append(conversation.id) }
-        }
+        let ids = try context.conversationsNamed(in: store).map(\.id)
         let changed = try store.conversations.setPinned(ids: ids, pinned)
         let verb = pinned ? "Pinned" : "Unpinned"
         var line = "\(verb) \(NumberText.grouped(changed)) conversation\(changed == 1 ? "" : "s")"

@@ -250,6 +250,13 @@ struct CommandContext {
         }
     }
 
+    /// The conversations the positional ids name, each once, in the order given; every id
+    /// is checked before anything is done (one that is wrong or ambiguous fails the command).
+    func conversationsNamed(in store: Store) throws -> [ConversationDTO] {
+        var seen = Set<Int64>()
+        return try parsed.positional.map { try store.conversations.conversation(matching: $0) }.filter { seen.insert($0.id).inserted }
+    }
+
     /// What page tokens of this command are bound to: the database's id and `query`.
     func pageScope(_ store: Store, query: String) throws -> PageToken.Scope {
         let id = try store.settings.value(.databaseID)

@@ -35,9 +35,8 @@ public struct ConversationFilter: Sendable, Hashable {
         if let source, Self.folded(conversation.source) != Self.folded(source) { return false }
         if let model {
             // As SQL's LIKE: ASCII letters folded, the rest compared as they are.
-            func folded(_ text: String) -> [UInt8] { text.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 } }
             guard let name = conversation.model else { return false }
-            let (haystack, needle) = (folded(name), folded(model))
+            let (haystack, needle) = (Self.folded(name), Self.folded(model))
             guard needle.count <= haystack.count else { return false }
             if !needle.isEmpty
                 && !(0...(haystack.count - needle.count)).contains(where: { haystack[$0..<($0 + needle.count)].elementsEqual(needle) })
@@ -138,7 +137,8 @@ extension ConversationFilter {
         return trimmed
     }
 
-    /// ASCII letters folded to lower case, as SQLite's NOCASE does.
+    /// The UTF-8 bytes with ASCII letters folded to lower case, as SQLite's NOCASE and LIKE
+    /// compare them.
     static func folded(_ text: String) -> [UInt8] { text.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 } }
 
     /// Refuses a range that holds nothing.

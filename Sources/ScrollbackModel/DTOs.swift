@@ -221,8 +221,7 @@ public enum ConversationOrder: String, Sendable, Hashable, CaseIterable, Codable
             return (a.createdAt.milliseconds, a.id) > (b.createdAt.milliseconds, b.id)
         case .title:
             // SQLite's NOCASE: ASCII letters folded, then the UTF-8 bytes compared.
-            func folded(_ text: String) -> [UInt8] { text.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 } }
-            let (x, y) = (folded(a.title), folded(b.title))
+            let (x, y) = (ConversationFilter.folded(a.title), ConversationFilter.folded(b.title))
             return x == y ? a.id < b.id : x.lexicographicallyPrecedes(y)
         }
     }

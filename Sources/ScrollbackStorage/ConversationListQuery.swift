@@ -72,6 +72,9 @@ struct ConversationListQuery {
         return (sql, arguments)
     }
 
+    /// The filter's pin condition for a query over the whole table.
+    private var pinCondition: String { filter.pinnedOnly ? "pinned = 1" : "1" }
+
     /// The halves of the index in the order a forward walk meets them.
     private var halves: [Bool] { filter.pinnedOnly ? [true] : [true, false] }
 
@@ -130,9 +133,8 @@ struct ConversationListQuery {
     /// in, oldest first: ids follow the created time), after `id`.
     func oldestFirst(in database: Database, after id: Int64?, limit: Int) throws -> [ConversationDTO] {
         let (filterSQL, filterArguments) = conditions
-        let pin = filter.pinnedOnly ? "pinned = 1" : "1"
         var arguments = filterArguments
-        var sql = "SELECT \(SQLiteConversationRepository.columns) FROM conversation WHERE \(pin)\(filterSQL)"
+        var sql = "SELECT \(SQLiteConversationRepository.columns) FROM conversation WHERE \(pinCondition)\(filterSQL)"
         if let id {
             sql += " AND id > ?"
             arguments.append(.integer(id))
@@ -147,8 +149,7 @@ struct ConversationListQuery {
     func count(in database: Database) throws -> Int {
         if filter.isEmpty { return Int(try database.scalarInt("SELECT value FROM tally WHERE name = 'conversations'")) }
         let (filterSQL, arguments) = conditions
-        let pin = filter.pinnedOnly ? "pinned = 1" : "1"
-        return Int(try database.scalarInt("SELECT count(*) FROM conversation WHERE \(pin)\(filterSQL)", arguments))
+        return Int(try database.scalarInt("SELECT count(*) FROM conversation WHERE \(pinCondition)\(filterSQL)", arguments))
     }
 
     /// How many rows come before `conversation` in this order and filter.

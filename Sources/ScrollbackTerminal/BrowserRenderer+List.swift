@@ -38,8 +38,8 @@ extension BrowserRenderer {
     static func drawListHeader(_ browser: BrowserViewModel, on screen: any Screen) {
         let filter = browser.list.filter.isEmpty ? "" : " · " + UntrustedText.sanitized(browser.list.filter.description)
         let order = " · by \(browser.list.order.rawValue)" + filter
-        let right = readOnlyLabel(browser)
-        let rightWidth = right.isEmpty ? 0 : min(DisplayWidth.of(right) + 2, screen.width < 30 ? 6 : .max)
+        let right = readOnlyLabel(browser, width: screen.width)
+        let rightWidth = right.isEmpty ? 0 : DisplayWidth.of(right) + 2
         let room = screen.width - rightWidth - DisplayWidth.of(" scrollback — " + order) - 1
         let path = shortenedPath(UntrustedText.sanitized(browser.databasePath), to: room)
         var left = (path.isEmpty ? "scrollback" : "scrollback — " + path) + order

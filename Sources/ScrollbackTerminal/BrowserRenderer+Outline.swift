@@ -13,7 +13,7 @@ extension BrowserRenderer {
         let count = outline.entries.count
         drawHeader(
             "\(NumberText.grouped(count)) branch\(count == 1 ? "" : "es") · " + UntrustedText.sanitized(reader.conversation.title),
-            right: readOnlyLabel(browser), on: screen)
+            right: readOnlyLabel(browser, width: screen.width), on: screen)
         let width = screen.width
         for (offset, entry) in outline.visibleEntries.enumerated() {
             let row = 1 + offset

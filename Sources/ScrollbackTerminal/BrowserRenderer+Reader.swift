@@ -8,7 +8,7 @@ extension BrowserRenderer {
     static func drawReader(_ browser: BrowserViewModel, on screen: any Screen) {
         guard let reader = browser.reader else { return }
         let conversation = reader.conversation
-        drawHeader(UntrustedText.sanitized(conversation.title), right: readOnlyLabel(browser), on: screen)
+        drawHeader(UntrustedText.sanitized(conversation.title), right: readOnlyLabel(browser, width: screen.width), on: screen)
         for (offset, line) in reader.visibleLines.enumerated() {
             let row = 1 + offset
             guard row < screen.height - 1 else { break }

@@ -10,7 +10,7 @@ extension BrowserRenderer {
         let more = search.isComplete ? "" : "+"
         drawHeader(
             "search “\(UntrustedText.sanitized(search.query))” · \(NumberText.grouped(search.hits.count))\(more) match\(search.hits.count == 1 && more.isEmpty ? "" : "es")",
-            right: readOnlyLabel(browser), on: screen)
+            right: readOnlyLabel(browser, width: screen.width), on: screen)
         let width = screen.width
         let now = browser.now()
         for (offset, item) in search.visibleHits.enumerated() {

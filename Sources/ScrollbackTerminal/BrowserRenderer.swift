@@ -49,19 +49,20 @@ public enum BrowserRenderer {
 
     static func drawHeader(_ left: String, right: String, on screen: any Screen) {
         let width = screen.width
-        var rightPart = right.isEmpty ? "" : " " + right + " "
-        // The right part (read-only) stays while the left keeps a few words of its own;
-        // narrower, it is said in short.
-        if !right.isEmpty && DisplayWidth.of(rightPart) + min(DisplayWidth.of(" " + left), 11) > width { rightPart = " [ro] " }
+        let rightPart = right.isEmpty ? "" : " " + right + " "
+        // The right part (read-only) stays while the left keeps a few words of its own.
         let fits = DisplayWidth.of(rightPart) + min(DisplayWidth.of(" " + left), 11) <= width
         let rightWidth = fits ? DisplayWidth.of(rightPart) : 0
         let leftPart = DisplayWidth.fitted(" " + left, to: width - rightWidth)
         screen.draw(leftPart + (rightWidth > 0 ? rightPart : ""), row: 0, column: 0, style: header)
     }
 
-    static func readOnlyLabel(_ browser: BrowserViewModel) -> String {
+    /// `[read-only]` (or `[read-only snapshot]`), said in short (`[ro]`) on a screen too
+    /// narrow for it beside a few words of the header.
+    static func readOnlyLabel(_ browser: BrowserViewModel, width: Int) -> String {
         guard browser.isReadOnly else { return "" }
-        return browser.isSnapshot ? "[read-only snapshot]" : "[read-only]"
+        let label = browser.isSnapshot ? "[read-only snapshot]" : "[read-only]"
+        return DisplayWidth.of(label) + 2 + 11 <= width ? label : "[ro]"
     }
 
     static func drawFooter(_ browser: BrowserViewModel, on screen: any Screen) {

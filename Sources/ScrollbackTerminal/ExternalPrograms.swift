@@ -253,9 +253,11 @@ struct ExternalPrograms {
 }
 
 /// Set once, from one thread, seen from another.
-final class StopFlag: @unchecked Sendable {
+public final class StopFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var stopped = false
+
+    public init() {}
 
     func stop() {
         lock.lock()
@@ -270,12 +272,13 @@ final class StopFlag: @unchecked Sendable {
     }
 }
 
-/// Writing every byte to a descriptor, through EINTR and short writes.
-enum DescriptorWrite {
-    /// To a non-blocking descriptor: waits for room in slices of 50 ms, and gives up when
-    /// `flag` is stopped. nil when everything was written, else the error (EPIPE when the
-    /// reader closed it, ECANCELED when stopped).
-    static func all(_ bytes: [UInt8], to descriptor: Int32, until flag: StopFlag) -> Int32? {
+/// Writing every byte to a descriptor, through EINTR and short writes (the CLI's output
+/// and export files too).
+public enum DescriptorWrite {
+    /// nil when everything was written, else the error. To a non-blocking descriptor it
+    /// waits for room in slices of 50 ms, and gives up when `flag` is stopped (EPIPE when
+    /// the reader closed it, EAGAIN when stopped with bytes left).
+    public static func all(_ bytes: [UInt8], to descriptor: Int32, until flag: StopFlag? = nil) -> Int32? {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { buffer in
@@ -288,27 +291,11 @@ enum DescriptorWrite {
             switch errno {
             case EINTR: continue
             case EAGAIN:
-                if flag.isStopped { return ECANCELED }
+                if flag?.isStopped ?? true { return EAGAIN }
                 var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
                 _ = poll(&ready, 1, 50)
             default: return errno
             }
-        }
-        return nil
-    }
-
-    /// nil when everything was written, else the error.
-    static func all(_ bytes: [UInt8], to descriptor: Int32) -> Int32? {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { buffer in
-                Glibc.write(descriptor, buffer.baseAddress.map { $0 + offset }, bytes.count - offset)
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            offset += written
         }
         return nil
     }

@@ -29,11 +29,10 @@ extension BrowserViewModel {
                 break
             }
         case .rename(let id, var editor):
-            let outcome = editor.apply(key)
-            noteIfCut(editor)
+            guard let outcome = edit(&editor, key, reopen: { .rename(id: id, editor: $0) }) else { return }
             switch outcome {
             case .editing:
-                self.prompt = .rename(id: id, editor: editor)
+                break
             case .cancelled:
                 status = "Rename cancelled"
             case .submitted:
@@ -58,37 +57,24 @@ extension BrowserViewModel {
             }
         case .search(var editor):
             let typed = editor.text
-            let outcome = editor.apply(key)
-            noteIfCut(editor)
+            guard let outcome = edit(&editor, key, reopen: { .search(editor: $0) }) else {
+                if editor.text != typed { searchAsTyped(editor.text) }
+                return
+            }
             switch outcome {
             case .editing:
-                self.prompt = .search(editor: editor)
-                if editor.text != typed { searchAsTyped(editor.text) }
+                break
             case .cancelled:
                 cancelSearchPrompt()
             case .submitted:
                 try submitSearch(editor.text)
             }
         case .find(var editor):
-            let outcome = editor.apply(key)
-            noteIfCut(editor)
-            switch outcome {
-            case .editing:
-                self.prompt = .find(editor: editor)
-            case .cancelled:
-                break
-            case .submitted:
-                try find(editor.text)
-            }
+            guard let outcome = edit(&editor, key, reopen: { .find(editor: $0) }) else { return }
+            if outcome == .submitted { try find(editor.text) }
         case .filter(var editor):
-            let outcome = editor.apply(key)
-            noteIfCut(editor)
-            switch outcome {
-            case .editing:
-                self.prompt = .filter(editor: editor)
-            case .cancelled:
-                break
-            case .submitted:
+            guard let outcome = edit(&editor, key, reopen: { .filter(editor: $0) }) else { return }
+            if outcome == .submitted {
                 do {
                     let filter = try ConversationFilter.parse(editor.text, now: now())
                     try list.setFilter(filter)
@@ -100,18 +86,11 @@ extension BrowserViewModel {
                 }
             }
         case .jump(var editor):
-            let outcome = editor.apply(key)
-            noteIfCut(editor)
-            switch outcome {
-            case .editing:
-                self.prompt = .jump(editor: editor)
-            case .cancelled:
-                break
-            case .submitted:
+            guard let outcome = edit(&editor, key, reopen: { .jump(editor: $0) }) else { return }
+            if outcome == .submitted {
                 let text = editor.text.trimmingCharacters(in: .whitespaces)
                 guard !text.isEmpty else { return }
                 do {
-                    // A date means its end: the newest conversation on or before that day.
                     // The end of a day, or just after a time: the newest at or before it.
                     let end = try ConversationFilter.time(text, now: now(), end: true)
                     let isAgo = text.last.map { "dwmy".contains($0) } ?? false
@@ -127,11 +106,10 @@ extension BrowserViewModel {
                 }
             }
         case .export(let ids, var editor):
-            let outcome = editor.apply(key)
-            noteIfCut(editor)
+            guard let outcome = edit(&editor, key, reopen: { .export(ids: ids, editor: $0) }) else { return }
             switch outcome {
             case .editing:
-                self.prompt = .export(ids: ids, editor: editor)
+                break
             case .cancelled:
                 status = "Nothing exported"
             case .submitted:
@@ -145,11 +123,10 @@ extension BrowserViewModel {
                 effect = .export(ids: ids, path: path)
             }
         case .pipe(var editor):
-            let outcome = editor.apply(key)
-            noteIfCut(editor)
+            guard let outcome = edit(&editor, key, reopen: { .pipe(editor: $0) }) else { return }
             switch outcome {
             case .editing:
-                self.prompt = .pipe(editor: editor)
+                break
             case .cancelled:
                 pipeSource = nil
                 status = "Nothing piped"
@@ -167,6 +144,18 @@ extension BrowserViewModel {
         }
     }
 
+
+    /// Gives `key` to a prompt's editor. While editing goes on, the prompt is open again with
+    /// the new text (`reopen`) and this returns nil; else how the editing ended.
+    private func edit(_ editor: inout LineEditor, _ key: Key, reopen: (LineEditor) -> Prompt) -> LineEditor.Outcome? {
+        let outcome = editor.apply(key)
+        noteIfCut(editor)
+        guard outcome != .editing else {
+            prompt = reopen(editor)
+            return nil
+        }
+        return outcome
+    }
 
     func noteIfCut(_ editor: LineEditor) {
         if editor.wasCut { status = "cut to \(NumberText.grouped(editor.limit)) characters" }

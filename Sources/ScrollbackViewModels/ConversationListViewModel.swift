@@ -123,21 +123,21 @@ public final class ConversationListViewModel {
     /// Shows only the conversations that pass `filter`, from the first; marks stay.
     public func setFilter(_ filter: ConversationFilter) throws {
         guard filter != self.filter else { return }
-        let keep = selected?.id
+        let keep = selected.flatMap { filter.admits($0) ? $0.id : nil }
         self.filter = filter
         // Marks on rows the filter hides would be acted on unseen: they go.
         if !marks.isEmpty {
             marks = Set(try conversations.conversations(ids: marks.sorted()).filter(filter.admits).map(\.id))
         }
-        try load()
-        // Cleared (or widened), the list stays on the conversation that was selected.
-        if let keep, filter.isEmpty || rows.count > 0, let conversation = try conversations.conversation(id: keep), filter.admits(conversation),
-            selected?.id != keep
-        {
-            try reload(keeping: keep)
+        guard let keep else {
+            try load()
+            return
         }
+        // The selected conversation passes: the list opens on it (one load, not two), and
+        // how many pass is counted in the background.
+        total = 0
+        try reload(keeping: keep, totalChange: nil)
     }
-
     private func loadFirstPage() throws {
         let page = try conversations.page(sort: order, filter: filter, at: .first, limit: pageSize)
         rows = page.items

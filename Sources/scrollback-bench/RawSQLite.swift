@@ -31,13 +31,18 @@ final class RawSQLite {
         }
         deinit { sqlite3_finalize(handle) }
 
-        /// The first row's integer columns, after binding integers then text.
-        func first(_ integers: [Int64], text: [String]) -> [Int64]? {
+        /// Resets, then binds the integers first and the texts after them.
+        private func bind(_ integers: [Int64], text: [String]) {
             sqlite3_reset(handle)
             for (index, value) in integers.enumerated() { sqlite3_bind_int64(handle, Int32(index + 1), value) }
             for (offset, value) in text.enumerated() {
                 sqlite3_bind_text(handle, Int32(integers.count + offset + 1), value, -1, unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self))
             }
+        }
+
+        /// The first row's integer columns, after binding integers then text.
+        func first(_ integers: [Int64], text: [String]) -> [Int64]? {
+            bind(integers, text: text)
             guard sqlite3_step(handle) == SQLITE_ROW else { return nil }
             return (0..<sqlite3_column_count(handle)).map { sqlite3_column_int64(handle, $0) }
         }
@@ -45,11 +50,7 @@ final class RawSQLite {
         /// Binds integers and runs to the end, touching every column; returns the row count.
         @discardableResult
         func run(_ integers: [Int64] = [], text: [String] = []) -> Int {
-            sqlite3_reset(handle)
-            for (index, value) in integers.enumerated() { sqlite3_bind_int64(handle, Int32(index + 1), value) }
-            for (offset, value) in text.enumerated() {
-                sqlite3_bind_text(handle, Int32(integers.count + offset + 1), value, -1, unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self))
-            }
+            bind(integers, text: text)
             var rows = 0
             var checksum: Int64 = 0
             while sqlite3_step(handle) == SQLITE_ROW {
