@@ -25,6 +25,16 @@ let package = Package(
             name: "CZlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .target(
             name: "ScrollbackModel",
             swiftSettings: strictSwift
@@ -55,6 +65,11 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .target(
+            name: "ScrollbackSync",
+            dependencies: ["ScrollbackModel", "ScrollbackStorage", "TerminalText", "CLibPQ", "CCrypto"],
+            swiftSettings: strictSwift
+        ),
+        .target(
             name: "ScrollbackViewModels",
             dependencies: ["ScrollbackModel", "TerminalText"],
             swiftSettings: strictSwift
@@ -68,7 +83,7 @@ let package = Package(
             name: "ScrollbackCLI",
             dependencies: [
                 "ScrollbackModel", "ScrollbackStorage", "ScrollbackDemo", "TerminalText", "ScrollbackViewModels",
-                "ScrollbackTerminal", "ScrollbackImport",
+                "ScrollbackTerminal", "ScrollbackImport", "ScrollbackSync",
             ],
             swiftSettings: strictSwift
         ),
@@ -129,7 +144,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ScrollbackCLITests",
-            dependencies: ["ScrollbackCLI", "ScrollbackModel", "ScrollbackStorage", "ScrollbackViewModels", "TestSupport"],
+            dependencies: [
+                "ScrollbackCLI", "ScrollbackModel", "ScrollbackStorage", "ScrollbackViewModels", "ScrollbackSync", "ScrollbackImport",
+                "ScrollbackDemo", "TestSupport",
+            ],
             swiftSettings: strictSwift
         ),
     ],

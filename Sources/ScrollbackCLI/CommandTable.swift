@@ -119,6 +119,9 @@ enum CommandTable {
                 OptionSpec(name: "--format", value: "chatgpt|claude|llm|jsonl", help: "the format (default: found from the content): chatgpt and claude read a ZIP, a folder or a JSON file; llm an llm logs.db (SQLite); jsonl scrollback's own JSON or JSON Lines export"),
                 OptionSpec(name: "--quiet", value: nil, help: "no progress on standard error", short: "q"),
                 OptionSpec(
+                    name: "--restore", value: nil,
+                    help: "bring back conversations of these files that were deleted (else they stay deleted, here and on synced machines)"),
+                OptionSpec(
                     name: "--unzip-limit", value: "SIZE",
                     help: "let a ZIP entry inflate to SIZE (e.g. 8G) whatever its ratio (default: 200× its packed size, 4 GiB at most)"),
             ], example: "scrollback import ~/Downloads/chatgpt-export/"),
@@ -148,6 +151,14 @@ enum CommandTable {
                 OptionSpec(name: "--seed", value: "S", help: "the seed: the same seed gives the same data, its dates ending today (default 1)"),
                 OptionSpec(name: "--yes", value: nil, help: "add to your own history without asking (without --db or --demo)", short: "y"),
             ], example: "scrollback --demo demo --count 100000 --seed 7"),
+        CommandSpec(
+            name: "sync",
+            summary: "Sync with your other machines through a PostgreSQL server, end-to-end encrypted: init, status, key show, key import, off; alone, sync now",
+            arguments: "[init|status|off|key show|key import]", minimumArguments: 0, maximumArguments: 2,
+            options: [
+                OptionSpec(name: "--force", value: nil, help: "sync key show: write the key to a pipe or file too"),
+                json,
+            ], example: "scrollback sync init < connection-string.txt"),
         CommandSpec(
             name: "config", summary: "The browser's config file: its path, its problems, or the whole default file", arguments: "",
             minimumArguments: 0, maximumArguments: 0,

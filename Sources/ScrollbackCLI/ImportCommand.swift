@@ -32,7 +32,9 @@ struct ImportCommand {
         let started = Date()
         var lastShown = Date.distantPast
         let summary = withInterruptsHeld { interrupted in
-            Importer(store: store, unzipLimit: unzipLimit).run(
+            var importer = Importer(store: store, unzipLimit: unzipLimit)
+            importer.restoring = context.parsed.has("--restore")
+            return importer.run(
                 paths: context.parsed.positional, format: format,
                 progress: { progress in
                     guard showProgress, Date().timeIntervalSince(lastShown) > 0.2 else { return }
@@ -46,6 +48,9 @@ struct ImportCommand {
         }
         if showProgress { console.writeError("\r\u{1B}[K") }
         var line = "Imported \(NumberText.grouped(summary.inserted)) new, \(NumberText.grouped(summary.updated)) updated, \(NumberText.grouped(summary.unchanged)) unchanged"
+        if summary.deleted > 0 {
+            line += "; \(NumberText.grouped(summary.deleted)) deleted before, left out (import --restore brings them back)"
+        }
         if !summary.skipped.isEmpty { line += "; skipped \(NumberText.grouped(summary.skipped.count))" }
         if !summary.failed.isEmpty { line += "; \(NumberText.grouped(summary.failed.count)) file\(summary.failed.count == 1 ? "" : "s") failed" }
         console.line(line)

@@ -2,6 +2,7 @@ import Foundation
 import ScrollbackDemo
 import ScrollbackModel
 import ScrollbackStorage
+import ScrollbackSync
 import ScrollbackTerminal
 import TerminalText
 
@@ -81,6 +82,9 @@ public enum Scrollback {
         } catch let error as TerminalError {
             console.errorLine("scrollback: \(error)")
             return 1
+        } catch let error as SyncError {
+            console.errorLine("scrollback: \(error)")
+            return 1
         } catch let error as CommandFailure {
             console.errorLine("scrollback: \(error.message)")
             return 1
@@ -144,6 +148,7 @@ struct CommandContext {
         case "demo": try DemoCommand(context: self).run()
         case "import": return try ImportCommand(context: self).run()
         case "export": try ExportCommand(context: self).run()
+        case "sync": return try SyncCommand(context: self).run()
         case "completions":
             // Written whole by one call: a script is text for a file, never sanitized away.
             let shell = parsed.positional[0]

@@ -12,6 +12,8 @@ public struct ImportSummary: Sendable, Equatable {
     public var inserted = 0
     public var updated = 0
     public var unchanged = 0
+    /// Left out: deleted before (`--restore` brings them back).
+    public var deleted = 0
     public var skipped: [SkippedRecord] = []
     public var failed: [ImportError] = []
     public var interrupted = false
@@ -34,6 +36,8 @@ public struct Importer {
     let store: Store
     /// How far a ZIP entry may inflate.
     public var unzipLimit: UnzipLimit
+    /// Brings back conversations deleted before, instead of leaving them out.
+    public var restoring = false
 
     public init(store: Store, unzipLimit: UnzipLimit = UnzipLimit()) {
         self.store = store
@@ -77,6 +81,7 @@ public struct Importer {
                     summary.inserted += result.inserted
                     summary.updated += result.updated
                     summary.unchanged += result.unchanged
+                    summary.deleted += result.deleted
                     summary.skipped += result.skipped.map { SkippedRecord(path: label, record: $0.record, reason: $0.reason) }
                 } catch is Interrupted {
                     summary.interrupted = true
@@ -174,10 +179,11 @@ public struct Importer {
         let llm = format == .llm ? try LLMLogImport(path: path).conversations() : nil
         func body() throws {
             func store(_ conversation: ImportedConversation) throws {
-                switch try self.store.upsert(conversation) {
+                switch try self.store.upsert(conversation, restoring: restoring) {
                 case .inserted: result.inserted += 1
                 case .updated: result.updated += 1
                 case .unchanged: result.unchanged += 1
+                case .deleted: result.deleted += 1
                 }
             }
             /// Stores one record; a record whose ids collide with another conversation's is

@@ -26,6 +26,15 @@ final class Database {
     var recordedSQL: [String]?
     /// While a bulk load runs (`SearchIndex.loading`): where `Writer` reports its rows.
     var indexingLoad: IndexingLoad?
+    /// The sync outbox of the write transaction in progress, read at its first use.
+    private var outboxState = OutboxState.unloaded
+    private enum OutboxState {
+        case unloaded
+        case loaded(Outbox?)
+    }
+    /// While ops from other machines are applied: `Writer` appends no ops (they are in the
+    /// log already), and records tombstones with the op's clock.
+    var applyingRemote: HybridClock?
 
     var isReadOnly: Bool { access == .readOnly }
 
@@ -311,6 +320,21 @@ final class Database {
 
     // MARK: Transactions
 
+    /// Where `Writer` appends the ops of this transaction's changes: nil when sync is off, or
+    /// while remote ops are applied.
+    func outbox() throws -> Outbox? {
+        applyingRemote == nil ? try syncOutbox() : nil
+    }
+
+    /// The sync outbox as stored (nil when sync is off), read once per write transaction.
+    func syncOutbox() throws -> Outbox? {
+        if case .loaded(let outbox) = outboxState { return outbox }
+        guard savepointDepth > 0 else { return try Outbox.load(self) }
+        let outbox = try Outbox.load(self)
+        outboxState = .loaded(outbox)
+        return outbox
+    }
+
     /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`, or a savepoint when nested),
     /// committed when it returns and rolled back when it throws.
     ///
@@ -337,20 +361,28 @@ final class Database {
                 throw error
             }
         }
+        if outermost { outboxState = .unloaded }
         savepointDepth += 1
         let result: T
         do {
             result = try body()
+            if outermost, case .loaded(let outbox?) = outboxState {
+                try outbox.save(in: self)
+            }
         } catch {
             savepointDepth -= 1
             if outermost {
+                outboxState = .unloaded
                 try? execute("ROLLBACK")
             } else {
                 try? execute("ROLLBACK TO \(name); RELEASE \(name)")
+                // The ops of the rolled-back part are gone: number the next one after those left.
+                if case .loaded(let outbox?) = outboxState { try? outbox.renumber(in: self) }
             }
             throw error
         }
         savepointDepth -= 1
+        if outermost { outboxState = .unloaded }
         do {
             try execute(outermost ? "COMMIT" : "RELEASE \(name)")
         } catch {

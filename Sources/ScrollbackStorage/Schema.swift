@@ -10,6 +10,7 @@ enum Schema {
         Migration(name: "v2 ids in time order, word and CJK search index, counted conversations", sql: version2),
         Migration(name: "v3 conversations as trees, source node ids, token usage", sql: version3),
         Migration(name: "v4 pinned first in every order, the database's own id", sql: version4),
+        Migration(name: "v5 sync: outbox, field clocks, tombstones, cursors", sql: version5),
     ]
 
     static let version1 = """
@@ -294,5 +295,60 @@ enum Schema {
         CREATE INDEX conversation_by_created ON conversation (pinned DESC, created_at DESC, id DESC);
         CREATE INDEX conversation_by_title   ON conversation (pinned DESC, title, id);
         INSERT OR REPLACE INTO settings (key, value) VALUES ('database.id', lower(hex(randomblob(16))));
+        """
+
+    /// Version 5: sync, and deletes that stay deleted.
+    ///
+    /// - `sync_outbox`: this machine's changes not yet sent, numbered without gaps (`seq`),
+    ///   each with its op id, entity (a conversation's or message's public id), kind, hybrid
+    ///   clock, and a payload for deletes (their row is gone when the op is sent; other ops
+    ///   are sent as their entity is then).
+    /// - `sync_clock`: per entity and field, the clock of the change it shows (`*` for the
+    ///   entity as a whole), so that an older change from elsewhere is not applied over it.
+    ///   Written while sync is on; an entity without one is older than any change.
+    /// - `sync_tombstone`: every deleted conversation, by public id and by source id, so that
+    ///   importing the same export again does not bring it back (`import --restore` does).
+    /// - `sync_cursor`: per other machine, the last op applied here.
+    /// - `sync_parked`: ops from elsewhere that arrived before what they build on (a message
+    ///   before its conversation, from a machine read earlier); applied once it is here.
+    ///
+    /// Sync's own settings (`sync.machine`, `sync.next_seq`, `sync.clock`, …) are in `settings`.
+    static let version5 = """
+        CREATE TABLE sync_outbox (
+            seq     INTEGER PRIMARY KEY CHECK (seq >= 1),
+            op_id   TEXT    NOT NULL UNIQUE,
+            entity  TEXT    NOT NULL,
+            kind    TEXT    NOT NULL,
+            clock   TEXT    NOT NULL,
+            payload BLOB
+        );
+        CREATE TABLE sync_clock (
+            entity TEXT NOT NULL,
+            field  TEXT NOT NULL,
+            clock  TEXT NOT NULL,
+            PRIMARY KEY (entity, field)
+        ) WITHOUT ROWID;
+        CREATE TABLE sync_tombstone (
+            public_id TEXT PRIMARY KEY NOT NULL,
+            source    TEXT,
+            source_id TEXT,
+            clock     TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX sync_tombstone_by_source ON sync_tombstone (source, source_id);
+        CREATE TABLE sync_cursor (
+            machine TEXT PRIMARY KEY NOT NULL,
+            seq     INTEGER NOT NULL CHECK (seq >= 0)
+        ) WITHOUT ROWID;
+        CREATE TABLE sync_parked (
+            machine   TEXT    NOT NULL,
+            seq       INTEGER NOT NULL,
+            entity    TEXT    NOT NULL,
+            waits_for TEXT    NOT NULL,
+            conversation TEXT,
+            clock     TEXT    NOT NULL,
+            payload   BLOB    NOT NULL,
+            PRIMARY KEY (machine, seq)
+        ) WITHOUT ROWID;
+        CREATE INDEX sync_parked_by_wait ON sync_parked (waits_for);
         """
 }

@@ -3,6 +3,8 @@ import ScrollbackModel
 /// What storing an imported conversation did.
 public enum ImportOutcome: Sendable, Equatable {
     case inserted, updated, unchanged
+    /// Deleted here (or on a machine this one syncs with) before: left out, unless restoring.
+    case deleted
 }
 
 extension Store {
@@ -19,9 +21,12 @@ extension Store {
     /// it as it is. Message public ids are derived from the conversation's and the node's
     /// (or the position's), so they are the same on every import.
     ///
+    /// A conversation deleted before (its tombstone, by public id or by source id) stays
+    /// deleted, unless `restoring`: then it comes back, and sync tells the other machines.
+    ///
     /// Atomic: when it throws, nothing of `imported` is stored (an update runs in a
     /// savepoint; a new conversation is removed again, see `insertMessages(of:intoNew:)`).
-    public func upsert(_ imported: ImportedConversation) throws -> ImportOutcome {
+    public func upsert(_ imported: ImportedConversation, restoring: Bool = false) throws -> ImportOutcome {
         try database.write(savepoint: false) {
             let publicID = imported.publicID ?? StableID.uuid(imported.source, imported.sourceID ?? "")
             let title = imported.title.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -39,11 +44,15 @@ extension Store {
                 }
             let tree = ImportedTree(imported)
             guard let existing else {
+                if try isBuried(publicID: publicID, source: imported.source, sourceID: imported.sourceID, lifting: restoring) {
+                    return .deleted
+                }
                 let row = Writer.ConversationRow(
                     publicID: publicID, title: safeTitle, model: imported.model, source: imported.source,
                     sourceID: imported.sourceID, createdAt: imported.createdAt, updatedAt: updatedAt, pinned: imported.pinned)
+                let mark = try writer.outboxMark()
                 guard let id = try writer.insert(row) else { return .unchanged }
-                try insertMessages(of: imported, tree: tree, intoNew: id, publicID: publicID)
+                try insertMessages(of: imported, tree: tree, intoNew: id, publicID: publicID, outboxMark: mark)
                 return .inserted
             }
             // In a savepoint, so that nothing changes when a new message fails.
@@ -182,20 +191,40 @@ extension Store {
             let row = Writer.ConversationRow(
                 publicID: publicID, title: imported.title, model: imported.model, source: imported.source,
                 sourceID: imported.sourceID, createdAt: imported.createdAt, updatedAt: updatedAt, pinned: imported.pinned)
+            let mark = try writer.outboxMark()
             guard let id = try writer.insert(row, ignoringDuplicate: true) else { return false }
-            try insertMessages(of: imported, tree: ImportedTree(imported), intoNew: id, publicID: publicID)
+            try insertMessages(of: imported, tree: ImportedTree(imported), intoNew: id, publicID: publicID, outboxMark: mark)
             return true
         }
     }
 
     private var writer: Writer { Writer(database: database) }
 
+    /// Whether a conversation with this public id or source id was deleted; with `lifting`,
+    /// its tombstones by source id go (the one by public id goes when it is made again,
+    /// which tells sync), and it is not.
+    private func isBuried(publicID: String, source: String, sourceID: String?, lifting: Bool) throws -> Bool {
+        let found = try database.scalarInt(
+            """
+            SELECT EXISTS (SELECT 1 FROM sync_tombstone WHERE public_id = ?)
+                OR EXISTS (SELECT 1 FROM sync_tombstone WHERE source = ? AND source_id = ?)
+            """, [.text(publicID), .text(source), SQLValue(sourceID)]) != 0
+        guard found else { return false }
+        guard lifting else { return true }
+        try database.run(
+            "DELETE FROM sync_tombstone WHERE source = ? AND source_id = ? AND public_id <> ?",
+            [.text(source), SQLValue(sourceID), .text(publicID)])
+        return false
+    }
+
     /// Inserts the messages of the conversation `conversationID` just inserted, and its
     /// current branch. When one fails (an id taken by another conversation), the
     /// conversation is deleted again with the messages before it, so that nothing of it is
     /// left, as a savepoint would leave nothing, without the savepoint's journal of every
     /// page touched.
-    private func insertMessages(of imported: ImportedConversation, tree: ImportedTree, intoNew conversationID: Int64, publicID: String) throws {
+    private func insertMessages(
+        of imported: ImportedConversation, tree: ImportedTree, intoNew conversationID: Int64, publicID: String, outboxMark: Int64?
+    ) throws {
         do {
             let rows = imported.messages.enumerated().lazy.map { index, message in
                 Writer.MessageRow(
@@ -217,7 +246,7 @@ extension Store {
             }
         } catch {
             // When this fails too, its error goes up instead, and the transaction with it.
-            _ = try writer.delete(conversation: conversationID)
+            try writer.discard(conversation: conversationID, since: outboxMark)
             throw error
         }
     }

@@ -1,9 +1,12 @@
 import CSQLite
+import Foundation
 import ScrollbackModel
 
 /// The one place that writes the `conversation`, `message` and `branch_choice` tables: every
-/// INSERT, UPDATE and DELETE of them is here, so that whatever follows the writes (the search index and
-/// the count through the schema's triggers; later a sync outbox) sees all of them.
+/// INSERT, UPDATE and DELETE of them is here, so that whatever follows the writes sees all of
+/// them: the search index and the counts (through the schema's triggers), the tombstones of
+/// deleted conversations, and, while sync is on, the outbox (`Outbox`), in the same
+/// transaction as the change.
 ///
 /// Row ids follow time (see `Schema.version2`): a new row gets the smallest free id in its
 /// millisecond's range of 65,536, so that id order is time order and FTS5, walking its
@@ -90,7 +93,35 @@ struct Writer {
             ])
         guard database.changes == 1 else { return nil }
         try database.indexingLoad?.inserted(conversation: rowID)
+        try made(conversation: row.publicID)
         return rowID
+    }
+
+    /// A conversation made (or made again): a tombstone of it is lifted, and the outbox
+    /// says so (a restore first, when it was deleted).
+    private func made(conversation publicID: String) throws {
+        guard database.applyingRemote == nil else { return }
+        try database.run("DELETE FROM sync_tombstone WHERE public_id = ?", [.text(publicID)])
+        let restored = database.changes > 0
+        guard let outbox = try database.outbox() else { return }
+        if restored { try outbox.append(.restore, entity: publicID, in: database) }
+        try outbox.append(.conversation, entity: publicID, in: database)
+    }
+
+    /// Appends `kinds` for the conversation `id` when sync is on.
+    private func changed(conversation id: Int64, _ kinds: SyncOpKind...) throws {
+        guard let outbox = try database.outbox(),
+            let publicID = try database.queryFirst("SELECT public_id FROM conversation WHERE id = ?", [.integer(id)], { $0.text(0) })
+        else { return }
+        for kind in kinds { try outbox.append(kind, entity: publicID, in: database) }
+    }
+
+    /// Appends a message op for the message `id` when sync is on.
+    private func changed(message id: Int64) throws {
+        guard let outbox = try database.outbox(),
+            let publicID = try database.queryFirst("SELECT public_id FROM message WHERE id = ?", [.integer(id)], { $0.text(0) })
+        else { return }
+        try outbox.append(.message, entity: publicID, in: database)
     }
 
     func update(conversation id: Int64, title: String, model: String?, createdAt: Timestamp, updatedAt: Timestamp) throws {
@@ -98,15 +129,30 @@ struct Writer {
         try database.run(
             "UPDATE conversation SET title = ?, model = ?, created_at = ?, updated_at = ? WHERE id = ?",
             [.text(title), SQLValue(model), .integer(createdAt.milliseconds), .integer(updatedAt.milliseconds), .integer(id)])
+        try changed(conversation: id, .title, .model, .times)
     }
 
     func rename(conversation id: Int64, to title: String) throws {
         database.indexingLoad?.changedRows()
         try database.run("UPDATE conversation SET title = ? WHERE id = ?", [.text(title), .integer(id)])
+        try changed(conversation: id, .title)
+    }
+
+    func setModel(conversation id: Int64, _ model: String?) throws {
+        try database.run("UPDATE conversation SET model = ? WHERE id = ?", [SQLValue(model), .integer(id)])
+        try changed(conversation: id, .model)
+    }
+
+    func setTimes(conversation id: Int64, createdAt: Timestamp, updatedAt: Timestamp) throws {
+        try database.run(
+            "UPDATE conversation SET created_at = ?, updated_at = ? WHERE id = ?",
+            [.integer(createdAt.milliseconds), .integer(max(updatedAt, createdAt).milliseconds), .integer(id)])
+        try changed(conversation: id, .times)
     }
 
     func setPinned(conversation id: Int64, _ pinned: Bool) throws {
         try database.run("UPDATE conversation SET pinned = ? WHERE id = ?", [SQLValue(pinned), .integer(id)])
+        try changed(conversation: id, .pin)
     }
 
     /// Pins or unpins each of `ids` that is not so already; returns how many changed.
@@ -115,7 +161,9 @@ struct Writer {
         for id in ids {
             try database.run(
                 "UPDATE conversation SET pinned = ? WHERE id = ? AND pinned <> ?", [SQLValue(pinned), .integer(id), SQLValue(pinned)])
-            changed += database.changes
+            guard database.changes == 1 else { continue }
+            changed += 1
+            try self.changed(conversation: id, .pin)
         }
         return changed
     }
@@ -123,9 +171,21 @@ struct Writer {
     /// Deletes a conversation and (by cascade) its messages and remembered branches; whether
     /// it was there.
     func delete(conversation id: Int64) throws -> Bool {
+        try delete(conversations: [id]) == 1
+    }
+
+    /// Where the outbox is now (nil when sync is off): for `discard(conversation:since:)`.
+    func outboxMark() throws -> Int64? {
+        try database.outbox()?.nextSeq
+    }
+
+    /// Takes back a conversation this transaction made and could not finish (an import's
+    /// message failed): its rows and the ops appended since `mark` go, and no tombstone is
+    /// left, since it was never there.
+    func discard(conversation id: Int64, since mark: Int64?) throws {
         database.indexingLoad?.changedRows()
         try database.run("DELETE FROM conversation WHERE id = ?", [.integer(id)])
-        return database.changes == 1
+        if let mark, let outbox = try database.outbox() { try outbox.truncate(from: mark, in: database) }
     }
 
     /// Deletes the conversations `ids` and their messages, each table in one statement (the
@@ -142,11 +202,47 @@ struct Writer {
             while try insert.step() {}
             insert.reset()
         }
+        try bury()
         try database.run("DELETE FROM message WHERE conversation_id IN (SELECT id FROM temp.doomed)")
         try database.run("DELETE FROM conversation WHERE id IN (SELECT id FROM temp.doomed)")
         let deleted = database.changes
         try database.execute("DELETE FROM temp.doomed")
         return deleted
+    }
+
+    /// Records a tombstone for each conversation in `temp.doomed` (stamped with the remote
+    /// op's clock while one is applied), and, when sync is on, a delete op each; forgets
+    /// their field clocks (the tombstone's wins over them).
+    private func bury() throws {
+        let outbox = try database.outbox()
+        let doomed = try database.query(
+            "SELECT public_id, source, source_id FROM conversation WHERE id IN (SELECT id FROM temp.doomed) ORDER BY id"
+        ) { (publicID: $0.text(0), source: $0.text(1), sourceID: $0.optionalText(2)) }
+        let unsynced = HybridClock(
+            wall: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)), counter: 0, machine: String(repeating: "0", count: 32))
+        let syncing = try database.syncOutbox() != nil
+        for conversation in doomed {
+            let clock = database.applyingRemote ?? outbox?.tick() ?? unsynced
+            try database.run(
+                """
+                INSERT INTO sync_tombstone (public_id, source, source_id, clock) VALUES (?, ?, ?, ?)
+                ON CONFLICT (public_id) DO UPDATE SET clock = max(clock, excluded.clock)
+                """, [.text(conversation.publicID), .text(conversation.source), SQLValue(conversation.sourceID), .text(clock.text)])
+            if let outbox {
+                let payload = SyncRecord(kind: .delete, source: conversation.source, sourceID: conversation.sourceID).encoded()
+                try outbox.append(.delete, entity: conversation.publicID, payload: payload, clock: clock, in: database)
+            }
+            if syncing {
+                try database.run("DELETE FROM sync_clock WHERE entity = ?", [.text(conversation.publicID)])
+            }
+        }
+        if syncing {
+            try database.run(
+                """
+                DELETE FROM sync_clock WHERE entity IN
+                  (SELECT public_id FROM message WHERE conversation_id IN (SELECT id FROM temp.doomed))
+                """)
+        }
     }
 
     // MARK: Messages
@@ -173,6 +269,7 @@ struct Writer {
         let statement = try database.statement(Self.insertMessage)
         defer { statement.reset() }
         try insert(row, id: rowID, with: statement)
+        try database.outbox()?.append(.message, entity: row.publicID, in: database)
         return rowID
     }
 
@@ -185,6 +282,7 @@ struct Writer {
         defer { statement.reset() }
         var previous: Int64?
         var ids: [Int64] = []
+        let outbox = try database.outbox()
         for var row in rows {
             if let parent = row.parentInBatch {
                 guard ids.indices.contains(parent) else {
@@ -195,6 +293,7 @@ struct Writer {
             let rowID = try newID(in: .message, at: row.createdAt, after: previous)
             try insert(row, id: rowID, with: statement)
             statement.reset()
+            try outbox?.append(.message, entity: row.publicID, in: database)
             previous = rowID
             ids.append(rowID)
         }
@@ -233,16 +332,19 @@ struct Writer {
             "UPDATE message SET role = ?, content = ?, model = ?, input_tokens = ?, output_tokens = ?, duration_ms = ? WHERE id = ?",
             [.text(role.rawValue), .text(content), SQLValue(model), SQLValue(usage.inputTokens), SQLValue(usage.outputTokens),
              SQLValue(usage.durationMilliseconds), .integer(id)])
+        try changed(message: id)
     }
 
     /// Records the export node a message stored before node ids were kept came from.
     func setSourceNode(message id: Int64, _ nodeID: String) throws {
         try database.run("UPDATE message SET source_node_id = ? WHERE id = ?", [.text(nodeID), .integer(id)])
+        try changed(message: id)
     }
 
     /// Makes a message a first one (`check --repair`, cutting a loop of parents).
     func detach(message id: Int64) throws {
         try database.run("UPDATE message SET parent_id = NULL WHERE id = ?", [.integer(id)])
+        try changed(message: id)
     }
 
     /// Gives the messages `order` (of one conversation) the positions 0, 1, 2… in that order,
@@ -265,6 +367,7 @@ struct Writer {
         try database.run(
             "UPDATE conversation SET current_leaf_id = ?, branch_length = ? WHERE id = ?",
             [SQLValue(leaf), .integer(Int64(length)), .integer(id)])
+        try changed(conversation: id, .leaf)
     }
 
     /// Remembers that the reader left the branch through `message` while on `leaf`.

@@ -54,6 +54,10 @@ public struct BrowserConfig: Sendable, Equatable {
     public var pager: String?
     public var editor: String?
     public var clipboard: String?
+    /// `[sync] secret_command`: a shell command that prints a sync secret, `%s` its name.
+    public var secretCommand: String?
+    /// `[sync] interval`: seconds between the browser's background syncs.
+    public var syncInterval = 60
     /// What was wrong, one line each: `config.toml:12: unknown key 'colour'`.
     public var problems: [String] = []
 
@@ -90,8 +94,8 @@ public struct BrowserConfig: Sendable, Equatable {
                     continue
                 }
                 let name = String(line.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces)
-                guard ["keys", "colors", "display", "programs"].contains(name) else {
-                    problem("unknown section '\(shown(name))'; the sections are [keys], [colors], [display] and [programs]")
+                guard ["keys", "colors", "display", "programs", "sync"].contains(name) else {
+                    problem("unknown section '\(shown(name))'; the sections are [keys], [colors], [display], [programs] and [sync]")
                     section = "?"
                     continue
                 }
@@ -206,8 +210,25 @@ public struct BrowserConfig: Sendable, Equatable {
             case "clipboard": clipboard = chosen
             default: return "unknown key '\(Self.shown(key))' in [programs]; the names are pager, editor and clipboard"
             }
+        case "sync":
+            switch key {
+            case "secret_command":
+                guard case .text(let command) = value else { return "secret_command is a shell command in quotes, like \"pass show scrollback/%s\"" }
+                let trimmed = command.trimmingCharacters(in: .whitespaces)
+                guard trimmed.isEmpty || trimmed.contains("%s") else {
+                    return "secret_command needs %s where the secret's name (url or key) goes, like \"pass show scrollback/%s\""
+                }
+                secretCommand = trimmed.isEmpty ? nil : trimmed
+            case "interval":
+                guard case .number(let seconds) = value, (10...3600).contains(seconds) else {
+                    return "interval is a whole number of seconds from 10 to 3600"
+                }
+                syncInterval = seconds
+            default:
+                return "unknown key '\(Self.shown(key))' in [sync]; the names are secret_command and interval"
+            }
         default:
-            return "'\(Self.shown(key))' is outside a section; put it under [keys], [colors], [display] or [programs]"
+            return "'\(Self.shown(key))' is outside a section; put it under [keys], [colors], [display], [programs] or [sync]"
         }
         return nil
     }
@@ -345,6 +366,15 @@ public struct BrowserConfig: Sendable, Equatable {
             pager = ""
             editor = ""
             clipboard = ""
+
+            [sync]
+            # Only when sync is on (`scrollback sync init`). Where the connection string and the
+            # key come from, besides $SCROLLBACK_SYNC_URL and $SCROLLBACK_SYNC_KEY: a shell
+            # command that prints one (%s is its name: url or key), like "pass show scrollback/%s";
+            # else the file secrets beside this one (mode 0600).
+            secret_command = ""
+            # Seconds between the browser's syncs (it also syncs soon after a change).
+            interval = 60
 
             """
         return text

@@ -303,7 +303,7 @@ struct WriterLoop {
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = [
             "-c",
-            "while [ ! -e \"$2\" ]; do \"$0\" --db \"$1\" import \"$3\" --quiet; sleep $5; \"$0\" --db \"$1\" delete $(cat \"$4\") --yes && echo round >> \"$2.rounds\"; sleep $5; done",
+            "while [ ! -e \"$2\" ]; do \"$0\" --db \"$1\" import \"$3\" --quiet --restore; sleep $5; \"$0\" --db \"$1\" delete $(cat \"$4\") --yes && echo round >> \"$2.rounds\"; sleep $5; done",
             BinaryRunner.binary.path, runner.databasePath, stopFile, export, batchFile, "\(pause)",
         ]
         process.standardOutput = FileHandle.nullDevice

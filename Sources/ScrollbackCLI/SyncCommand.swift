@@ -1,0 +1,369 @@
+import Foundation
+import ScrollbackModel
+import ScrollbackStorage
+import ScrollbackSync
+import ScrollbackViewModels
+import TerminalText
+
+/// `scrollback sync` and its subcommands: `init`, `status`, `key show`, `key import`, `off`;
+/// alone, a sync now (push, then pull). Secrets come from the environment, the configured
+/// command or the secrets file, in that order; they never appear in arguments, messages or
+/// JSON (`key show` prints the key, which is what it is for).
+struct SyncCommand {
+    let context: CommandContext
+    var console: Console { context.console }
+
+    /// The subcommands, as `sync --help` and the completions list them.
+    static let subcommands = ["init", "status", "off", "key show", "key import"]
+
+    func run() throws -> Int32 {
+        let words = context.parsed.positional
+        switch words.joined(separator: " ") {
+        case "": return try syncNow()
+        case "init": return try initialize()
+        case "status": return try status()
+        case "off": return try off()
+        case "key show": return try showKey()
+        case "key import": return try importKey()
+        default:
+            throw UsageError(
+                message: "unknown sync command '\(OutputFormat.line(words.joined(separator: " ")))'; the commands are \(Self.subcommands.map { "sync \($0)" }.joined(separator: ", ")), and sync alone",
+                command: "sync")
+        }
+    }
+
+    private var secrets: SecretChain {
+        SecretChain(
+            environment: context.environment, secretCommand: ConfigLocation.load(environment: context.environment).secretCommand,
+            file: PathText.parent(of: ConfigLocation.path(environment: context.environment)) + "/secrets")
+    }
+
+    /// The stored key, or a clear error.
+    private func storedKey() throws -> SyncKey {
+        guard let found = try secrets.found(.key) else {
+            throw CommandFailure(
+                message: "no sync key here; run `scrollback sync key import` with the key from `scrollback sync key show` on a machine that syncs")
+        }
+        guard let key = SyncKey(text: found.value) else {
+            throw CommandFailure(
+                message: "the sync key in \(found.location) is not a scrollback key (44 characters of base64); run `scrollback sync key import`")
+        }
+        return key
+    }
+
+    private func storedURL() throws -> String {
+        guard let url = try secrets.read(.url) else {
+            throw CommandFailure(message: "no sync server here; run `scrollback sync init`")
+        }
+        return url
+    }
+
+    // MARK: sync
+
+    private func syncNow() throws -> Int32 {
+        let store = try context.openStore()
+        try context.requireWritable(store)
+        guard try store.localSyncState().machine != nil else { throw SyncError.off }
+        let (url, key) = (try storedURL(), try storedKey())
+        let lock = try SyncLock(databasePath: store.path)
+        let report = try withExtendedLifetime(lock) {
+            let engine = try SyncEngine(store: store, conninfo: url, key: key)
+            return try engine.sync(progress: progressLine)
+        }
+        clearProgress()
+        console.line(summary(report))
+        return 0
+    }
+
+    private func summary(_ report: SyncReport) -> String {
+        var line = "Synced: sent \(NumberText.grouped(report.sent)), received \(NumberText.grouped(report.received))"
+        if report.parked > 0 { line += " (\(NumberText.grouped(report.parked)) wait for changes not here yet)" }
+        return line + "."
+    }
+
+    private func progressLine(_ progress: SyncProgress) {
+        guard console.errorIsTerminal else { return }
+        let verb = progress.phase == .sending ? "sending" : "receiving"
+        let count = progress.total.map { "\(NumberText.grouped(progress.done)) of \(NumberText.grouped($0))" } ?? NumberText.grouped(progress.done)
+        console.writeError("\r\u{1B}[K\(verb) \(count) changes…")
+    }
+
+    private func clearProgress() {
+        if console.errorIsTerminal { console.writeError("\r\u{1B}[K") }
+    }
+
+    // MARK: init
+
+    private func initialize() throws -> Int32 {
+        let store = try context.openStore()
+        try context.requireWritable(store)
+        if let machine = try store.localSyncState().machine {
+            throw CommandFailure(
+                message: "sync is on already here (machine \(machine)); `scrollback sync` syncs now; `scrollback sync off` first to start again")
+        }
+        let chain = secrets
+        // The connection string: the environment's, else read now (Enter keeps a stored one).
+        let url: String
+        var urlToStore: String?
+        if let fromEnvironment = try EnvironmentSecrets(environment: context.environment).read(.url) {
+            url = fromEnvironment
+        } else {
+            let stored = try chain.read(.url)
+            let answer = try readSecret(
+                prompt: "Connection string of the PostgreSQL server (postgresql://user:password@host:5432/db?sslmode=require)"
+                    + (stored == nil ? ": " : "; Enter keeps the stored one: "))
+            if let answer, !answer.isEmpty {
+                url = answer
+                urlToStore = answer
+            } else if let stored {
+                url = stored
+            } else {
+                throw CommandFailure(message: "no connection string given; give one on standard input or at the prompt (it is never taken as an argument)")
+            }
+        }
+        // The key: the stored one, else the server's history needs one imported, else a new one.
+        let existingKey = try chain.found(.key)
+        var key = try existingKey.map { found -> SyncKey in
+            guard let key = SyncKey(text: found.value) else {
+                throw CommandFailure(message: "the sync key in \(found.location) is not a scrollback key; run `scrollback sync key import`")
+            }
+            return key
+        }
+        let probe = try SyncEngine.probe(conninfo: url, key: key)
+        var keyToStore: SyncKey?
+        if probe.hasHistory {
+            if key == nil {
+                throw CommandFailure(
+                    message: "the server holds a history already; run `scrollback sync key import` with the key from `scrollback sync key show` on a machine that syncs, then `scrollback sync init` again")
+            }
+            if probe.keyOpens == false { throw SyncError.wrongKey }
+        } else if key == nil {
+            let made = try SyncKey.generate()
+            key = made
+            keyToStore = made
+        }
+        guard let key else { throw SyncError.wrongKey }
+        // Secrets are kept before the key check goes up: a kill between leaves the key here.
+        try keep(url: urlToStore, key: keyToStore, in: chain)
+        try SyncEngine.prepareServer(conninfo: url, key: key)
+        let machine = SyncEngine.newMachineID()
+        let queued = try store.turnSyncOn(machine: machine)
+        console.line(
+            "Sync is on: this machine is \(machine); \(NumberText.grouped(queued)) change\(queued == 1 ? "" : "s") of what is here to send.")
+        if keyToStore != nil {
+            console.line("A new key seals the history; carry it to your other machines with `scrollback sync key show`.")
+        }
+        let lock = try SyncLock(databasePath: store.path)
+        let report = try withExtendedLifetime(lock) {
+            try SyncEngine(store: store, conninfo: url, key: key).sync(progress: progressLine)
+        }
+        clearProgress()
+        console.line(summary(report))
+        return 0
+    }
+
+    /// Keeps the secrets given in the file, saying first (on a terminal) where.
+    private func keep(url: String?, key: SyncKey?, in chain: SecretChain) throws {
+        guard url != nil || key != nil else { return }
+        if !chain.file.exists && (console.inputIsTerminal || console.errorIsTerminal) {
+            console.errorLine(
+                "scrollback: keeping the sync secrets in \(chain.file.path) (mode 0600, in a folder of mode 0700); set [sync] secret_command in config.toml to keep them elsewhere")
+        }
+        if let url { try chain.write(url, for: .url) }
+        if let key { try chain.write(key.text, for: .key) }
+    }
+
+    // MARK: status
+
+    struct StatusJSON: Encodable {
+        let on: Bool
+        let machine: String?
+        let pending: Int
+        let waiting: Int
+        let lastSync: String?
+        let server: ServerJSON?
+        let secrets: SecretsJSON
+    }
+
+    struct ServerJSON: Encodable {
+        let reachable: Bool
+        let machines: Int?
+        let toReceive: Int64?
+        let problem: String?
+    }
+
+    struct SecretsJSON: Encodable {
+        let url: String?
+        let key: String?
+        let file: String
+    }
+
+    private func status() throws -> Int32 {
+        let store = try context.openStore(forReading: true)
+        let local = try store.localSyncState()
+        let chain = secrets
+        var problems: [String] = []
+        func location(_ name: SecretName) -> String? {
+            do {
+                return try chain.found(name)?.location
+            } catch {
+                problems.append("\(error)")
+                return nil
+            }
+        }
+        let urlLocation = location(.url), keyLocation = location(.key)
+        var server: ServerJSON?
+        if local.machine != nil {
+            do {
+                let engine = try SyncEngine(store: store, conninfo: try storedURL(), key: try storedKey())
+                let state = try engine.serverState()
+                server = ServerJSON(reachable: true, machines: state.machines, toReceive: state.toReceive, problem: nil)
+            } catch let error as SyncError {
+                let reachable: Bool
+                switch error {
+                case .unreachable, .refused, .badConnectionString: reachable = false
+                default: reachable = true
+                }
+                server = ServerJSON(reachable: reachable, machines: nil, toReceive: nil, problem: error.description)
+            } catch let failure as CommandFailure {
+                server = ServerJSON(reachable: false, machines: nil, toReceive: nil, problem: failure.message)
+            }
+        }
+        let status = StatusJSON(
+            on: local.machine != nil, machine: local.machine, pending: local.pending, waiting: local.parked,
+            lastSync: local.lastSync?.iso8601, server: server,
+            secrets: SecretsJSON(url: urlLocation, key: keyLocation, file: chain.file.path))
+        if context.wantsJSON {
+            console.write(try OutputFormat.json(status, for: console))
+            return 0
+        }
+        guard let machine = local.machine else {
+            console.line("Sync is off for \(OutputFormat.line(store.path)); `scrollback sync init` turns it on.")
+            for problem in problems { console.line("secrets: \(OutputFormat.line(problem))") }
+            return 0
+        }
+        console.line("machine:    \(machine)")
+        console.line("last sync:  \(local.lastSync.map { "\(TimeText.relative($0, now: .now())) (\($0.iso8601))" } ?? "never")")
+        console.line("to send:    \(NumberText.grouped(local.pending))")
+        if local.parked > 0 { console.line("waiting:    \(NumberText.grouped(local.parked)) received, for changes not here yet") }
+        if let server {
+            if server.reachable, let machines = server.machines, let toReceive = server.toReceive {
+                console.line("server:     reachable; \(NumberText.grouped(machines)) machine\(machines == 1 ? "" : "s"); \(NumberText.grouped(Int(clamping: toReceive))) to receive")
+            } else {
+                console.line("server:     \(server.reachable ? "answers, but" : "offline:") \(OutputFormat.line(server.problem ?? ""))")
+            }
+        }
+        console.line("url from:   \(OutputFormat.line(urlLocation ?? "nowhere"))")
+        console.line("key from:   \(OutputFormat.line(keyLocation ?? "nowhere"))")
+        for problem in problems { console.line("secrets:    \(OutputFormat.line(problem))") }
+        return 0
+    }
+
+    // MARK: off
+
+    private func off() throws -> Int32 {
+        let store = try context.openStore()
+        try context.requireWritable(store)
+        guard let machine = try store.localSyncState().machine else {
+            console.line("Sync is off already.")
+            return 0
+        }
+        let lock = try SyncLock(databasePath: store.path)
+        let pending = try store.localSyncState().pending
+        try withExtendedLifetime(lock) { try store.turnSyncOff() }
+        var line = "Sync is off for machine \(machine); local data is kept"
+        if pending > 0 { line += "; \(NumberText.grouped(pending)) change\(pending == 1 ? " was" : "s were") not sent" }
+        console.line(line + ".")
+        console.line("The key and connection string stay in \(OutputFormat.line(secrets.file.path)) for `scrollback sync init`; delete that file to forget them.")
+        return 0
+    }
+
+    // MARK: key
+
+    private func showKey() throws -> Int32 {
+        guard console.outputIsTerminal || context.parsed.has("--force") else {
+            throw CommandFailure(message: "the key goes only to a terminal; add --force to write it to a pipe or file (anyone who reads it can open your history)")
+        }
+        let key = try storedKey()
+        console.line(key.text)
+        return 0
+    }
+
+    private func importKey() throws -> Int32 {
+        let chain = secrets
+        guard let text = try readSecret(prompt: "Key (from `scrollback sync key show` on another machine): "), !text.isEmpty else {
+            throw CommandFailure(message: "no key given; give it on standard input or at the prompt (it is never taken as an argument)")
+        }
+        guard let key = SyncKey(text: text) else {
+            throw CommandFailure(message: "that is not a scrollback key (44 characters of base64, as `scrollback sync key show` prints it); nothing was changed")
+        }
+        if let stored = try chain.found(.key), stored.location != chain.file.location {
+            throw CommandFailure(message: "the key comes from \(stored.location), which scrollback cannot change; put the new key there")
+        }
+        // Checked against the server when one is known: a wrong key is refused before it is kept.
+        if let url = try chain.read(.url) {
+            do {
+                let probe = try SyncEngine.probe(conninfo: url, key: key)
+                if probe.keyOpens == false { throw SyncError.wrongKey }
+            } catch let error as SyncError where !Self.isAboutTheKey(error) {
+                console.errorLine("scrollback: could not check the key against the server (\(error)); keeping it anyway")
+            }
+        }
+        try keep(url: nil, key: key, in: chain)
+        console.line("The key is kept in \(OutputFormat.line(chain.file.path)).")
+        return 0
+    }
+
+    private static func isAboutTheKey(_ error: SyncError) -> Bool {
+        if case .wrongKey = error { return true }
+        return false
+    }
+
+    // MARK: Reading secrets
+
+    /// One line: from a terminal without echo (Ctrl-C or Ctrl-D cancels), else the first
+    /// line of standard input.
+    private func readSecret(prompt: String) throws -> String? {
+        guard console.inputIsTerminal else {
+            return console.readLine()?.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        console.writeError(prompt)
+        defer { console.writeError("\n") }
+        guard let line = try SecretPrompt.readLine() else {
+            throw CommandInterrupted(message: "cancelled; nothing was changed")
+        }
+        return line.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// A line typed without echo: the terminal in raw mode, bytes read one by one (Enter ends,
+/// Backspace and Ctrl-U edit, Ctrl-C and Ctrl-D cancel), the terminal put back after.
+enum SecretPrompt {
+    static func readLine() throws -> String? {
+        var saved = termios()
+        guard tcgetattr(STDIN_FILENO, &saved) == 0 else { return Swift.readLine() }
+        var raw = saved
+        raw.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG | IEXTEN)
+        guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) == 0 else { return Swift.readLine() }
+        defer { tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            let count = read(STDIN_FILENO, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            guard count == 1 else { return nil }
+            switch byte {
+            case 0x0D, 0x0A: return String(decoding: bytes, as: UTF8.self)
+            case 0x03: return nil
+            case 0x04: if bytes.isEmpty { return nil }
+            case 0x7F, 0x08:
+                // A whole character: its continuation bytes and its first.
+                while let last = bytes.last, last & 0xC0 == 0x80 { bytes.removeLast() }
+                if !bytes.isEmpty { bytes.removeLast() }
+            case 0x15: bytes.removeAll()
+            default:
+                if bytes.count < 65_536 { bytes.append(byte) }
+            }
+        }
+    }
+}

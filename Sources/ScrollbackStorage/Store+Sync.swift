@@ -1,0 +1,460 @@
+import Foundation
+import ScrollbackModel
+
+/// One of this machine's ops on its way to the server: the entity as it is now, in bytes
+/// to seal (see `SyncRecord`).
+public struct OutgoingOp: Sendable, Equatable {
+    public let seq: Int64
+    public let opID: String
+    public let entity: String
+    public let clock: HybridClock
+    public let plaintext: [UInt8]
+}
+
+/// An op of another machine, opened.
+public struct IncomingOp: Sendable, Equatable {
+    public let machine: String
+    public let seq: Int64
+    public let entity: String
+    public let clock: HybridClock
+    public let plaintext: [UInt8]
+
+    public init(machine: String, seq: Int64, entity: String, clock: HybridClock, plaintext: [UInt8]) {
+        self.machine = machine
+        self.seq = seq
+        self.entity = entity
+        self.clock = clock
+        self.plaintext = plaintext
+    }
+}
+
+/// The local side of sync, as `sync status` shows it.
+public struct LocalSyncState: Sendable, Equatable {
+    /// This machine's id; nil when sync is off.
+    public var machine: String?
+    /// Ops waiting to be sent.
+    public var pending: Int
+    /// Ops from elsewhere waiting for what they build on.
+    public var parked: Int
+    /// When a sync last completed.
+    public var lastSync: Timestamp?
+    /// The machines whose ops were applied here, with the last one applied.
+    public var cursors: [String: Int64]
+}
+
+/// What applying a page of ops did.
+public struct ApplyResult: Sendable, Equatable {
+    public var applied = 0
+    /// Older than what is here, or for a deleted conversation.
+    public var ignored = 0
+    public var parked = 0
+}
+
+extension Store {
+    enum SyncKey {
+        static let lastSync = "sync.last"
+    }
+
+    public func localSyncState() throws -> LocalSyncState {
+        try database.read {
+            let outbox = try Outbox.load(database)
+            let last = try database.queryFirst("SELECT value FROM settings WHERE key = ?", [.text(SyncKey.lastSync)]) { $0.text(0) }
+                .flatMap { Int64($0) }.map(Timestamp.init(milliseconds:))
+            var cursors: [String: Int64] = [:]
+            for (machine, seq) in try database.query("SELECT machine, seq FROM sync_cursor", [], { ($0.text(0), $0.int64(1)) }) {
+                cursors[machine] = seq
+            }
+            return LocalSyncState(
+                machine: outbox?.machine, pending: Int(try database.scalarInt("SELECT count(*) FROM sync_outbox")),
+                parked: Int(try database.scalarInt("SELECT count(*) FROM sync_parked")), lastSync: last, cursors: cursors)
+        }
+    }
+
+    /// Turns sync on with the machine id `machine`: everything stored is put in the outbox,
+    /// stamped with the clock's origin (older than any change made with sync on, so that
+    /// a machine joining late does not undo the others' edits with its old copies).
+    /// Returns how many ops were queued.
+    public func turnSyncOn(machine: String) throws -> Int {
+        guard HybridClock.isMachineID(machine) else { throw StorageError.conflict("a machine id is 32 hex digits") }
+        return try database.write {
+            if let existing = try Outbox.load(database) {
+                throw StorageError.conflict("sync is on already here (machine \(existing.machine))")
+            }
+            try clearSyncState()
+            let origin = HybridClock.origin(of: machine).text
+            try database.run(
+                """
+                INSERT INTO sync_outbox (seq, op_id, entity, kind, clock)
+                SELECT row_number() OVER (ORDER BY id), lower(hex(randomblob(16))), public_id, 'conv', ? FROM conversation
+                """, [.text(origin)])
+            var queued = try database.scalarInt("SELECT count(*) FROM sync_outbox")
+            try database.run(
+                """
+                INSERT INTO sync_outbox (seq, op_id, entity, kind, clock)
+                SELECT ? + row_number() OVER (ORDER BY conversation_id, position), lower(hex(randomblob(16))), public_id, 'msg', ?
+                  FROM message
+                """, [.integer(queued), .text(origin)])
+            queued = try database.scalarInt("SELECT count(*) FROM sync_outbox")
+            try database.run(
+                """
+                INSERT INTO sync_outbox (seq, op_id, entity, kind, clock)
+                SELECT ? + row_number() OVER (ORDER BY id), lower(hex(randomblob(16))), public_id, 'leaf', ?
+                  FROM conversation WHERE current_leaf_id IS NOT NULL
+                """, [.integer(queued), .text(origin)])
+            queued = try database.scalarInt("SELECT count(*) FROM sync_outbox")
+            try database.run(
+                "INSERT OR REPLACE INTO settings (key, value) VALUES ('sync.machine', ?), ('sync.next_seq', ?), ('sync.clock', ?)",
+                [.text(machine), .text(String(queued + 1)), .text(origin)])
+            return Int(queued)
+        }
+    }
+
+    /// Turns sync off: the outbox, clocks, cursors and parked ops go; the data and the
+    /// tombstones stay.
+    public func turnSyncOff() throws {
+        try database.write { try clearSyncState() }
+    }
+
+    private func clearSyncState() throws {
+        try database.execute(
+            """
+            DELETE FROM sync_outbox; DELETE FROM sync_clock; DELETE FROM sync_cursor; DELETE FROM sync_parked;
+            DELETE FROM settings WHERE key LIKE 'sync.%';
+            """)
+    }
+
+    /// Notes that a sync completed at `time`.
+    public func recordSync(at time: Timestamp) throws {
+        try database.write {
+            try database.run(
+                "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(SyncKey.lastSync), .text(String(time.milliseconds))])
+        }
+    }
+
+    // MARK: Sending
+
+    /// Up to `limit` ops of the outbox after `seq`, in order, each with its entity as it is
+    /// now (a delete with what it was).
+    public func outgoing(after seq: Int64 = 0, limit: Int) throws -> [OutgoingOp] {
+        try database.read {
+            let rows = try database.query(
+                "SELECT seq, op_id, entity, kind, clock, payload FROM sync_outbox WHERE seq > ? ORDER BY seq LIMIT ?",
+                [.integer(seq), .integer(Int64(max(limit, 1)))]
+            ) { row in
+                (seq: row.int64(0), opID: row.text(1), entity: row.text(2), kind: row.text(3), clock: row.text(4),
+                 payload: row.isNull(5) ? nil : row.blob(5))
+            }
+            return try rows.map { row in
+                guard let clock = HybridClock(text: row.clock) else {
+                    throw StorageError.conflict("the sync outbox holds a damaged clock at op \(row.seq); run `scrollback sync off`, then `sync init`")
+                }
+                let record = try row.payload.flatMap { SyncRecord(decoding: $0) } ?? currentRecord(kind: row.kind, entity: row.entity)
+                return OutgoingOp(seq: row.seq, opID: row.opID, entity: row.entity, clock: clock, plaintext: record.encoded())
+            }
+        }
+    }
+
+    /// The record for an op of `kind` about `entity`, as the entity is now (`void` when it
+    /// is gone).
+    private func currentRecord(kind name: String, entity: String) throws -> SyncRecord {
+        guard let kind = SyncOpKind(rawValue: name) else { return SyncRecord(kind: .void) }
+        switch kind {
+        case .conversation, .title, .model, .pin, .times:
+            let found = try database.queryFirst(
+                "SELECT title, model, source, source_id, created_at, updated_at, pinned FROM conversation WHERE public_id = ?",
+                [.text(entity)]
+            ) { row in
+                SyncRecord(
+                    kind: kind, title: row.text(0), model: row.optionalText(1), source: row.text(2), sourceID: row.optionalText(3),
+                    createdAt: row.int64(4), updatedAt: row.int64(5), pinned: row.bool(6))
+            }
+            guard var record = found else { return SyncRecord(kind: .void) }
+            switch kind {
+            case .title: record = SyncRecord(kind: kind, title: record.title)
+            case .model: record = SyncRecord(kind: kind, model: record.model)
+            case .pin: record = SyncRecord(kind: kind, pinned: record.pinned)
+            case .times: record = SyncRecord(kind: kind, createdAt: record.createdAt, updatedAt: record.updatedAt)
+            default: break
+            }
+            return record
+        case .leaf:
+            let found = try database.queryFirst(
+                "SELECT m.public_id FROM conversation AS c LEFT JOIN message AS m ON m.id = c.current_leaf_id WHERE c.public_id = ?",
+                [.text(entity)]
+            ) { SyncRecord(kind: .leaf, leaf: $0.optionalText(0)) }
+            return found ?? SyncRecord(kind: .void)
+        case .message:
+            let found = try database.queryFirst(
+                """
+                SELECT c.public_id, p.public_id, m.role, m.content, m.created_at, m.model, m.source_node_id,
+                       m.input_tokens, m.output_tokens, m.duration_ms
+                  FROM message AS m JOIN conversation AS c ON c.id = m.conversation_id
+                  LEFT JOIN message AS p ON p.id = m.parent_id
+                 WHERE m.public_id = ?
+                """, [.text(entity)]
+            ) { row in
+                SyncRecord(
+                    kind: .message, conversation: row.text(0), model: row.optionalText(5), createdAt: row.int64(4),
+                    parent: row.optionalText(1), role: row.text(2), content: row.text(3), nodeID: row.optionalText(6),
+                    inputTokens: row.optionalInt64(7), outputTokens: row.optionalInt64(8), durationMilliseconds: row.optionalInt64(9))
+            }
+            return found ?? SyncRecord(kind: .void)
+        case .restore:
+            return SyncRecord(kind: .restore)
+        case .delete, .void:
+            return SyncRecord(kind: .void)
+        }
+    }
+
+    /// The ops through `seq` are on the server: they leave the outbox.
+    public func markSent(through seq: Int64) throws {
+        try database.write {
+            try database.run("DELETE FROM sync_outbox WHERE seq <= ?", [.integer(seq)])
+        }
+    }
+
+    // MARK: Receiving
+
+    /// The last op applied here of each other machine.
+    public func syncCursors() throws -> [String: Int64] {
+        try localSyncState().cursors
+    }
+
+    /// Applies `ops` of `machine` (its next ones, in order) and moves its cursor past them,
+    /// in one transaction; then the parked ops that can go now. Each change goes through
+    /// `Writer`, so the search index and counts follow, and appends nothing to the outbox.
+    public func apply(_ ops: [IncomingOp], from machine: String, through seq: Int64) throws -> ApplyResult {
+        try database.write {
+            guard let outbox = try database.syncOutbox() else {
+                throw StorageError.conflict("sync is off here; nothing was applied")
+            }
+            var result = ApplyResult()
+            defer { database.applyingRemote = nil }
+            for op in ops {
+                outbox.observe(op.clock)
+                guard let record = SyncRecord(decoding: op.plaintext) else {
+                    result.ignored += 1
+                    continue
+                }
+                switch try apply(record, op: op, local: outbox.machine) {
+                case .applied: result.applied += 1
+                case .ignored: result.ignored += 1
+                case .parked: result.parked += 1
+                }
+            }
+            try database.run("INSERT OR REPLACE INTO sync_cursor (machine, seq) VALUES (?, ?)", [.text(machine), .integer(seq)])
+            if result.applied > 0 { try retryParked(local: outbox.machine) }
+            return result
+        }
+    }
+
+    private enum Applied {
+        case applied, ignored, parked
+    }
+
+    /// Applies one op: last writer wins per field by the clock; a delete wins over edits
+    /// and loses only to a newer restore; an op about something not here yet is parked.
+    private func apply(_ record: SyncRecord, op: IncomingOp, local: String) throws -> Applied {
+        database.applyingRemote = op.clock
+        let writer = Writer(database: database)
+        let entity = op.entity
+        func isNewer(_ field: String, of entity: String = entity) throws -> Bool {
+            op.clock > (try fieldClock(entity, field) ?? .origin(of: local))
+        }
+        func park(_ waitsFor: String, conversation: String?) throws -> Applied {
+            try database.run(
+                """
+                INSERT OR IGNORE INTO sync_parked (machine, seq, entity, waits_for, conversation, clock, payload)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+                [.text(op.machine), .integer(op.seq), .text(entity), .text(waitsFor), SQLValue(conversation), .text(op.clock.text),
+                 .blob(op.plaintext)])
+            return .parked
+        }
+        func stamp(_ field: String) throws { try Outbox.record(op.clock, entity: entity, field: field, in: database) }
+        switch record.kind {
+        case .void:
+            return .ignored
+        case .conversation, .title, .model, .pin, .times, .leaf:
+            guard let local = try database.queryFirst(
+                "SELECT id, title, model, pinned, created_at, updated_at FROM conversation WHERE public_id = ?", [.text(entity)], {
+                    (id: $0.int64(0), title: $0.text(1), model: $0.optionalText(2), pinned: $0.bool(3), createdAt: $0.int64(4),
+                     updatedAt: $0.int64(5))
+                })
+            else {
+                if try isBuried(entity) { return .ignored }
+                guard record.kind == .conversation else { return try park(entity, conversation: entity) }
+                let title = (record.title ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+                let created = record.createdAt ?? 0
+                let row = Writer.ConversationRow(
+                    publicID: entity, title: title.isEmpty ? "Untitled" : title, model: record.model,
+                    source: (record.source ?? "").isEmpty ? "sync" : record.source ?? "sync", sourceID: record.sourceID,
+                    createdAt: Timestamp(milliseconds: created),
+                    updatedAt: Timestamp(milliseconds: max(created, record.updatedAt ?? created)), pinned: record.pinned ?? false)
+                // Another conversation here has its source id: both stay, this one unsynced.
+                guard try writer.insert(row, ignoringDuplicate: true) != nil else { return .ignored }
+                try stamp("*")
+                return .applied
+            }
+            var changed = false
+            if record.kind == .conversation || record.kind == .title, let title = record.title, try isNewer("title") {
+                let trimmed = title.trimmingCharacters(in: .whitespacesAndNewlines)
+                if !trimmed.isEmpty && trimmed != local.title { try writer.rename(conversation: local.id, to: trimmed) }
+                try stamp("title")
+                changed = true
+            }
+            if record.kind == .conversation || record.kind == .model, try isNewer("model") {
+                if record.model != local.model { try writer.setModel(conversation: local.id, record.model) }
+                try stamp("model")
+                changed = true
+            }
+            if record.kind == .conversation || record.kind == .pin, let pinned = record.pinned, try isNewer("pin") {
+                if pinned != local.pinned { try writer.setPinned(conversation: local.id, pinned) }
+                try stamp("pin")
+                changed = true
+            }
+            if record.kind == .conversation || record.kind == .times, let created = record.createdAt, try isNewer("times") {
+                let updated = max(local.updatedAt, record.updatedAt ?? created, created)
+                if created != local.createdAt || updated != local.updatedAt {
+                    try writer.setTimes(
+                        conversation: local.id, createdAt: Timestamp(milliseconds: created), updatedAt: Timestamp(milliseconds: updated))
+                }
+                try stamp("times")
+                changed = true
+            }
+            if record.kind == .leaf, try isNewer("leaf") {
+                var leafID: Int64?
+                if let leaf = record.leaf {
+                    leafID = try database.queryFirst(
+                        "SELECT id FROM message WHERE public_id = ? AND conversation_id = ?", [.text(leaf), .integer(local.id)]
+                    ) { $0.int64(0) }
+                    if leafID == nil { return try park(leaf, conversation: entity) }
+                }
+                let nodes = try database.query(
+                    "SELECT id, parent_id FROM message WHERE conversation_id = ?", [.integer(local.id)]
+                ) { (id: $0.int64(0), parentID: $0.optionalInt64(1)) }
+                let tree = ConversationTree(nodes: nodes)
+                let chosen = leafID.flatMap { tree.contains($0) ? $0 : nil }
+                try writer.setBranch(conversation: local.id, leaf: chosen, length: chosen.map { tree.path(to: $0).count } ?? 0)
+                try stamp("leaf")
+                changed = true
+            }
+            return changed ? .applied : .ignored
+        case .message:
+            guard let conversation = record.conversation, let content = record.content,
+                let role = record.role.flatMap(Role.init(rawValue:))
+            else { return .ignored }
+            let usage = MessageUsage(
+                inputTokens: record.inputTokens.flatMap { $0 >= 0 ? $0 : nil },
+                outputTokens: record.outputTokens.flatMap { $0 >= 0 ? $0 : nil },
+                durationMilliseconds: record.durationMilliseconds.flatMap { $0 >= 0 ? $0 : nil })
+            if let existing = try database.queryFirst(
+                "SELECT id, role, content, model FROM message WHERE public_id = ?", [.text(entity)],
+                { (id: $0.int64(0), role: $0.text(1), content: $0.text(2), model: $0.optionalText(3)) })
+            {
+                guard try isNewer("*") else { return .ignored }
+                if existing.content != content || existing.role != role.rawValue || existing.model != record.model {
+                    try writer.update(message: existing.id, role: role, content: content, model: record.model, usage: usage)
+                }
+                try stamp("*")
+                return .applied
+            }
+            guard let conversationID = try database.queryFirst(
+                "SELECT id FROM conversation WHERE public_id = ?", [.text(conversation)], { $0.int64(0) })
+            else {
+                if try isBuried(conversation) { return .ignored }
+                return try park(conversation, conversation: conversation)
+            }
+            var parentID: Int64?
+            if let parent = record.parent {
+                parentID = try database.queryFirst(
+                    "SELECT id FROM message WHERE public_id = ? AND conversation_id = ?", [.text(parent), .integer(conversationID)]
+                ) { $0.int64(0) }
+                if parentID == nil { return try park(parent, conversation: conversation) }
+            }
+            let position = try database.scalarInt(
+                "SELECT coalesce(max(position), -1) + 1 FROM message WHERE conversation_id = ?", [.integer(conversationID)])
+            try writer.insert(
+                Writer.MessageRow(
+                    publicID: entity, conversationID: conversationID, position: position, role: role, content: content,
+                    createdAt: Timestamp(milliseconds: record.createdAt ?? 0), model: record.model, parentID: parentID,
+                    sourceNodeID: record.nodeID, usage: usage))
+            try stamp("*")
+            return .applied
+        case .delete:
+            if let restored = try fieldClock(entity, "restore"), restored > op.clock { return .ignored }
+            if let id = try database.queryFirst("SELECT id FROM conversation WHERE public_id = ?", [.text(entity)], { $0.int64(0) }) {
+                _ = try writer.delete(conversation: id)
+            } else {
+                try database.run(
+                    """
+                    INSERT INTO sync_tombstone (public_id, source, source_id, clock) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (public_id) DO UPDATE SET clock = max(clock, excluded.clock)
+                    """, [.text(entity), SQLValue(record.source), SQLValue(record.sourceID), .text(op.clock.text)])
+            }
+            try database.run("DELETE FROM sync_parked WHERE conversation = ?", [.text(entity)])
+            return .applied
+        case .restore:
+            if let buried = try database.queryFirst(
+                "SELECT clock FROM sync_tombstone WHERE public_id = ?", [.text(entity)], { HybridClock(text: $0.text(0)) }),
+                let buried, buried > op.clock
+            {
+                return .ignored
+            }
+            try database.run("DELETE FROM sync_tombstone WHERE public_id = ?", [.text(entity)])
+            if try isNewer("restore") { try stamp("restore") }
+            return .applied
+        }
+    }
+
+    /// The clock of `entity`'s `field`: the later of the field's own and the entity's as a
+    /// whole (which a conversation op sets for every field it carries: all but the leaf and
+    /// the restore); nil when neither is recorded, which means the entity was here before
+    /// sync was turned on, as it was then (the caller takes the origin of this machine's
+    /// clock). A leaf never set on a conversation made with sync on is older than any.
+    private func fieldClock(_ entity: String, _ field: String) throws -> HybridClock? {
+        let rows = try database.query(
+            "SELECT field, clock FROM sync_clock WHERE entity = ? AND field IN (?, '*')", [.text(entity), .text(field)]
+        ) { (field: $0.text(0), clock: HybridClock(text: $0.text(1))) }
+        let own = rows.first { $0.field == field }?.clock
+        let whole = rows.first { $0.field == "*" }?.clock
+        if field == "leaf" || field == "restore" {
+            if let own { return own }
+            return whole == nil ? nil : HybridClock(wall: 0, counter: 0, machine: "")
+        }
+        return [own, whole].compactMap { $0 }.max()
+    }
+
+    private func isBuried(_ conversation: String) throws -> Bool {
+        try database.scalarInt("SELECT EXISTS (SELECT 1 FROM sync_tombstone WHERE public_id = ?)", [.text(conversation)]) != 0
+    }
+
+    /// Applies the parked ops whose wait is over (what they wait for is here, or their
+    /// conversation is deleted), until none is left that can go.
+    private func retryParked(local: String) throws {
+        while true {
+            let ready = try database.query(
+                """
+                SELECT machine, seq, entity, clock, payload FROM sync_parked AS p
+                 WHERE EXISTS (SELECT 1 FROM conversation WHERE public_id = p.waits_for)
+                    OR EXISTS (SELECT 1 FROM message WHERE public_id = p.waits_for)
+                    OR EXISTS (SELECT 1 FROM sync_tombstone WHERE public_id IN (p.waits_for, p.conversation))
+                 ORDER BY machine, seq
+                """
+            ) { row in
+                (machine: row.text(0), seq: row.int64(1), entity: row.text(2), clock: HybridClock(text: row.text(3)),
+                 payload: row.blob(4))
+            }
+            guard !ready.isEmpty else { return }
+            var progress = false
+            for row in ready {
+                try database.run("DELETE FROM sync_parked WHERE machine = ? AND seq = ?", [.text(row.machine), .integer(row.seq)])
+                guard let clock = row.clock, let record = SyncRecord(decoding: row.payload) else { continue }
+                let op = IncomingOp(machine: row.machine, seq: row.seq, entity: row.entity, clock: clock, plaintext: row.payload)
+                if try apply(record, op: op, local: local) != .parked { progress = true }
+            }
+            database.applyingRemote = nil
+            if !progress { return }
+        }
+    }
+}

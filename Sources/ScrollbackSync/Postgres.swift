@@ -1,0 +1,186 @@
+import CLibPQ
+import Foundation
+import TerminalText
+
+/// A parameter of a query: text (sent as text), bytes (sent binary, for `bytea`), or NULL.
+enum PostgresValue {
+    case text(String)
+    case bytes([UInt8])
+    case null
+}
+
+/// One libpq connection, used from one thread. Every query is `PQexecParams` (or `PQexec`
+/// for a script without parameters): unnamed statements only, never a server-side
+/// prepared one, so that a transaction pooler (Supabase's, PgBouncer's) may hand each
+/// statement to another backend.
+final class PostgresConnection {
+    private let handle: OpaquePointer
+
+    /// Connects with `conninfo` (a URI or key=value words). libpq takes `sslmode` from it
+    /// (`require` is honoured over TCP); a connect timeout of 10 s applies unless it names
+    /// one. The connection string never appears in an error.
+    init(conninfo: String, connectTimeout: Int = 10) throws {
+        let keywords = ["connect_timeout", "fallback_application_name", "dbname"]
+        let values = [String(connectTimeout), "scrollback", conninfo]
+        let connection: OpaquePointer? = withCStrings(keywords) { keywordPointers in
+            withCStrings(values) { valuePointers in
+                PQconnectdbParams(keywordPointers, valuePointers, 1)
+            }
+        }
+        guard let connection else { throw SyncError.unreachable("libpq could not allocate a connection") }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = Self.firstLine(PQerrorMessage(connection))
+            PQfinish(connection)
+            throw Self.classify(connectionMessage: message)
+        }
+        handle = connection
+        // Each query's notices (e.g. "schema exists, skipping") would go to stderr.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
+    }
+
+    deinit { PQfinish(handle) }
+
+    /// A connect failure as the user should read it.
+    private static func classify(connectionMessage message: String) -> SyncError {
+        let lower = message.lowercased()
+        if lower.contains("password authentication failed") || lower.contains("no password supplied")
+            || lower.contains("authentication failed") || lower.contains("no pg_hba.conf entry")
+        {
+            return .refused(message)
+        }
+        if lower.contains("ssl") && (lower.contains("not support") || lower.contains("required")) {
+            return .refused(message)
+        }
+        if lower.contains("invalid") && (lower.contains("connection option") || lower.contains("uri") || lower.contains("sslmode")) {
+            return .badConnectionString(message)
+        }
+        if lower.contains("missing \"=\"") || lower.contains("unterminated quoted string") {
+            return .badConnectionString(message)
+        }
+        return .unreachable(message)
+    }
+
+    /// libpq's message, its first line, made safe to print (a server's words are data).
+    static func firstLine(_ pointer: UnsafePointer<CChar>?) -> String {
+        guard let pointer else { return "no message" }
+        let text = String(decoding: Data(bytes: pointer, count: strlen(pointer)), as: UTF8.self)
+        let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? text
+        return UntrustedText.sanitized(line.trimmingCharacters(in: .whitespaces))
+    }
+
+    /// Runs a script of statements without parameters (schema changes, BEGIN/COMMIT).
+    @discardableResult
+    func execute(_ script: String) throws -> PostgresResult {
+        try check(PQexec(handle, script))
+    }
+
+    /// Runs one statement with parameters; results come in binary.
+    @discardableResult
+    func query(_ sql: String, _ parameters: [PostgresValue] = []) throws -> PostgresResult {
+        var buffers: [[CChar]?] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        for parameter in parameters {
+            switch parameter {
+            case .text(let text):
+                buffers.append(Array(text.utf8CString))
+                lengths.append(0)
+                formats.append(0)
+            case .bytes(let bytes):
+                buffers.append(bytes.map { CChar(bitPattern: $0) })
+                lengths.append(Int32(clamping: bytes.count))
+                formats.append(1)
+            case .null:
+                buffers.append(nil)
+                lengths.append(0)
+                formats.append(0)
+            }
+        }
+        let result: OpaquePointer? = withPointers(buffers) { pointers in
+            PQexecParams(handle, sql, Int32(parameters.count), nil, pointers, lengths, formats, 1)
+        }
+        return try check(result)
+    }
+
+    private func check(_ result: OpaquePointer?) throws -> PostgresResult {
+        guard let result else {
+            throw SyncError.connectionLost(Self.firstLine(PQerrorMessage(handle)))
+        }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            let state = PQresultErrorField(result, scrollback_pg_diag_sqlstate).map { String(cString: $0) } ?? ""
+            let primary = PQresultErrorField(result, scrollback_pg_diag_message_primary)
+            let message = primary.map { Self.firstLine($0) } ?? Self.firstLine(PQerrorMessage(handle))
+            PQclear(result)
+            if PQstatus(handle) != CONNECTION_OK {
+                throw SyncError.connectionLost(message)
+            }
+            throw SyncError.server(state: state, message: message)
+        }
+        return PostgresResult(result)
+    }
+
+    var isOpen: Bool { PQstatus(handle) == CONNECTION_OK }
+}
+
+/// A query's rows, in binary format.
+final class PostgresResult {
+    private let handle: OpaquePointer
+
+    init(_ handle: OpaquePointer) { self.handle = handle }
+    deinit { PQclear(handle) }
+
+    var rows: Int { Int(PQntuples(handle)) }
+
+    func isNull(_ row: Int, _ column: Int) -> Bool {
+        PQgetisnull(handle, Int32(row), Int32(column)) == 1
+    }
+
+    func bytes(_ row: Int, _ column: Int) -> [UInt8]? {
+        guard !isNull(row, column), let value = PQgetvalue(handle, Int32(row), Int32(column)) else { return nil }
+        let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
+        return value.withMemoryRebound(to: UInt8.self, capacity: max(length, 1)) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+    }
+
+    /// A text column (binary format is its UTF-8).
+    func text(_ row: Int, _ column: Int) -> String? {
+        bytes(row, column).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// An `int8` (or `int4`) column; nil for NULL or another width.
+    func integer(_ row: Int, _ column: Int) -> Int64? {
+        guard let bytes = bytes(row, column), bytes.count == 8 || bytes.count == 4 else { return nil }
+        let value = bytes.reduce(Int64(0)) { $0 << 8 | Int64($1) }
+        return bytes.count == 4 ? Int64(Int32(truncatingIfNeeded: value)) : value
+    }
+}
+
+/// `body` with `strings` as a NULL-terminated array of C strings.
+private func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T) -> T {
+    let buffers = strings.map { Array($0.utf8CString) }
+    return withPointers(buffers + [nil]) { body($0) }
+}
+
+/// `body` with a pointer to each buffer (nil for nil), all alive for the call.
+private func withPointers<T>(_ buffers: [[CChar]?], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T) -> T {
+    var pointers: [UnsafePointer<CChar>?] = []
+    var allocations: [UnsafeMutablePointer<CChar>] = []
+    for buffer in buffers {
+        guard let buffer else {
+            pointers.append(nil)
+            continue
+        }
+        let copy = UnsafeMutablePointer<CChar>.allocate(capacity: max(buffer.count, 1))
+        copy.initialize(from: buffer, count: buffer.count)
+        allocations.append(copy)
+        pointers.append(UnsafePointer(copy))
+    }
+    defer { allocations.forEach { $0.deallocate() } }
+    return pointers.withUnsafeBufferPointer { pointer in
+        guard let base = pointer.baseAddress else {
+            var empty: UnsafePointer<CChar>? = nil
+            return withUnsafePointer(to: &empty) { body($0) }
+        }
+        return body(base)
+    }
+}

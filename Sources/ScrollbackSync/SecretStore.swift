@@ -1,0 +1,295 @@
+import Foundation
+import ScrollbackModel
+import TerminalText
+
+/// The secrets sync needs: the server's connection string and the key.
+public enum SecretName: String, Sendable, CaseIterable {
+    case url, key
+
+    var environmentName: String { self == .url ? "SCROLLBACK_SYNC_URL" : "SCROLLBACK_SYNC_KEY" }
+}
+
+/// Where secrets are kept: the terminal's keychain. Each backend reads; some write.
+public protocol SecretStore {
+    /// Where this backend keeps secrets, for `sync status` (never a secret).
+    var location: String { get }
+    var isWritable: Bool { get }
+    func read(_ name: SecretName) throws -> String?
+    func write(_ value: String, for name: SecretName) throws
+    func remove(_ name: SecretName) throws
+}
+
+/// `$SCROLLBACK_SYNC_URL` and `$SCROLLBACK_SYNC_KEY`: for CI and headless machines. Read-only.
+public struct EnvironmentSecrets: SecretStore {
+    let environment: [String: String]
+
+    public init(environment: [String: String]) { self.environment = environment }
+
+    public var location: String { "the environment ($SCROLLBACK_SYNC_URL, $SCROLLBACK_SYNC_KEY)" }
+    public var isWritable: Bool { false }
+
+    public func read(_ name: SecretName) throws -> String? {
+        environment[name.environmentName].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    public func write(_ value: String, for name: SecretName) throws {
+        throw SyncError.secretStore("the environment is read-only")
+    }
+
+    public func remove(_ name: SecretName) throws {}
+}
+
+/// A configured command (`[sync] secret_command = "pass show scrollback/%s"`): its standard
+/// output, first line, is the secret; `%s` is the secret's name. Read-only: a password
+/// manager is written with its own tools. A command that fails or prints nothing has no
+/// such secret.
+public struct CommandSecrets: SecretStore {
+    let command: String
+    /// Seconds before a command that does not finish is stopped.
+    var timeout: TimeInterval = 15
+
+    public init(command: String) { self.command = command }
+
+    public var location: String { "the command \(UntrustedText.sanitized(command)) (secret_command)" }
+    public var isWritable: Bool { false }
+
+    public func read(_ name: SecretName) throws -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command.replacingOccurrences(of: "%s", with: name.rawValue)]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw SyncError.secretStore("cannot run secret_command (\(error.localizedDescription)); check [sync] in config.toml")
+        }
+        let deadline = DispatchTime.now() + timeout
+        let done = DispatchSemaphore(value: 0)
+        let box = OutputBox()
+        let reader = output.fileHandleForReading
+        DispatchQueue.global().async {
+            box.data = (try? reader.readToEnd()) ?? Data()
+            done.signal()
+        }
+        if done.wait(timeout: deadline) == .timedOut {
+            process.terminate()
+            throw SyncError.secretStore("secret_command did not finish in \(Int(timeout)) s; check [sync] in config.toml")
+        }
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        let text = String(decoding: box.data, as: UTF8.self)
+        let line = text.split(whereSeparator: \.isNewline).first.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? ""
+        return line.isEmpty ? nil : line
+    }
+
+    public func write(_ value: String, for name: SecretName) throws {
+        throw SyncError.secretStore("secret_command is read-only")
+    }
+
+    public func remove(_ name: SecretName) throws {}
+
+    private final class OutputBox: @unchecked Sendable {
+        var data = Data()
+    }
+}
+
+/// The file `secrets` beside the config file (`$XDG_CONFIG_HOME/scrollback/secrets`, else
+/// `~/.config/scrollback/secrets`):
+/// `name=value` lines, mode 0600 in a folder of mode 0700 whatever the umask. It is read
+/// only when it is a regular file of this user that nobody else can read; it is replaced
+/// whole (a new file made with O_CREAT|O_EXCL|O_NOFOLLOW, fsynced, renamed over the old
+/// one, the folder fsynced), so a crash leaves the old file or the new one, never a torn one.
+public struct FileSecrets: SecretStore {
+    public let path: String
+
+    public init(path: String) { self.path = path }
+
+    public var location: String { UntrustedText.sanitized(path) }
+    public var isWritable: Bool { true }
+    public var exists: Bool {
+        var status = stat()
+        return lstat(path, &status) == 0
+    }
+
+    public func read(_ name: SecretName) throws -> String? {
+        try entries()[name.rawValue]
+    }
+
+    /// Every entry of the file; none when there is no file.
+    func entries() throws -> [String: String] {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return [:] }
+            if errno == ELOOP {
+                throw SyncError.secretStore("\(location) is a symlink; scrollback reads secrets only from a regular file of its own (remove the link)")
+            }
+            throw SyncError.secretStore("cannot read \(location): \(String(cString: strerror(errno)).lowercased())")
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            throw SyncError.secretStore("\(location) is not a regular file; move it away")
+        }
+        guard status.st_uid == geteuid() else {
+            throw SyncError.secretStore("\(location) belongs to another user; scrollback reads only its own user's secrets")
+        }
+        guard status.st_mode & 0o077 == 0 else {
+            let mode = String(status.st_mode & 0o777, radix: 8)
+            throw SyncError.secretStore(
+                "\(location) can be read by others (mode \(mode)); run `chmod 600 \(location)` (and consider the secrets in it seen: `scrollback sync init` with a new password)")
+        }
+        guard status.st_size <= 65_536 else { throw SyncError.secretStore("\(location) is larger than a secrets file can be (64 KiB)") }
+        var data = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw SyncError.secretStore("cannot read \(location): \(String(cString: strerror(errno)).lowercased())")
+            }
+            if count == 0 { break }
+            data += buffer.prefix(count)
+            guard data.count <= 65_536 else { throw SyncError.secretStore("\(location) is larger than a secrets file can be (64 KiB)") }
+        }
+        var found: [String: String] = [:]
+        for line in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
+            guard !line.hasPrefix("#"), let equals = line.firstIndex(of: "=") else { continue }
+            let name = line[..<equals].trimmingCharacters(in: .whitespaces)
+            found[name] = String(line[line.index(after: equals)...])
+        }
+        return found
+    }
+
+    public func write(_ value: String, for name: SecretName) throws {
+        guard !value.contains(where: { $0.isNewline || $0 == "\0" }) else {
+            throw SyncError.secretStore("a secret is one line; this one has a line break")
+        }
+        var all = try entries()
+        all[name.rawValue] = value
+        try replace(with: all)
+    }
+
+    public func remove(_ name: SecretName) throws {
+        var all = try entries()
+        guard all.removeValue(forKey: name.rawValue) != nil else { return }
+        try replace(with: all)
+    }
+
+    /// Writes `entries` as the whole file, atomically.
+    private func replace(with entries: [String: String]) throws {
+        let folder = PathText.parent(of: path)
+        try makePrivateFolder(folder)
+        var text = "# scrollback's sync secrets: keep this file private (mode 0600)\n"
+        for name in entries.keys.sorted() {
+            text += "\(name)=\(entries[name] ?? "")\n"
+        }
+        let temporary = "\(folder)/.secrets-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw SyncError.secretStore("cannot write a new secrets file in \(UntrustedText.sanitized(folder)): \(String(cString: strerror(errno)).lowercased())")
+        }
+        var closed = false
+        defer {
+            if !closed { close(descriptor) }
+        }
+        do {
+            // The mode is 0600 whatever the umask made it.
+            guard fchmod(descriptor, 0o600) == 0 else { throw SyncError.secretStore("cannot make \(location) private") }
+            let bytes = Array(text.utf8)
+            var written = 0
+            while written < bytes.count {
+                let count = bytes[written...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else {
+                    throw SyncError.secretStore("cannot write \(location): \(String(cString: strerror(errno)).lowercased()); the old file is unchanged")
+                }
+                written += count
+            }
+            guard fsync(descriptor) == 0 else {
+                throw SyncError.secretStore("cannot write \(location): \(String(cString: strerror(errno)).lowercased()); the old file is unchanged")
+            }
+            closed = true
+            guard close(descriptor) == 0 else { throw SyncError.secretStore("cannot write \(location); the old file is unchanged") }
+            // A symlink in the file's place is replaced, never followed.
+            guard rename(temporary, path) == 0 else {
+                throw SyncError.secretStore("cannot put the new \(location) in place: \(String(cString: strerror(errno)).lowercased())")
+            }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        let folderDescriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folderDescriptor >= 0 {
+            _ = fsync(folderDescriptor)
+            close(folderDescriptor)
+        }
+    }
+
+    /// The folder, made when missing (with its parents), and made 0700.
+    private func makePrivateFolder(_ folder: String) throws {
+        var current = folder.hasPrefix("/") ? "" : "."
+        let parts = folder.split(separator: "/", omittingEmptySubsequences: true)
+        for (index, part) in parts.enumerated() {
+            current += "/" + part
+            var status = stat()
+            if lstat(current, &status) == 0 {
+                if (status.st_mode & S_IFMT) == S_IFDIR { continue }
+                if (status.st_mode & S_IFMT) == S_IFLNK && index < parts.count - 1 { continue }
+                throw SyncError.secretStore("\(UntrustedText.sanitized(current)) is not a folder; the secrets file goes in \(UntrustedText.sanitized(folder))")
+            }
+            guard mkdir(current, index == parts.count - 1 ? 0o700 : 0o755) == 0 || errno == EEXIST else {
+                throw SyncError.secretStore("cannot create \(UntrustedText.sanitized(current)): \(String(cString: strerror(errno)).lowercased())")
+            }
+        }
+        var status = stat()
+        guard lstat(folder, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
+            throw SyncError.secretStore("\(UntrustedText.sanitized(folder)) is not a folder (a symlink?); the secrets file needs a real one")
+        }
+        guard status.st_uid == geteuid() else {
+            throw SyncError.secretStore("\(UntrustedText.sanitized(folder)) belongs to another user; secrets are kept only in a folder of your own")
+        }
+        if status.st_mode & 0o077 != 0 {
+            guard chmod(folder, 0o700) == 0 else {
+                throw SyncError.secretStore("cannot make \(UntrustedText.sanitized(folder)) private (mode 0700)")
+            }
+        }
+    }
+}
+
+/// The backends in order: the environment, the configured command, the file. A secret is
+/// read from the first that has it; it is written to the file.
+public struct SecretChain {
+    public let backends: [any SecretStore]
+    public let file: FileSecrets
+
+    /// - Parameter file: the secrets file (beside the config file).
+    public init(environment: [String: String], secretCommand: String?, file path: String) {
+        file = FileSecrets(path: path)
+        var backends: [any SecretStore] = [EnvironmentSecrets(environment: environment)]
+        if let secretCommand { backends.append(CommandSecrets(command: secretCommand)) }
+        backends.append(file)
+        self.backends = backends
+    }
+
+    public func read(_ name: SecretName) throws -> String? {
+        try found(name)?.value
+    }
+
+    /// The secret and where it was found.
+    public func found(_ name: SecretName) throws -> (value: String, location: String)? {
+        for backend in backends {
+            if let value = try backend.read(name) { return (value, backend.location) }
+        }
+        return nil
+    }
+
+    public func write(_ value: String, for name: SecretName) throws {
+        try file.write(value, for: name)
+    }
+
+    public func removeFromFile(_ names: [SecretName]) throws {
+        for name in names { try file.remove(name) }
+    }
+}

@@ -1,0 +1,334 @@
+import Foundation
+import ScrollbackModel
+import ScrollbackStorage
+
+/// How far a sync has come, for a progress line.
+public struct SyncProgress: Sendable, Equatable {
+    public enum Phase: Sendable, Equatable { case sending, receiving }
+    public var phase: Phase
+    public var done: Int
+    /// Known when sending (the outbox's size); nil when receiving.
+    public var total: Int?
+}
+
+/// What one sync did.
+public struct SyncReport: Sendable, Equatable {
+    public var sent = 0
+    public var received = 0
+    public var applied = 0
+    /// Ops received that wait for what they build on.
+    public var parked = 0
+}
+
+/// What the server says about itself, for `sync status`.
+public struct ServerState: Sendable, Equatable {
+    public var machines: Int
+    /// Ops of other machines not applied here yet.
+    public var toReceive: Int64
+}
+
+/// Sync through a PostgreSQL server: this machine's outbox goes up, sealed, and the other
+/// machines' ops come down, opened and applied. The server holds, per op, the machine id,
+/// the sequence number, the op id, the entity's public id, the clock, and the sealed
+/// payload; titles, messages and models only ever as ciphertext.
+public final class SyncEngine {
+    let store: Store
+    let key: SyncKey
+    let connection: PostgresConnection
+    let machine: String
+    /// Ops per statement, each way: memory is bounded by it, not by the history.
+    public var batch = 500
+
+    /// A new machine id: 32 random hex digits.
+    public static func newMachineID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return [generator.next() as UInt64, generator.next() as UInt64].map { value in
+            let digits = String(value, radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }.joined()
+    }
+
+    /// The server schema's version this program writes.
+    public static let serverSchemaVersion = 1
+
+    /// Connects. Throws `SyncError.off` when sync is off for `store`.
+    public init(store: Store, conninfo: String, key: SyncKey) throws {
+        guard let machine = try store.localSyncState().machine else { throw SyncError.off }
+        self.store = store
+        self.key = key
+        self.machine = machine
+        connection = try PostgresConnection(conninfo: conninfo)
+    }
+
+    // MARK: The server's schema and key
+
+    /// Creates or migrates the server's schema, in one transaction under an advisory lock
+    /// (which a pooler keeps for the transaction). Refuses a schema newer than this
+    /// program's.
+    static func prepareSchema(_ connection: PostgresConnection) throws {
+        try connection.execute("BEGIN")
+        do {
+            try connection.execute(
+                """
+                SELECT pg_advisory_xact_lock(7135582941005215531);
+                CREATE SCHEMA IF NOT EXISTS scrollback;
+                CREATE TABLE IF NOT EXISTS scrollback.schema_version (version integer NOT NULL);
+                """)
+            let found = try connection.query("SELECT coalesce(max(version), 0)::int8 FROM scrollback.schema_version")
+            let version = found.integer(0, 0) ?? 0
+            if version > Int64(serverSchemaVersion) {
+                throw SyncError.newerServerSchema(found: Int(clamping: version), known: serverSchemaVersion)
+            }
+            if version < 1 {
+                try connection.execute(
+                    """
+                    CREATE TABLE scrollback.key_check (
+                        id         integer PRIMARY KEY CHECK (id = 1),
+                        sealed     bytea NOT NULL,
+                        created_at timestamptz NOT NULL DEFAULT now()
+                    );
+                    CREATE TABLE scrollback.machine (
+                        machine_id    text PRIMARY KEY CHECK (machine_id ~ '^[0-9a-f]{32}$'),
+                        registered_at timestamptz NOT NULL DEFAULT now()
+                    );
+                    CREATE TABLE scrollback.op (
+                        machine_id    text   NOT NULL,
+                        seq           bigint NOT NULL CHECK (seq >= 1),
+                        op_id         text   NOT NULL UNIQUE,
+                        entity        text   NOT NULL,
+                        clock_wall    bigint NOT NULL,
+                        clock_counter bigint NOT NULL,
+                        payload       bytea  NOT NULL,
+                        PRIMARY KEY (machine_id, seq)
+                    );
+                    DELETE FROM scrollback.schema_version;
+                    INSERT INTO scrollback.schema_version (version) VALUES (1);
+                    """)
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            if connection.isOpen { _ = try? connection.execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    static let keyCheckText = Array("scrollback key check v1".utf8)
+    static let keyCheckAAD = Array("scrollback-key-check".utf8)
+
+    /// The sealed key check on the server, if there is one.
+    static func keyCheck(_ connection: PostgresConnection) throws -> [UInt8]? {
+        let result = try connection.query("SELECT sealed FROM scrollback.key_check WHERE id = 1")
+        return result.rows > 0 ? result.bytes(0, 0) : nil
+    }
+
+    /// Whether `key` opens the server's key check.
+    static func opens(_ key: SyncKey, _ sealed: [UInt8]) -> Bool {
+        key.open(sealed, aad: keyCheckAAD) == keyCheckText
+    }
+
+    /// Writes the key check for `key` unless one is there; then checks that `key` opens the
+    /// one that is (another machine may have written its own first).
+    static func establish(_ key: SyncKey, on connection: PostgresConnection) throws {
+        let sealed = try key.seal(keyCheckText, aad: keyCheckAAD)
+        try connection.query(
+            "INSERT INTO scrollback.key_check (id, sealed) VALUES (1, $1) ON CONFLICT (id) DO NOTHING", [.bytes(sealed)])
+        guard let stored = try keyCheck(connection), opens(key, stored) else { throw SyncError.wrongKey }
+    }
+
+    /// Checks, in one round trip, that the server's schema is one this program knows and
+    /// that the key opens its key check: before anything is written anywhere.
+    func checkServer() throws {
+        let result: PostgresResult
+        do {
+            result = try connection.query(
+                """
+                SELECT (SELECT coalesce(max(version), 0)::int8 FROM scrollback.schema_version),
+                       (SELECT sealed FROM scrollback.key_check WHERE id = 1)
+                """)
+        } catch SyncError.server(let state, _) where state == "42P01" || state == "3F000" {
+            throw SyncError.notInitialized
+        }
+        let version = result.integer(0, 0) ?? 0
+        if version > Int64(Self.serverSchemaVersion) {
+            throw SyncError.newerServerSchema(found: Int(clamping: version), known: Self.serverSchemaVersion)
+        }
+        guard version >= 1, let sealed = result.bytes(0, 1) else { throw SyncError.notInitialized }
+        guard Self.opens(key, sealed) else { throw SyncError.wrongKey }
+    }
+
+    /// Connects to `conninfo` and makes the server ready for `key`: schema, key check.
+    /// Returns whether the server held a history already (a key check).
+    public static func prepareServer(conninfo: String, key: SyncKey) throws {
+        let connection = try PostgresConnection(conninfo: conninfo)
+        try prepareSchema(connection)
+        try establish(key, on: connection)
+    }
+
+    /// Whether the server at `conninfo` holds a history (a key check), after making its
+    /// schema current; and whether `key`, when given, opens it.
+    public static func probe(conninfo: String, key: SyncKey?) throws -> (hasHistory: Bool, keyOpens: Bool?) {
+        let connection = try PostgresConnection(conninfo: conninfo)
+        try prepareSchema(connection)
+        guard let sealed = try keyCheck(connection) else { return (false, nil) }
+        return (true, key.map { opens($0, sealed) })
+    }
+
+    // MARK: Sync
+
+    /// Sends the outbox, then applies the other machines' new ops. Refuses a wrong key or a
+    /// newer server schema before anything is written. Each batch sent is marked sent only
+    /// after the server committed it; each page received is applied, with its cursor, in
+    /// one local transaction; so a sync cut anywhere resumes where it stopped.
+    public func sync(progress: ((SyncProgress) -> Void)? = nil) throws -> SyncReport {
+        try checkServer()
+        var report = SyncReport()
+        report.sent = try push(progress: progress)
+        let pulled = try pull(progress: progress)
+        report.received = pulled.received
+        report.applied = pulled.applied
+        report.parked = pulled.parked
+        try store.recordSync(at: .now())
+        return report
+    }
+
+    /// The associated data of an op: everything the server sees of it, so that none of it
+    /// can be changed (or the payload moved to another op) without the open failing.
+    static func aad(machine: String, seq: Int64, opID: String, entity: String, clock: HybridClock) -> [UInt8] {
+        Array("scrollback-op-v1\u{1F}\(machine)\u{1F}\(seq)\u{1F}\(opID)\u{1F}\(entity)\u{1F}\(clock.wall)\u{1F}\(clock.counter)".utf8)
+    }
+
+    private func push(progress: ((SyncProgress) -> Void)?) throws -> Int {
+        let total = try store.localSyncState().pending
+        var sent = 0
+        while true {
+            let ops = try store.outgoing(limit: batch)
+            guard let last = ops.last else { break }
+            var values: [String] = []
+            var parameters: [PostgresValue] = [.text(machine)]
+            for op in ops {
+                let sealed = try key.seal(
+                    op.plaintext, aad: Self.aad(machine: machine, seq: op.seq, opID: op.opID, entity: op.entity, clock: op.clock))
+                let base = parameters.count
+                values.append("($1, $\(base + 1)::int8, $\(base + 2), $\(base + 3), $\(base + 4)::int8, $\(base + 5)::int8, $\(base + 6))")
+                parameters += [
+                    .text(String(op.seq)), .text(op.opID), .text(op.entity), .text(String(op.clock.wall)),
+                    .text(String(op.clock.counter)), .bytes(sealed),
+                ]
+            }
+            let inserted = try connection.query(
+                """
+                WITH registered AS (INSERT INTO scrollback.machine (machine_id) VALUES ($1) ON CONFLICT DO NOTHING)
+                INSERT INTO scrollback.op (machine_id, seq, op_id, entity, clock_wall, clock_counter, payload)
+                VALUES \(values.joined(separator: ", "))
+                ON CONFLICT DO NOTHING RETURNING seq
+                """, parameters)
+            if inserted.rows < ops.count {
+                // Sent before (a sync cut after the server's commit): the same ops must be
+                // there, else another database sends under this machine's id.
+                try verifySent(ops)
+            }
+            try store.markSent(through: last.seq)
+            sent += ops.count
+            progress?(SyncProgress(phase: .sending, done: sent, total: max(total, sent)))
+        }
+        return sent
+    }
+
+    private func verifySent(_ ops: [OutgoingOp]) throws {
+        guard let first = ops.first, let last = ops.last else { return }
+        let result = try connection.query(
+            "SELECT seq, op_id FROM scrollback.op WHERE machine_id = $1 AND seq BETWEEN $2::int8 AND $3::int8",
+            [.text(machine), .text(String(first.seq)), .text(String(last.seq))])
+        var stored: [Int64: String] = [:]
+        for row in 0..<result.rows {
+            if let seq = result.integer(row, 0), let opID = result.text(row, 1) { stored[seq] = opID }
+        }
+        for op in ops where stored[op.seq] != op.opID {
+            throw SyncError.machineClash(
+                "another copy of this database syncs as machine \(machine) (op \(op.seq) on the server is not this one's); nothing more was sent; on this copy run `scrollback sync off`, then `scrollback sync init`")
+        }
+    }
+
+    private func pull(progress: ((SyncProgress) -> Void)?) throws -> (received: Int, applied: Int, parked: Int) {
+        var received = 0, applied = 0, parked = 0
+        var stalled = Set<String>()
+        while true {
+            var cursors = try store.syncCursors()
+            for machine in stalled { cursors[machine] = Int64.max }
+            let machines = cursors.keys.sorted()
+            let result = try connection.query(
+                """
+                SELECT o.machine_id, o.seq, o.op_id, o.entity, o.clock_wall, o.clock_counter, o.payload
+                  FROM scrollback.machine AS m
+                  LEFT JOIN unnest($2::text[], $3::int8[]) AS c (machine_id, seq) ON c.machine_id = m.machine_id
+                 CROSS JOIN LATERAL (SELECT * FROM scrollback.op AS o
+                                      WHERE o.machine_id = m.machine_id AND o.seq > coalesce(c.seq, 0)
+                                      ORDER BY o.seq LIMIT $4::int8) AS o
+                 WHERE m.machine_id <> $1
+                 ORDER BY o.machine_id, o.seq
+                """,
+                [
+                    .text(machine), .text("{" + machines.joined(separator: ",") + "}"),
+                    .text("{" + machines.map { String(cursors[$0] ?? 0) }.joined(separator: ",") + "}"), .text(String(batch)),
+                ])
+            guard result.rows > 0 else { break }
+            // Per machine, its ops in order from its cursor on, without a gap.
+            var pages: [String: [IncomingOp]] = [:]
+            for row in 0..<result.rows {
+                guard let origin = result.text(row, 0), HybridClock.isMachineID(origin), let seq = result.integer(row, 1), seq >= 1,
+                    let opID = result.text(row, 2), let entity = result.text(row, 3), let wall = result.integer(row, 4),
+                    let counter = result.integer(row, 5), let sealed = result.bytes(row, 6)
+                else {
+                    throw SyncError.damagedOp("an op on the server has a field out of range")
+                }
+                var page = pages[origin] ?? []
+                let expected = (page.last?.seq ?? cursors[origin] ?? 0) + 1
+                guard seq == expected else {
+                    // A gap: the rest of this machine waits for the next sync.
+                    stalled.insert(origin)
+                    continue
+                }
+                guard wall >= 0, wall <= HybridClock.wallLimit, counter >= 0, counter <= HybridClock.counterLimit else {
+                    throw SyncError.damagedOp("op \(seq) of machine \(origin) has a clock out of range")
+                }
+                let clock = HybridClock(wall: wall, counter: counter, machine: origin)
+                guard
+                    let plaintext = key.open(sealed, aad: Self.aad(machine: origin, seq: seq, opID: opID, entity: entity, clock: clock))
+                else {
+                    throw SyncError.damagedOp("op \(seq) of machine \(origin) does not open with this key")
+                }
+                page.append(IncomingOp(machine: origin, seq: seq, entity: entity, clock: clock, plaintext: plaintext))
+                pages[origin] = page
+            }
+            var progressed = false
+            for origin in pages.keys.sorted() {
+                guard let page = pages[origin], let last = page.last else { continue }
+                let result = try store.apply(page, from: origin, through: last.seq)
+                received += page.count
+                applied += result.applied
+                parked += result.parked
+                progressed = true
+                progress?(SyncProgress(phase: .receiving, done: received, total: nil))
+            }
+            if !progressed { break }
+        }
+        return (received, applied, parked)
+    }
+
+    /// The server's machines and how many of their ops wait to be applied here.
+    public func serverState() throws -> ServerState {
+        try checkServer()
+        let result = try connection.query(
+            """
+            SELECT m.machine_id, (SELECT coalesce(max(o.seq), 0) FROM scrollback.op AS o WHERE o.machine_id = m.machine_id)::int8
+              FROM scrollback.machine AS m
+            """)
+        let cursors = try store.syncCursors()
+        var waiting: Int64 = 0
+        for row in 0..<result.rows {
+            guard let origin = result.text(row, 0), origin != machine, let last = result.integer(row, 1) else { continue }
+            waiting += max(0, last - (cursors[origin] ?? 0))
+        }
+        return ServerState(machines: result.rows, toReceive: waiting)
+    }
+}

@@ -1,0 +1,67 @@
+/// Why sync stopped, each as one line that says what happened and what to do. None
+/// carries a secret: libpq's messages name hosts and users, never passwords, and the
+/// connection string is never repeated.
+public enum SyncError: Error, Equatable, CustomStringConvertible {
+    /// Sync is not turned on for this database.
+    case off
+    /// No connection string, or no key, where one is needed.
+    case missingSecret(String)
+    case badConnectionString(String)
+    /// The server could not be reached (down, wrong host, a network cut).
+    case unreachable(String)
+    /// The server answered and refused (a wrong password, TLS required or refused).
+    case refused(String)
+    /// The connection broke during a sync.
+    case connectionLost(String)
+    /// The server said no to a statement.
+    case server(state: String, message: String)
+    /// The key does not open the history on the server.
+    case wrongKey
+    /// The server's schema is newer than this program knows.
+    case newerServerSchema(found: Int, known: Int)
+    /// The server has no scrollback schema yet.
+    case notInitialized
+    /// An op on the server does not open, or breaks the order of its machine's ops.
+    case damagedOp(String)
+    /// Another database sends under this machine's id (a copied database file).
+    case machineClash(String)
+    case crypto(String)
+    case secretStore(String)
+    /// Another sync of this database is running.
+    case busy
+
+    public var description: String {
+        switch self {
+        case .off:
+            "sync is off for this database; turn it on with `scrollback sync init`"
+        case .missingSecret(let what):
+            what
+        case .badConnectionString(let message):
+            "the connection string is not one libpq reads (\(message)); give a URI like postgresql://user@host:5432/db?sslmode=require, or key=value words"
+        case .unreachable(let message):
+            "cannot reach the sync server (\(message)); local data is unharmed and changes wait in the outbox; check the network or the server, then run `scrollback sync` again"
+        case .refused(let message):
+            "the sync server refused the connection (\(message)); check the user, password and sslmode in the connection string (`scrollback sync init` takes a new one)"
+        case .connectionLost(let message):
+            "the connection to the sync server broke (\(message)); nothing was lost: what was not sent waits in the outbox; run `scrollback sync` again"
+        case .server(let state, let message):
+            "the sync server refused a request (\(message)\(state.isEmpty ? "" : ", SQLSTATE \(state)")); local data is unharmed; run `scrollback sync` again, or see `scrollback sync status`"
+        case .wrongKey:
+            "this key does not open the history on the server; run `scrollback sync key import` with the key from `scrollback sync key show` on a machine that syncs"
+        case .newerServerSchema(let found, let known):
+            "the sync server's schema is version \(found), newer than this scrollback knows (\(known)); upgrade scrollback on this machine; nothing was changed"
+        case .notInitialized:
+            "the sync server holds no scrollback history; run `scrollback sync init`"
+        case .damagedOp(let message):
+            "\(message); nothing of it was applied; the server's copy may have been changed by someone without the key"
+        case .machineClash(let message):
+            message
+        case .crypto(let message):
+            message
+        case .secretStore(let message):
+            message
+        case .busy:
+            "another sync of this database is running; try again when it ends"
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import CCrypto
+import Foundation
+
+/// The 256-bit key that seals everything sync sends (AES-256-GCM): made on the first
+/// machine, carried to the others by the user (`sync key show`, `sync key import`); the
+/// server never sees it.
+public struct SyncKey: Sendable, Equatable {
+    let bytes: [UInt8]
+
+    public static let byteCount = 32
+    static let nonceCount = 12
+    static let tagCount = 16
+
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// A new random key from the system's generator (through OpenSSL).
+    public static func generate() throws -> SyncKey {
+        SyncKey(bytes: try randomBytes(byteCount))
+    }
+
+    static func randomBytes(_ count: Int) throws -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let ok = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32(count)) }
+        guard ok == 1 else { throw SyncError.crypto("the system's random generator failed") }
+        return bytes
+    }
+
+    /// The key as the text `sync key show` prints and `sync key import` reads: base64, 44
+    /// characters.
+    public var text: String { Data(bytes).base64EncodedString() }
+
+    /// Reads `text` (base64; spaces and line breaks anywhere are ignored); nil when it is
+    /// not 32 bytes of base64.
+    public init?(text: String) {
+        let compact = String(text.unicodeScalars.filter { !CharacterSet.whitespacesAndNewlines.contains($0) })
+        guard compact.utf8.count == 44, let data = Data(base64Encoded: compact), data.count == Self.byteCount else { return nil }
+        self.bytes = Array(data)
+    }
+
+    /// `plaintext` sealed with a fresh random nonce, bound to `aad`: nonce, ciphertext, tag.
+    func seal(_ plaintext: [UInt8], aad: [UInt8]) throws -> [UInt8] {
+        let nonce = try Self.randomBytes(Self.nonceCount)
+        guard plaintext.count < Int(Int32.max) - 64, aad.count < Int(Int32.max) else {
+            throw SyncError.crypto("a change is too large to seal (\(plaintext.count) bytes)")
+        }
+        var cipher = [UInt8](repeating: 0, count: max(plaintext.count, 1))
+        var tag = [UInt8](repeating: 0, count: Self.tagCount)
+        let ok = bytes.withUnsafeBufferPointer { key in
+            nonce.withUnsafeBufferPointer { nonce in
+                aad.withUnsafeBufferPointer { aadBytes in
+                    plaintext.withUnsafeBufferPointer { plain in
+                        cipher.withUnsafeMutableBufferPointer { out in
+                            tag.withUnsafeMutableBufferPointer { tagOut in
+                                scrollback_aes256gcm_seal(
+                                    key.baseAddress, nonce.baseAddress, aadBytes.baseAddress, Int32(aad.count), plain.baseAddress,
+                                    Int32(plaintext.count), out.baseAddress, tagOut.baseAddress)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        guard ok == 1 else { throw SyncError.crypto("OpenSSL could not seal a change") }
+        return nonce + cipher.prefix(plaintext.count) + tag
+    }
+
+    /// The plaintext of `sealed`, or nil when it was not sealed with this key and `aad`
+    /// (another key, or bytes changed on the way).
+    func open(_ sealed: [UInt8], aad: [UInt8]) -> [UInt8]? {
+        guard sealed.count >= Self.nonceCount + Self.tagCount, sealed.count < Int(Int32.max), aad.count < Int(Int32.max) else {
+            return nil
+        }
+        let length = sealed.count - Self.nonceCount - Self.tagCount
+        var plain = [UInt8](repeating: 0, count: max(length, 1))
+        let ok = bytes.withUnsafeBufferPointer { key in
+            sealed.withUnsafeBufferPointer { all in
+                aad.withUnsafeBufferPointer { aadBytes in
+                    plain.withUnsafeMutableBufferPointer { out in
+                        guard let base = all.baseAddress else { return Int32(0) }
+                        return scrollback_aes256gcm_open(
+                            key.baseAddress, base, aadBytes.baseAddress, Int32(aad.count), base + Self.nonceCount, Int32(length),
+                            base + Self.nonceCount + length, out.baseAddress)
+                    }
+                }
+            }
+        }
+        guard ok == 1 else { return nil }
+        return Array(plain.prefix(length))
+    }
+}

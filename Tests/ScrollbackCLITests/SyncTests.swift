@@ -1,0 +1,338 @@
+import Foundation
+import ScrollbackDemo
+import ScrollbackImport
+import ScrollbackModel
+import ScrollbackStorage
+import ScrollbackSync
+import Testing
+import TestSupport
+
+/// A machine for a sync test: its own database file, syncing with the key given.
+final class SyncMachine {
+    let store: Store
+    let path: String
+    let key: SyncKey
+    let url: String
+    let machine: String
+
+    init(_ folder: TemporaryDirectory, _ name: String, url: String, key: SyncKey, prepare: Bool = true) throws {
+        path = folder.file("\(name).sqlite")
+        store = try Store.open(path: path)
+        self.key = key
+        self.url = url
+        machine = SyncEngine.newMachineID()
+        if prepare { try SyncEngine.prepareServer(conninfo: url, key: key) }
+    }
+
+    func turnOn() throws {
+        _ = try store.turnSyncOn(machine: machine)
+    }
+
+    @discardableResult
+    func sync(batch: Int = 500) throws -> SyncReport {
+        let engine = try SyncEngine(store: store, conninfo: url, key: key)
+        engine.batch = batch
+        return try engine.sync()
+    }
+
+    /// The whole history as scrollback's JSON Lines export writes it.
+    func export() throws -> String {
+        let exporter = Exporter(store: store)
+        var lines: [String] = []
+        try exporter.forEachConversation { conversation in
+            lines.append(try exporter.render(conversation, as: .jsonl))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    func id(_ title: String) throws -> Int64 {
+        let page = try store.conversations.page(sort: .title, filter: .none, at: .first, limit: 10_000).items
+        return try #require(page.first { $0.title == title }).id
+    }
+
+    func titles() throws -> [String] {
+        try store.conversations.page(sort: .title, filter: .none, at: .first, limit: 100_000).items.map(\.title)
+    }
+}
+
+/// Conversations with messages, for imports on several machines.
+func syncFixture(_ index: Int, source: String = "chatgpt", messages: Int = 3, title: String? = nil) -> ImportedConversation {
+    ImportedConversation(
+        source: source, sourceID: "conv-\(index)", title: title ?? "Conversation \(index)", model: "gpt-\(index % 3)",
+        createdAt: Timestamp(milliseconds: 1_700_000_000_000 + Int64(index) * 60_000),
+        updatedAt: Timestamp(milliseconds: 1_700_000_000_000 + Int64(index) * 60_000),
+        messages: (0..<messages).map { number in
+            ImportedMessage(
+                role: number % 2 == 0 ? .user : .assistant, content: "message \(number) of conversation \(index)",
+                createdAt: Timestamp(milliseconds: 1_700_000_000_000 + Int64(index) * 60_000 + Int64(number) * 1_000),
+                nodeID: "node-\(number)")
+        })
+}
+
+@Suite("Sync through a real PostgreSQL server", .serialized)
+struct SyncTests {
+    @Test("two machines converge after interleaved imports, renames, pins, deletes and undos: the same JSON Lines export")
+    func converge() throws {
+        let server = try PostgresServer()
+        let url = try server.newDatabase()
+        let folder = try TemporaryDirectory()
+        let key = try SyncKey.generate()
+        let a = try SyncMachine(folder, "a", url: url, key: key)
+        let b = try SyncMachine(folder, "b", url: url, key: key)
+        // A had a history before sync; so had B, partly the same export.
+        for index in 0..<6 { _ = try a.store.upsert(syncFixture(index)) }
+        for index in 4..<9 { _ = try b.store.upsert(syncFixture(index)) }
+        try a.turnOn()
+        try b.turnOn()
+        try a.sync()
+        try b.sync()
+        try a.sync()
+        #expect(try a.export() == b.export())
+        #expect(try a.store.conversations.count() == 9)
+
+        // Interleaved work, each side syncing now and then.
+        _ = try a.store.conversations.rename(id: try a.id("Conversation 1"), to: "Renamed on A")
+        _ = try b.store.conversations.setPinned(id: try b.id("Conversation 5"), true)
+        try a.sync()
+        _ = try b.store.conversations.delete(id: try b.id("Conversation 7"))
+        for index in 9..<12 { _ = try b.store.upsert(syncFixture(index)) }
+        try b.sync()
+        let snapshots = try a.store.conversations.deleteKeepingSnapshots(ids: [try a.id("Conversation 2"), try a.id("Conversation 3")])
+        try a.sync()
+        try b.sync()
+        // Undo on A: a newer op than its delete; B, which deleted them too, gets them back.
+        try a.store.conversations.restore(snapshots)
+        _ = try a.store.upsert(syncFixture(4, messages: 5))  // a newer export: two new messages
+        try a.sync()
+        try b.sync()
+        try a.sync()
+        let exported = try a.export()
+        #expect(exported == (try b.export()))
+        let titles = try b.titles()
+        #expect(titles.contains("Conversation 2") && titles.contains("Conversation 3"))
+        #expect(!titles.contains("Conversation 7"))
+        #expect(titles.contains("Renamed on A") && titles.contains("Conversation 11"))
+        #expect(try b.store.conversations.conversation(id: try b.id("Conversation 4"))?.messageCount == 5)
+        #expect(try a.store.conversations.conversation(id: try a.id("Conversation 5"))?.pinned == true)
+        #expect(try a.store.check().problems.isEmpty && b.store.check().problems.isEmpty)
+        // Nothing is left to send or wait for.
+        #expect(try a.store.localSyncState().pending == 0 && b.store.localSyncState().pending == 0)
+        #expect(try a.store.localSyncState().parked == 0 && b.store.localSyncState().parked == 0)
+    }
+
+    @Test("rename against rename, and delete against rename, end the same on both machines")
+    func conflicts() throws {
+        let server = try PostgresServer()
+        let url = try server.newDatabase()
+        let folder = try TemporaryDirectory()
+        let key = try SyncKey.generate()
+        let a = try SyncMachine(folder, "a", url: url, key: key)
+        let b = try SyncMachine(folder, "b", url: url, key: key)
+        for index in 0..<3 { _ = try a.store.upsert(syncFixture(index)) }
+        try a.turnOn()
+        try b.turnOn()
+        try a.sync()
+        try b.sync()
+        // Both rename conversation 0 without seeing the other: the later rename wins on both.
+        _ = try a.store.conversations.rename(id: try a.id("Conversation 0"), to: "A's title")
+        usleep(5_000)
+        _ = try b.store.conversations.rename(id: try b.id("Conversation 0"), to: "B's title")
+        // A deletes conversation 1 while B renames it (later): the delete wins on both.
+        _ = try a.store.conversations.delete(id: try a.id("Conversation 1"))
+        usleep(5_000)
+        _ = try b.store.conversations.rename(id: try b.id("Conversation 1"), to: "Renamed after the delete")
+        try b.sync()
+        try a.sync()
+        try b.sync()
+        #expect(try a.titles() == ["B's title", "Conversation 2"])
+        #expect(try b.titles() == ["B's title", "Conversation 2"])
+        #expect(try a.export() == b.export())
+        // The same the other way round: the earlier rename loses whichever syncs first.
+        _ = try b.store.conversations.rename(id: try b.id("Conversation 2"), to: "B first")
+        usleep(5_000)
+        _ = try a.store.conversations.rename(id: try a.id("Conversation 2"), to: "A second")
+        try b.sync()
+        try a.sync()
+        try b.sync()
+        #expect(try a.titles() == ["A second", "B's title"] && b.titles() == ["A second", "B's title"])
+    }
+
+    @Test("an import of the same export after a synced delete leaves it deleted; import --restore brings it back everywhere")
+    func reimportAfterDelete() throws {
+        let server = try PostgresServer()
+        let url = try server.newDatabase()
+        let folder = try TemporaryDirectory()
+        let key = try SyncKey.generate()
+        let a = try SyncMachine(folder, "a", url: url, key: key)
+        let b = try SyncMachine(folder, "b", url: url, key: key)
+        try a.turnOn()
+        try b.turnOn()
+        for index in 0..<3 { _ = try a.store.upsert(syncFixture(index)) }
+        try a.sync()
+        try b.sync()
+        _ = try b.store.conversations.delete(id: try b.id("Conversation 1"))
+        try b.sync()
+        try a.sync()
+        #expect(try a.titles() == ["Conversation 0", "Conversation 2"])
+        // Both import the same export again: it stays deleted, and no op brings it back.
+        #expect(try a.store.upsert(syncFixture(1)) == .deleted)
+        #expect(try b.store.upsert(syncFixture(1)) == .deleted)
+        #expect(try a.store.upsert(syncFixture(0)) == .unchanged)
+        #expect(try a.store.localSyncState().pending == 0)
+        try a.sync()
+        try b.sync()
+        #expect(try b.titles() == ["Conversation 0", "Conversation 2"])
+        // An explicit restore is a newer op: back on both, with its messages.
+        #expect(try a.store.upsert(syncFixture(1), restoring: true) == .inserted)
+        try a.sync()
+        try b.sync()
+        #expect(try b.titles() == ["Conversation 0", "Conversation 1", "Conversation 2"])
+        #expect(try b.store.conversations.conversation(id: try b.id("Conversation 1"))?.messageCount == 3)
+        #expect(try a.export() == b.export())
+    }
+
+    @Test("batch boundaries: 0, 1, a batch and a batch + 1 ops each arrive once")
+    func batchBoundaries() throws {
+        let server = try PostgresServer()
+        let url = try server.newDatabase()
+        let folder = try TemporaryDirectory()
+        let key = try SyncKey.generate()
+        let a = try SyncMachine(folder, "a", url: url, key: key)
+        let b = try SyncMachine(folder, "b", url: url, key: key)
+        try a.turnOn()
+        try b.turnOn()
+        let batch = 4
+        var index = 0
+        // One conversation without messages is 1 op (and a leaf op when it has messages).
+        for count in [0, 1, batch, batch + 1] {
+            for _ in 0..<count {
+                _ = try a.store.conversations.create(
+                    NewConversation(title: "Batch \(index)", createdAt: Timestamp(milliseconds: 1_700_000_000_000 + Int64(index))))
+                index += 1
+            }
+            #expect(try a.store.localSyncState().pending == count)
+            let sent = try a.sync(batch: batch)
+            #expect(sent.sent == count)
+            let received = try b.sync(batch: batch)
+            #expect(received.received == count, "\(count)")
+            #expect(try b.store.conversations.count() == index)
+        }
+        let ops = try server.psql(url, "SELECT count(*), count(DISTINCT op_id), max(seq) FROM scrollback.op")
+        #expect(ops.trimmingCharacters(in: .whitespacesAndNewlines) == "10|10|10")
+    }
+
+    @Test("a new machine catches up 10,000 conversations from the server")
+    func catchUp() throws {
+        let server = try PostgresServer()
+        let url = try server.newDatabase()
+        let folder = try TemporaryDirectory()
+        let key = try SyncKey.generate()
+        let a = try SyncMachine(folder, "a", url: url, key: key)
+        let outcome = try DemoGenerator(seed: 3).fill(a.store, count: 10_000)
+        try a.turnOn()
+        let sent = try a.sync()
+        #expect(sent.sent == 10_000 + outcome.messages + 10_000)
+        let b = try SyncMachine(folder, "b", url: url, key: key)
+        try b.turnOn()
+        let received = try b.sync()
+        #expect(received.received == sent.sent && received.parked == 0)
+        #expect(try b.store.conversations.count() == 10_000)
+        #expect(try b.store.messages.count() == outcome.messages)
+        #expect(try a.export() == b.export())
+        // Search finds what came down.
+        let hit = try #require(try a.store.conversations.page(sort: .updated, filter: .none, at: .first, limit: 1).items.first)
+        let word = String(hit.title.split(separator: " ").first ?? "")
+        #expect(try !b.store.search.search(word, filter: .none, after: nil, limit: 5).items.isEmpty)
+    }
+
+    @Test("a wrong key changes nothing, here or on the server, and says what to do")
+    func wrongKey() throws {
+        let server = try PostgresServer()
+        let url = try server.newDatabase()
+        let folder = try TemporaryDirectory()
+        let a = try SyncMachine(folder, "a", url: url, key: try SyncKey.generate())
+        for index in 0..<3 { _ = try a.store.upsert(syncFixture(index)) }
+        try a.turnOn()
+        try a.sync()
+        let before = try server.psql(url, "SELECT count(*), max(seq) FROM scrollback.op")
+        let intruder = try SyncKey.generate()
+        #expect(throws: SyncError.wrongKey) { try SyncEngine.prepareServer(conninfo: url, key: intruder) }
+        let c = try SyncMachine(folder, "c", url: url, key: intruder, prepare: false)
+        for index in 10..<12 { _ = try c.store.upsert(syncFixture(index)) }
+        try c.turnOn()
+        let pending = try c.store.localSyncState().pending
+        #expect(throws: SyncError.wrongKey) { try c.sync() }
+        #expect(try server.psql(url, "SELECT count(*), max(seq) FROM scrollback.op") == before)
+        #expect(try c.store.localSyncState().pending == pending)
+        #expect(try c.titles() == ["Conversation 10", "Conversation 11"])
+        #expect(SyncError.wrongKey.description.contains("sync key import"))
+    }
+
+    @Test("the server's tables hold no title, message or model in the clear")
+    func ciphertextOnly() throws {
+        let server = try PostgresServer()
+        let url = try server.newDatabase()
+        let folder = try TemporaryDirectory()
+        let a = try SyncMachine(folder, "a", url: url, key: try SyncKey.generate())
+        var secret = syncFixture(1, title: "Zanzibar-Quokka title")
+        secret.model = "model-Xylophone-77"
+        secret.messages[0].content = "the marmalade-otter-991 message"
+        _ = try a.store.upsert(secret)
+        try a.turnOn()
+        try a.sync()
+        _ = try a.store.conversations.rename(id: try a.id("Zanzibar-Quokka title"), to: "Renamed-Narwhal")
+        try a.sync()
+        let dump = try server.psql(url, "SELECT * FROM scrollback.op; SELECT * FROM scrollback.key_check; SELECT * FROM scrollback.machine")
+        #expect(dump.contains(a.machine))
+        for known in ["Zanzibar", "Quokka", "Xylophone", "marmalade", "Narwhal"] {
+            #expect(!dump.contains(known))
+            // bytea shows as hex: the bytes of the word in hex are not there either.
+            let hex = known.utf8.map { String(format: "%02x", $0) }.joined()
+            #expect(!dump.contains(hex), "\(known)")
+        }
+    }
+
+    @Test("the server stopped in the middle of a sync, then started: nothing lost, both converge")
+    func serverStops() throws {
+        let server = try PostgresServer()
+        let url = try server.newDatabase()
+        let folder = try TemporaryDirectory()
+        let key = try SyncKey.generate()
+        let a = try SyncMachine(folder, "a", url: url, key: key)
+        let b = try SyncMachine(folder, "b", url: url, key: key)
+        _ = try DemoGenerator(seed: 5).fill(a.store, count: 2_000)
+        try a.turnOn()
+        try b.turnOn()
+        // Stopped while A sends in small batches (on another thread, after a moment).
+        let stopper = Thread { usleep(150_000); try? server.stop() }
+        stopper.start()
+        var failed = false
+        do {
+            try a.sync(batch: 50)
+        } catch let error as SyncError {
+            failed = true
+            switch error {
+            case .connectionLost, .unreachable, .server: break
+            default: Issue.record("unexpected \(error)")
+            }
+        }
+        while !stopper.isFinished { usleep(10_000) }
+        #expect(failed, "the server stopped after the sync ended: the machine is too fast for this test")
+        let left = try a.store.localSyncState().pending
+        #expect(left > 0)
+        #expect(throws: SyncError.self) { try a.sync() }
+        try server.restart()
+        try a.sync()
+        #expect(try a.store.localSyncState().pending == 0)
+        // B, stopped while receiving, resumes too.
+        let stopper2 = Thread { usleep(100_000); try? server.stop() }
+        stopper2.start()
+        _ = try? b.sync(batch: 50)
+        while !stopper2.isFinished { usleep(10_000) }
+        try server.restart()
+        try b.sync()
+        #expect(try a.export() == b.export())
+        let problems = try b.store.check().problems
+        #expect(problems.isEmpty, "\(problems)")
+    }
+}
