@@ -1,5 +1,7 @@
+import Foundation
 import ScrollbackModel
 import ScrollbackStorage
+import ScrollbackSync
 import ScrollbackTerminal
 import ScrollbackViewModels
 
@@ -46,6 +48,10 @@ struct BrowseCommand {
             let more = config.problems.count > 1 ? " (and \(config.problems.count - 1) more: scrollback config --check)" : ""
             browser.effectDone(first + more)
         }
+        // Sync, when it is on here: on a thread and connection of its own.
+        let sync = try startSync(store: store, config: config)
+        browser.syncMonitor = sync
+        defer { sync?.stop() }
         // Checkpoints happen away from the main actor, so that no write waits for one.
         let checkpointer = try BackgroundCheckpointer(for: store)
         defer { checkpointer.stop() }
@@ -57,4 +63,27 @@ struct BrowseCommand {
         app.exporter = { ids, path in ExportCommand.exportFromBrowser(ids: ids, path: path, store: store, environment: environment) }
         return try app.run()
     }
+
+    /// The background sync when sync is on for `store` (and it is writable); a footer that
+    /// says what is missing when the secrets are.
+    private func startSync(store: Store, config: BrowserConfig) throws -> (any SyncMonitor)? {
+        guard !store.isReadOnly, let local = try? store.localSyncState(), local.machine != nil else { return nil }
+        let initial = SyncFooterState(lastSync: local.lastSync, toSend: local.pending)
+        let secrets = SecretChain(
+            environment: context.environment, secretCommand: config.secretCommand,
+            file: PathText.parent(of: ConfigLocation.path(environment: context.environment)) + "/secrets")
+        guard let url = try? secrets.read(.url), let keyText = try? secrets.read(.key), let key = SyncKey(text: keyText) else {
+            var missing = initial
+            missing.problem = "sync: no key or server here (scrollback sync status)"
+            return FixedSyncState(missing)
+        }
+        return BackgroundSync(path: store.path, conninfo: url, key: key, interval: TimeInterval(config.syncInterval), initial: initial)
+    }
+}
+
+/// A footer note that does not change: sync is on, but cannot run here.
+final class FixedSyncState: SyncMonitor {
+    let state: SyncFooterState
+    init(_ state: SyncFooterState) { self.state = state }
+    func stop() {}
 }

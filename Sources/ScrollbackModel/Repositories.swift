@@ -146,3 +146,31 @@ public protocol PositionRunner: Sendable {
     /// many pass.
     func start(_ conversation: ConversationDTO, sort: ConversationOrder, filter: ConversationFilter) -> any PositionJob
 }
+
+/// Sync as the browser's footer tells it: when it last synced, what waits to be sent, and
+/// whether the server could be reached.
+public struct SyncFooterState: Sendable, Equatable {
+    public var lastSync: Timestamp?
+    /// Changes made here not yet on the server.
+    public var toSend: Int
+    /// A sync is running now.
+    public var syncing: Bool
+    /// Why the last sync did not complete, in a few words ("offline", "wrong key"); nil
+    /// when it did.
+    public var problem: String?
+
+    public init(lastSync: Timestamp?, toSend: Int, syncing: Bool = false, problem: String? = nil) {
+        self.lastSync = lastSync
+        self.toSend = toSend
+        self.syncing = syncing
+        self.problem = problem
+    }
+}
+
+/// Syncs in the background on a thread and connection of its own; read from the main
+/// actor at any time.
+public protocol SyncMonitor: AnyObject, Sendable {
+    var state: SyncFooterState { get }
+    /// Ends the background syncs (one running finishes on its own).
+    func stop()
+}

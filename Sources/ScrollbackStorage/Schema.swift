@@ -311,6 +311,9 @@ enum Schema {
     /// - `sync_cursor`: per other machine, the last op applied here.
     /// - `sync_parked`: ops from elsewhere that arrived before what they build on (a message
     ///   before its conversation, from a machine read earlier); applied once it is here.
+    /// - `sync_shadow`: a deleted conversation's fields as they were, kept with their clocks
+    ///   while sync is on, so that when another machine restores it, an edit made here
+    ///   later than that restore's copy is kept, as the other machines keep it.
     ///
     /// Sync's own settings (`sync.machine`, `sync.next_seq`, `sync.clock`, …) are in `settings`.
     static let version5 = """
@@ -350,5 +353,13 @@ enum Schema {
             PRIMARY KEY (machine, seq)
         ) WITHOUT ROWID;
         CREATE INDEX sync_parked_by_wait ON sync_parked (waits_for);
+        CREATE TABLE sync_shadow (
+            public_id  TEXT PRIMARY KEY NOT NULL,
+            title      TEXT NOT NULL,
+            model      TEXT,
+            pinned     INTEGER NOT NULL,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+        ) WITHOUT ROWID;
         """
 }

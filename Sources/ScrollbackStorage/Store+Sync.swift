@@ -118,7 +118,7 @@ extension Store {
     private func clearSyncState() throws {
         try database.execute(
             """
-            DELETE FROM sync_outbox; DELETE FROM sync_clock; DELETE FROM sync_cursor; DELETE FROM sync_parked;
+            DELETE FROM sync_outbox; DELETE FROM sync_clock; DELETE FROM sync_cursor; DELETE FROM sync_parked; DELETE FROM sync_shadow;
             DELETE FROM settings WHERE key LIKE 'sync.%';
             """)
     }
@@ -292,7 +292,8 @@ extension Store {
                     createdAt: Timestamp(milliseconds: created),
                     updatedAt: Timestamp(milliseconds: max(created, record.updatedAt ?? created)), pinned: record.pinned ?? false)
                 // Another conversation here has its source id: both stay, this one unsynced.
-                guard try writer.insert(row, ignoringDuplicate: true) != nil else { return .ignored }
+                guard let id = try writer.insert(row, ignoringDuplicate: true) else { return .ignored }
+                try keepLaterEdits(of: entity, id: id, than: op.clock, writer: writer)
                 try stamp("*")
                 return .applied
             }
@@ -423,6 +424,28 @@ extension Store {
             return whole == nil ? nil : HybridClock(wall: 0, counter: 0, machine: "")
         }
         return [own, whole].compactMap { $0 }.max()
+    }
+
+    /// A conversation made again from another machine's copy (a restore there): each field
+    /// edited here later than that copy keeps the value it had here (`sync_shadow`), as
+    /// the other machines, receiving that edit after the copy, have it.
+    private func keepLaterEdits(of entity: String, id: Int64, than clock: HybridClock, writer: Writer) throws {
+        guard let shadow = try database.queryFirst(
+            "SELECT title, model, pinned, created_at, updated_at FROM sync_shadow WHERE public_id = ?", [.text(entity)], {
+                (title: $0.text(0), model: $0.optionalText(1), pinned: $0.bool(2), createdAt: $0.int64(3), updatedAt: $0.int64(4))
+            })
+        else { return }
+        let own = try database.query("SELECT field, clock FROM sync_clock WHERE entity = ?", [.text(entity)]) {
+            (field: $0.text(0), clock: HybridClock(text: $0.text(1)))
+        }
+        func later(_ field: String) -> Bool { own.contains { $0.field == field && ($0.clock.map { $0 > clock } ?? false) } }
+        if later("title") { try writer.rename(conversation: id, to: shadow.title) }
+        if later("model") { try writer.setModel(conversation: id, shadow.model) }
+        if later("pin") { try writer.setPinned(conversation: id, shadow.pinned) }
+        if later("times") {
+            try writer.setTimes(
+                conversation: id, createdAt: Timestamp(milliseconds: shadow.createdAt), updatedAt: Timestamp(milliseconds: shadow.updatedAt))
+        }
     }
 
     private func isBuried(_ conversation: String) throws -> Bool {

@@ -211,8 +211,8 @@ struct Writer {
     }
 
     /// Records a tombstone for each conversation in `temp.doomed` (stamped with the remote
-    /// op's clock while one is applied), and, when sync is on, a delete op each; forgets
-    /// their field clocks (the tombstone's wins over them).
+    /// op's clock while one is applied), and, when sync is on, a delete op each and its
+    /// fields in `sync_shadow` (their clocks stay); forgets its messages' clocks.
     private func bury() throws {
         let outbox = try database.outbox()
         let doomed = try database.query(
@@ -233,7 +233,11 @@ struct Writer {
                 try outbox.append(.delete, entity: conversation.publicID, payload: payload, clock: clock, in: database)
             }
             if syncing {
-                try database.run("DELETE FROM sync_clock WHERE entity = ?", [.text(conversation.publicID)])
+                try database.run(
+                    """
+                    INSERT OR REPLACE INTO sync_shadow (public_id, title, model, pinned, created_at, updated_at)
+                    SELECT public_id, title, model, pinned, created_at, updated_at FROM conversation WHERE public_id = ?
+                    """, [.text(conversation.publicID)])
             }
         }
         if syncing {

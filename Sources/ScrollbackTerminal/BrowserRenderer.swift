@@ -108,6 +108,7 @@ public enum BrowserRenderer {
             hints = browser.keymap.hints([.open, .nextMatch, .back], on: .results)
         }
         if browser.isReadOnly { left += " · read-only" }
+        if let note = browser.syncNote, browser.mode == .list || browser.mode == .reader { left += " · " + note }
         if let query = browser.searching {
             left = "Searching “\(UntrustedText.sanitized(query))”… (Esc cancels)"
         }

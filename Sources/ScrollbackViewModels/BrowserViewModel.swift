@@ -84,6 +84,11 @@ public final class BrowserViewModel {
     public internal(set) var helpTop = 0
     /// Rows the mouse wheel scrolls.
     public var wheelStep = 3
+    /// The background sync, when sync is on for this database.
+    public var syncMonitor: (any SyncMonitor)?
+    /// What the footer says of sync ("synced 2m ago", "12 to send", "offline"); nil when
+    /// sync is off.
+    public private(set) var syncNote: String?
     /// The keys in use (the standard ones, with the config file's changes).
     public var keymap = Keymap.standard
     /// How the reader writes times (strftime), when the config file says.
@@ -327,6 +332,13 @@ public final class BrowserViewModel {
     @discardableResult
     public func poll() -> Bool {
         var changed = list.takePosition()
+        if let monitor = syncMonitor {
+            let note = Self.syncNote(monitor.state, now: now())
+            if note != syncNote {
+                syncNote = note
+                changed = true
+            }
+        }
         if let due = searchDue, now() >= due.at {
             searchDue = nil
             do {
@@ -337,6 +349,19 @@ public final class BrowserViewModel {
             changed = true
         }
         return takeSearchResult() || changed
+    }
+
+    /// The footer's words for `state` at `now`.
+    static func syncNote(_ state: SyncFooterState, now: Timestamp) -> String {
+        let toSend = state.toSend > 0 ? "\(NumberText.grouped(state.toSend)) to send" : nil
+        if let problem = state.problem {
+            return [UntrustedText.sanitized(problem), toSend].compactMap { $0 }.joined(separator: ", ")
+        }
+        if state.syncing { return "syncing…" }
+        if let toSend { return toSend }
+        guard let last = state.lastSync else { return "not synced yet" }
+        let ago = TimeText.relative(last, now: now)
+        return ago == "now" ? "synced just now" : "synced \(ago)"
     }
 
     // MARK: Idle

@@ -34,10 +34,10 @@ struct BinaryRunner {
     /// is false), with TZ=UTC and standard input from `input` (never a terminal).
     func run(
         _ arguments: [String], input: String = "", withDatabase: Bool = true, environment extra: [String: String] = [:],
-        directory: String? = nil
+        directory: String? = nil, program: String? = nil
     ) throws -> Result {
         let process = Process()
-        process.executableURL = Self.binary
+        process.executableURL = program.map { URL(fileURLWithPath: $0) } ?? Self.binary
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         process.arguments = (withDatabase ? ["--db", databasePath] : []) + arguments
         var environment = ["TZ": "UTC", "LANG": "C.UTF-8", "HOME": folder.path, "PATH": "/usr/bin:/bin"]

@@ -58,7 +58,7 @@ public final class PostgresServer: @unchecked Sendable {
         try start(options: options)
         self.options = options
         if tls {
-            _ = try psql("host=\(folder) user=postgres dbname=postgres", "ALTER USER postgres PASSWORD '\(Self.password)'")
+            _ = try psql(socket + " dbname=postgres", "ALTER USER postgres PASSWORD '\(Self.password)'")
         }
     }
 
@@ -86,14 +86,17 @@ public final class PostgresServer: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: folder)
     }
 
+    /// The server's Unix socket as connection words (no database).
+    public var socket: String { "host=\(folder) user=postgres" + (port == 0 ? "" : " port=\(port)") }
+
     /// A new, empty database on this server; its connection string (key=value words).
     public func newDatabase() throws -> String {
         let name: String = lock.withLock {
             databases += 1
             return "sync\(databases)"
         }
-        try Self.run("\(binaries)/createdb", ["-h", folder, "-U", "postgres", name])
-        return "host=\(folder) user=postgres dbname=\(name)"
+        try Self.run("\(binaries)/createdb", ["-h", folder, "-U", "postgres"] + (port == 0 ? [] : ["-p", String(port)]) + [name])
+        return socket + " dbname=\(name)"
     }
 
     /// Runs SQL through psql on `conninfo`; its output, rows as `a|b` lines.

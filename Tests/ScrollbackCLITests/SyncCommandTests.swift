@@ -1,0 +1,237 @@
+import Foundation
+import ScrollbackModel
+import ScrollbackStorage
+import ScrollbackSync
+import Testing
+import TestSupport
+
+/// `scrollback sync …` as a user runs it: the real binary, its secrets file, its output.
+@Suite("sync commands, secrets and what they print", .serialized)
+struct SyncCommandTests {
+    static let chatgpt = "/work/shared/fixtures/chatgpt/conversations.json"
+
+    /// A fixture export of our own, with a title and a message to look for.
+    static func export(in runner: BinaryRunner, titles: [String]) throws -> String {
+        let path = runner.folder.file("export-\(titles.count).jsonl")
+        var lines: [String] = []
+        for (index, title) in titles.enumerated() {
+            let object: [String: Any] = [
+                "format": "scrollback", "version": 1, "id": StableID.uuid("sync-test", title), "title": title, "source": "chatgpt",
+                "sourceID": "conv-\(index)", "createdAt": "2026-01-0\(index % 9 + 1)T10:00:00.000Z",
+                "updatedAt": "2026-01-0\(index % 9 + 1)T10:00:00.000Z",
+                "pinned": false,
+                "messages": [
+                    [
+                        "id": StableID.uuid("q", title), "role": "user", "content": "question about \(title)",
+                        "createdAt": "2026-01-0\(index % 9 + 1)T10:00:00.000Z",
+                    ],
+                    [
+                        "id": StableID.uuid("a", title), "role": "assistant", "content": "answer about \(title)",
+                        "createdAt": "2026-01-0\(index % 9 + 1)T10:01:00.000Z", "parentID": StableID.uuid("q", title),
+                    ],
+                ],
+            ]
+            lines.append(String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self))
+        }
+        try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    var secretsPath: (BinaryRunner) -> String { { $0.folder.file(".config/scrollback/secrets") } }
+
+    @Test("init keeps the secrets in a 0600 file in a 0700 folder whatever the umask, says so on a terminal only, and never prints them")
+    func initAndSecrets() throws {
+        let server = try PostgresServer()
+        let url = try server.newDatabase() + " password=Hunter2-distinctive"
+        let a = try BinaryRunner()
+        #expect(try a.run(["import", Self.export(in: a, titles: ["First", "Second"])]).status == 0)
+        // Through a shell with umask 000: the file and its folder are private all the same.
+        let shell = try a.run(
+            ["-c", "umask 000; exec \"$0\" --db \"$1\" sync init", BinaryRunner.binary.path, a.databasePath], input: url + "\n",
+            withDatabase: false, program: "/bin/sh")
+        #expect(shell.status == 0, "\(shell.error)")
+        #expect(shell.output.contains("Sync is on") && shell.output.contains("Synced: sent"))
+        // Standard input is a pipe: no notice about where secrets go (it is for a person).
+        #expect(!shell.error.contains("keeping the sync secrets"))
+        var status = stat()
+        #expect(stat(secretsPath(a), &status) == 0 && status.st_mode & 0o777 == 0o600)
+        #expect(stat(a.folder.file(".config/scrollback"), &status) == 0 && status.st_mode & 0o777 == 0o700)
+        // The secrets never appear in any output.
+        var outputs = [shell.output, shell.error]
+        for arguments in [["sync"], ["sync", "status"], ["sync", "status", "--json"], ["stats"], ["sync", "key", "show"]] {
+            let result = try a.run(arguments)
+            outputs += [result.output, result.error]
+        }
+        let key = try #require(
+            try String(contentsOfFile: secretsPath(a), encoding: .utf8).split(separator: "\n").first { $0.hasPrefix("key=") }?.dropFirst(4))
+        for output in outputs {
+            #expect(!output.contains("Hunter2"), "\(output)")
+            #expect(!output.contains(key), "\(output)")
+        }
+        // key show refuses a pipe; --force writes it.
+        let refused = try a.run(["sync", "key", "show"])
+        #expect(refused.status == 1 && refused.error.contains("--force"))
+        let shown = try a.run(["sync", "key", "show", "--force"])
+        #expect(shown.status == 0 && shown.output == key + "\n")
+        // status --json says where the secrets come from, and nothing of them.
+        let json = try a.json(["sync", "status"])
+        #expect(json["on"] as? Bool == true)
+        #expect((json["secrets"] as? [String: Any])?["key"] as? String == secretsPath(a))
+        #expect((json["server"] as? [String: Any])?["reachable"] as? Bool == true)
+        // A second machine: init without a key is told to import one.
+        let b = try BinaryRunner()
+        let noKey = try b.run(["sync", "init"], input: url + "\n")
+        #expect(noKey.status == 1 && noKey.error.contains("sync key import"), "\(noKey.error)")
+        #expect(!noKey.error.contains("Hunter2"))
+        // A wrong key is refused when imported, and nothing is kept.
+        // A wrong key (no server known yet to check it against) is kept, and init refuses it
+        // before anything is written anywhere.
+        #expect(try b.run(["sync", "key", "import"], input: try SyncKey.generate().text + "\n").status == 0)
+        let opsBefore = try server.psql(url.replacingOccurrences(of: " password=Hunter2-distinctive", with: ""), "SELECT count(*) FROM scrollback.op")
+        let wrong = try b.run(["sync", "init"], input: url + "\n")
+        #expect(wrong.status == 1 && wrong.error.contains("does not open the history"), "\(wrong.error)")
+        #expect(try b.run(["sync", "status"]).output.contains("Sync is off"))
+        #expect(try server.psql(url.replacingOccurrences(of: " password=Hunter2-distinctive", with: ""), "SELECT count(*) FROM scrollback.op") == opsBefore)
+        let garbage = try b.run(["sync", "key", "import"], input: "not a key\n")
+        #expect(garbage.status == 1 && garbage.error.contains("44 characters"))
+        #expect(try b.run(["sync", "key", "import"], input: key + "\n").status == 0)
+        let joined = try b.run(["sync", "init"], input: url + "\n")
+        #expect(joined.status == 0, "\(joined.error)")
+        #expect(joined.output.contains("received 6") || joined.output.contains("received"), "\(joined.output)")
+        let list = try b.run(["list"])
+        #expect(list.output.contains("First") && list.output.contains("Second"))
+        // Off keeps the data; sync then says it is off.
+        let off = try b.run(["sync", "off"])
+        #expect(off.status == 0 && off.output.contains("local data is kept"))
+        #expect(try b.run(["list"]).output.contains("First"))
+        let afterOff = try b.run(["sync"])
+        #expect(afterOff.status == 1 && afterOff.error.contains("sync init"))
+    }
+
+    @Test("the secrets file is replaced whole, and refused as a symlink, readable by others, or not a file")
+    func secretsFileRefusals() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("config/scrollback/secrets")
+        let file = FileSecrets(path: path)
+        try file.write("first", for: .url)
+        var before = stat()
+        #expect(stat(path, &before) == 0)
+        try file.write("Zm9v", for: .key)
+        var after = stat()
+        #expect(stat(path, &after) == 0)
+        // Atomic replacement: a new file (another inode) took the old one's place, whole.
+        #expect(before.st_ino != after.st_ino)
+        #expect(try file.read(.url) == "first" && file.read(.key) == "Zm9v")
+        // No temporary file is left beside it.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file("config/scrollback")) == ["secrets"])
+        // Readable by the group: refused, with what to do.
+        chmod(path, 0o640)
+        #expect { try file.read(.url) } throws: { "\($0)".contains("chmod 600") }
+        chmod(path, 0o600)
+        // A symlink in its place: refused, never followed.
+        try FileManager.default.moveItem(atPath: path, toPath: folder.file("elsewhere"))
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: folder.file("elsewhere"))
+        #expect { try file.read(.url) } throws: { "\($0)".contains("symlink") }
+        // Writing replaces the link with a file; the link's target is untouched.
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        #expect { try file.read(.url) } throws: { "\($0)".contains("not a regular file") }
+        // A line break in a secret is refused.
+        let other = FileSecrets(path: folder.file("other/secrets"))
+        #expect { try other.write("two\nlines", for: .url) } throws: { "\($0)".contains("one line") }
+    }
+
+    @Test("sslmode=require over TCP with TLS and a password; a wrong password and a plain connection are refused with one clear line")
+    func tls() throws {
+        let server = try PostgresServer(tls: true)
+        _ = try server.psql(server.socket + " dbname=postgres", "CREATE DATABASE tls")
+        let good = "host=127.0.0.1 port=\(server.port) user=postgres dbname=tls sslmode=require password=\(PostgresServer.password)"
+        let runner = try BinaryRunner()
+        #expect(try runner.run(["import", Self.export(in: runner, titles: ["Over TLS"])]).status == 0)
+        let wrongPassword = try runner.run(["sync", "init"], input: good.replacingOccurrences(of: PostgresServer.password, with: "nope") + "\n")
+        #expect(wrongPassword.status == 1)
+        #expect(wrongPassword.error.contains("refused") && !wrongPassword.error.contains("nope"), "\(wrongPassword.error)")
+        #expect(wrongPassword.error.split(separator: "\n").count == 1)
+        // Without TLS the server (hostssl only) says no: so the working one below is TLS.
+        let plain = try runner.run(["sync", "init"], input: good.replacingOccurrences(of: "sslmode=require", with: "sslmode=disable") + "\n")
+        #expect(plain.status == 1 && plain.error.contains("refused"), "\(plain.error)")
+        let result = try runner.run(["sync", "init"], input: good + "\n")
+        #expect(result.status == 0, "\(result.error)")
+        #expect(try server.psql(server.socket + " dbname=tls", "SELECT count(*) FROM scrollback.op").hasPrefix("4"))
+    }
+
+    @Test("bad connection strings and a server that is down: one line, what to do, nothing kept, nothing changed")
+    func failures() throws {
+        let runner = try BinaryRunner()
+        #expect(try runner.run(["import", Self.export(in: runner, titles: ["Kept"])]).status == 0)
+        let garbage = try runner.run(["sync", "init"], input: "host=\u{1B}[31mred port=notanumber\n")
+        #expect(garbage.status == 1 && !garbage.error.contains("\u{1B}"), "\(garbage.error)")
+        #expect(garbage.error.split(separator: "\n").count == 1)
+        let down = try runner.run(["sync", "init"], input: "host=/nonexistent-folder user=postgres dbname=x\n")
+        #expect(down.status == 1 && down.error.contains("cannot reach"), "\(down.error)")
+        #expect(!FileManager.default.fileExists(atPath: secretsPath(runner)))
+        let status = try runner.run(["sync", "status"])
+        #expect(status.status == 0 && status.output.contains("Sync is off"))
+        #expect(try runner.run(["list"]).output.contains("Kept"))
+        // sync --readonly is refused before anything.
+        let readOnly = try runner.run(["--readonly", "sync"])
+        #expect(readOnly.status != 0)
+    }
+
+    @Test("kill -9 of scrollback sync at 50 random moments, on both sides: afterwards both converge and check is clean")
+    func killNine() throws {
+        let server = try PostgresServer()
+        let url = try server.newDatabase()
+        let a = try BinaryRunner()
+        let b = try BinaryRunner()
+        #expect(try a.run(["demo", "--count", "600", "--seed", "4"]).status == 0)
+        #expect(try a.run(["sync", "init"], input: url + "\n").status == 0)
+        let key = try a.run(["sync", "key", "show", "--force"]).output
+        #expect(try b.run(["sync", "key", "import"], input: key).status == 0)
+        #expect(try b.run(["demo", "--count", "300", "--seed", "9"]).status == 0)
+        #expect(try b.run(["sync", "init"], input: url + "\n").status == 0)
+        var random = SeededRandom(seed: 12)
+        for round in 0..<50 {
+            // Changes on both sides between the kills.
+            let side = round % 2 == 0 ? a : b
+            let ids = try side.run(["list", "--limit", "3", "--json"])
+            if let object = try JSONSerialization.jsonObject(with: Data(ids.output.utf8)) as? [String: Any],
+                let rows = object["conversations"] as? [[String: Any]], let id = rows.last?["id"] as? String
+            {
+                _ = try side.run(round % 3 == 0 ? ["delete", id, "--yes"] : ["rename", id, "round \(round)"])
+            }
+            _ = try side.run(["demo", "--count", "\(600 + round * 5)", "--seed", "4"])
+            try side.kill(["sync"], afterMicroseconds: UInt32(random.next() % 120_000))
+        }
+        for _ in 0..<2 {
+            #expect(try a.run(["sync"]).status == 0)
+            #expect(try b.run(["sync"]).status == 0)
+        }
+        let exportA = try a.run(["export", "--format", "jsonl"]).output
+        let exportB = try b.run(["export", "--format", "jsonl"]).output
+        #expect(exportA == exportB)
+        if exportA != exportB {
+            try exportA.write(toFile: "/tmp/kill-a.jsonl", atomically: true, encoding: .utf8)
+            try exportB.write(toFile: "/tmp/kill-b.jsonl", atomically: true, encoding: .utf8)
+        }
+        #expect(!exportA.isEmpty)
+        #expect(try a.run(["check"]).status == 0 && b.run(["check"]).status == 0)
+    }
+}
+
+extension BinaryRunner {
+    /// Runs `scrollback --db <temp> ARGS` and kills it with SIGKILL after `delay`.
+    func kill(_ arguments: [String], afterMicroseconds delay: UInt32) throws {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["--db", databasePath] + arguments
+        process.environment = ["TZ": "UTC", "LANG": "C.UTF-8", "HOME": folder.path, "PATH": "/usr/bin:/bin"]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        usleep(delay)
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
