@@ -235,3 +235,52 @@ extension BinaryRunner {
         process.waitUntilExit()
     }
 }
+
+@Suite("The browser syncs in the background", .serialized)
+struct BrowserSyncTests {
+    @Test("the footer says synced, then what waits when the server is down; a rename in the browser reaches the other machine; keys never wait")
+    func footer() throws {
+        let server = try PostgresServer()
+        let url = try server.newDatabase()
+        let a = try BinaryRunner()
+        let b = try BinaryRunner()
+        #expect(try a.run(["import", SyncCommandTests.export(in: a, titles: ["Alpha", "Beta \u{1B}[31mred"])]).status == 0)
+        #expect(try a.run(["sync", "init"], input: url + "\n").status == 0)
+        #expect(try b.run(["sync", "key", "import"], input: a.run(["sync", "key", "show", "--force"]).output).status == 0)
+        #expect(try b.run(["sync", "init"], input: url + "\n").status == 0)
+        let tmux = try TmuxSession(
+            width: 80, height: 12, arguments: ["--db", a.databasePath], environment: ["HOME": a.folder.path])
+        try tmux.waitFor(text: "synced just now")
+        // Hostile text from the other machine arrives sanitized.
+        let raw = try tmux.tmux(["capture-pane", "-p", "-e", "-t", "main"])
+        #expect(!raw.contains("\u{1B}[31mred"))
+        // A rename in the browser goes up by itself a moment later.
+        try tmux.send("g")
+        try tmux.send("r")
+        try tmux.send("C-u")
+        try tmux.type("Renamed in the browser")
+        try tmux.send("Enter")
+        try tmux.waitFor(text: "Renamed in the browser")
+        // The next key clears "Renamed — u undoes" from the footer.
+        try tmux.send("k")
+        try tmux.waitFor(text: "1 to send")
+        try tmux.waitFor("the rename sent", timeout: 20) { screen in
+            (screen.last ?? "").contains("synced") && !(screen.last ?? "").contains("to send")
+        }
+        #expect(try b.run(["sync"]).status == 0)
+        #expect(try b.run(["list"]).output.contains("Renamed in the browser"))
+        // The server goes away: the next change waits, and the footer says so.
+        try server.stop()
+        try tmux.send("p")
+        try tmux.waitFor(text: "Pinned")
+        // Keys still act at once, whatever sync is doing.
+        try tmux.send("j")
+        try tmux.waitFor(text: "2 of 2")
+        try tmux.waitFor(text: "offline, 1 to send", timeout: 20)
+        try server.restart()
+        try tmux.send("q")
+        #expect(try tmux.waitForExit() == 0)
+        // What waited goes with the next sync.
+        #expect(try a.run(["sync"]).output.contains("sent 1"))
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import ScrollbackModel
+import Testing
+import TestSupport
+
+@testable import ScrollbackStorage
+
+@Suite("Sync's local side: schema 5, the outbox, records, clocks")
+struct SyncStorageTests {
+    @Test("a database of schema 4 upgrades to 5: backup first, the sync tables, data kept, check clean; deletes then stay deleted")
+    func upgradeFromFour() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("four.sqlite")
+        do {
+            let four = try Store.open(path: path, migrator: Migrator(migrations: Array(Migrator.scrollback.migrations.prefix(4))))
+            #expect(four.migration.toVersion == 4)
+            // Written with the SQL of schema 4.
+            for index in 0..<5 {
+                try four.database.run(
+                    "INSERT INTO conversation (id, public_id, title, source, source_id, created_at, updated_at) VALUES (?, ?, ?, 'chatgpt', ?, ?, ?)",
+                    [.integer(Int64(index + 1) * 1_000 * 65_536), .text(StableID.uuid("chatgpt", "c\(index)")), .text("four \(index)"),
+                     .text("c\(index)"), .integer(Int64(index + 1) * 1_000), .integer(Int64(index + 1) * 1_000)])
+            }
+        }
+        let store = try Store.open(path: path)
+        #expect(store.migration.fromVersion == 4 && store.migration.toVersion == 5)
+        let backup = try #require(store.migration.backupPath)
+        #expect(try Store.open(path: backup, readOnly: true, migrator: Migrator(migrations: Array(Migrator.scrollback.migrations.prefix(4))))
+            .conversations.count() == 5)
+        for table in ["sync_outbox", "sync_clock", "sync_tombstone", "sync_cursor", "sync_parked", "sync_shadow"] {
+            #expect(try store.database.scalarInt("SELECT count(*) FROM sqlite_schema WHERE name = ?", [.text(table)]) == 1, "\(table)")
+        }
+        #expect(try store.conversations.count() == 5)
+        #expect(try store.check().problems.isEmpty)
+        #expect(try store.localSyncState().machine == nil)
+        // A delete leaves a tombstone; the same export imported again leaves it out.
+        let first = try #require(try store.conversations.page(sort: .title, filter: .none, at: .first, limit: 1).items.first)
+        #expect(try store.conversations.delete(id: first.id))
+        let again = ImportedConversation(
+            source: "chatgpt", sourceID: "c0", title: "four 0", model: nil, createdAt: Timestamp(milliseconds: 1_000),
+            updatedAt: Timestamp(milliseconds: 1_000), messages: [])
+        #expect(try store.upsert(again) == .deleted)
+        #expect(try store.upsert(again, restoring: true) == .inserted)
+        #expect(try store.conversations.count() == 5)
+    }
+
+    @Test("ops are numbered without gaps, in the transaction of their change; a change rolled back leaves no op")
+    func gapless() throws {
+        let store = try Store.open(path: ":memory:")
+        _ = try store.turnSyncOn(machine: String(repeating: "a", count: 32))
+        let one = try store.addConversation(title: "one", createdAt: 1_000, messages: ["q", "a"])
+        _ = try store.conversations.rename(id: one.id, to: "uno")
+        // A savepoint that fails: its ops go with it, and the next op follows the last kept.
+        #expect(throws: (any Error).self) {
+            try store.transaction {
+                _ = try store.conversations.rename(id: one.id, to: "rolled back")
+                throw StorageError.invalidTitle
+            }
+        }
+        _ = try store.conversations.setPinned(id: one.id, true)
+        // A conversation whose message fails mid-import is taken back with its ops.
+        let broken = ImportedConversation(
+            source: "x", sourceID: "1", title: "broken", model: nil, createdAt: Timestamp(milliseconds: 5_000),
+            updatedAt: Timestamp(milliseconds: 5_000),
+            messages: [
+                ImportedMessage(role: .user, content: "a", createdAt: Timestamp(milliseconds: 5_000), publicID: "same"),
+                ImportedMessage(role: .user, content: "b", createdAt: Timestamp(milliseconds: 5_001), publicID: "same"),
+            ])
+        #expect(throws: (any Error).self) { try store.transaction { _ = try store.upsert(broken) } }
+        try store.transaction {
+            _ = try? store.upsert(broken)
+            _ = try store.conversations.rename(id: one.id, to: "after")
+        }
+        let ops = try store.outgoing(limit: 100)
+        #expect(ops.map(\.seq) == Array(1...Int64(ops.count)))
+        let kinds = ops.compactMap { SyncRecord(decoding: $0.plaintext)?.kind }
+        #expect(kinds == [.conversation, .message, .message, .leaf, .title, .pin, .title])
+        #expect(try store.database.scalarInt("SELECT count(*) FROM conversation WHERE title = 'broken'") == 0)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM sync_tombstone") == 0)
+        // Sent ops leave; numbering goes on after them.
+        try store.markSent(through: 3)
+        _ = try store.conversations.rename(id: one.id, to: "later")
+        #expect(try store.outgoing(limit: 100).map(\.seq) == Array(4...Int64(ops.count + 1)))
+    }
+
+    @Test("a record read from any bytes is the record written, or nil: never a trap")
+    func records() throws {
+        let record = SyncRecord(
+            kind: .message, conversation: "c", model: "m", createdAt: -5, parent: "p", role: "user", content: "héllo\u{0}",
+            nodeID: "n", inputTokens: Int64.max, outputTokens: 0, durationMilliseconds: Int64.min)
+        let bytes = record.encoded()
+        #expect(SyncRecord(decoding: bytes) == record)
+        // Every cut, and random damage.
+        for length in 0..<bytes.count {
+            let cut = SyncRecord(decoding: Array(bytes.prefix(length)))
+            #expect(cut == nil || cut?.kind == .message)
+        }
+        var random = SeededRandom(seed: 3)
+        for _ in 0..<2_000 {
+            var damaged = bytes
+            damaged[Int(random.next() % UInt64(damaged.count))] = UInt8(truncatingIfNeeded: random.next())
+            _ = SyncRecord(decoding: damaged)
+            let noise = (0..<Int(random.next() % 40)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            _ = SyncRecord(decoding: noise)
+        }
+        // A length past the end is refused, not read.
+        #expect(SyncRecord(decoding: [1, 0xFF, 0xFF, 0xFF, 0xFF, 65]) == nil)
+        // An unknown tag is skipped (a later version's field).
+        #expect(SyncRecord(decoding: [99, 0, 0, 0, 1, 7] + SyncRecord(kind: .restore).encoded())?.kind == .restore)
+    }
+
+    @Test("clock readings: text that sorts as they do, ticks after every reading seen, bad text refused")
+    func clocks() throws {
+        let machine = String(repeating: "b", count: 32)
+        var clock = HybridClock.origin(of: machine)
+        var readings: [HybridClock] = []
+        for now in [5, 5, 5, 4, 9, 9] as [Int64] {
+            clock = clock.tick(now: now)
+            readings.append(clock)
+        }
+        #expect(readings == readings.sorted() && Set(readings).count == readings.count)
+        #expect(readings.map(\.text) == readings.map(\.text).sorted())
+        let remote = HybridClock(wall: 1_000, counter: 7, machine: String(repeating: "c", count: 32))
+        let after = clock.observing(remote).tick(now: 10)
+        #expect(after > remote && after.machine == machine)
+        for reading in readings + [remote, after] { #expect(HybridClock(text: reading.text) == reading) }
+        #expect(HybridClock(text: "") == nil)
+        #expect(HybridClock(text: String(repeating: "z", count: 52)) == nil)
+        #expect(HybridClock(text: "000000000000" + "00000000" + String(repeating: "B", count: 32)) == nil)
+        // Out of range numbers are clamped, never trapped on.
+        #expect(HybridClock(wall: Int64.max, counter: -1, machine: machine).wall == HybridClock.wallLimit)
+        #expect(HybridClock(wall: HybridClock.wallLimit, counter: HybridClock.counterLimit, machine: machine).tick(now: 0).wall
+            == HybridClock.wallLimit)
+    }
+}
