@@ -156,7 +156,9 @@ enum CommandTable {
             summary: "Sync with your other machines through a PostgreSQL server, end-to-end encrypted: init, status, key show, key import, off; alone, sync now",
             arguments: "[init|status|off|key show|key import]", minimumArguments: 0, maximumArguments: 2,
             options: [
-                OptionSpec(name: "--force", value: nil, help: "sync key show: write the key to a pipe or file too"),
+                OptionSpec(
+                    name: "--force", value: nil,
+                    help: "sync key show: write the key to a pipe or file too; sync off: even with changes not sent (they stay here, unsynced)"),
                 json,
             ], example: "scrollback sync init < connection-string.txt"),
         CommandSpec(

@@ -18,7 +18,11 @@ struct SyncCommand {
 
     func run() throws -> Int32 {
         let words = context.parsed.positional
-        switch words.joined(separator: " ") {
+        let joined = words.joined(separator: " ")
+        if context.readOnly && ["", "init", "off", "key import"].contains(joined) {
+            throw CommandFailure(message: "--readonly: `scrollback sync\(joined.isEmpty ? "" : " " + joined)` writes; run it without --readonly (`sync status` and `sync key show` only read)")
+        }
+        switch joined {
         case "": return try syncNow()
         case "init": return try initialize()
         case "status": return try status()
@@ -44,11 +48,17 @@ struct SyncCommand {
             throw CommandFailure(
                 message: "no sync key here; run `scrollback sync key import` with the key from `scrollback sync key show` on a machine that syncs")
         }
-        guard let key = SyncKey(text: found.value) else {
-            throw CommandFailure(
-                message: "the sync key in \(found.location) is not a scrollback key (44 characters of base64); run `scrollback sync key import`")
-        }
+        guard let key = SyncKey(text: found.value) else { throw Self.badKey(at: found.location) }
         return key
+    }
+
+    static func badKey(at location: String) -> CommandFailure {
+        if location.hasPrefix("$") {
+            return CommandFailure(
+                message: "\(location) is not a scrollback key (44 characters of base64); unset it, or set it to what `scrollback sync key show` prints on a machine that syncs")
+        }
+        return CommandFailure(
+            message: "the sync key in \(location) is not a scrollback key (44 characters of base64); run `scrollback sync key import`")
     }
 
     private func storedURL() throws -> String {
@@ -97,11 +107,8 @@ struct SyncCommand {
     private func initialize() throws -> Int32 {
         let store = try context.openStore()
         try context.requireWritable(store)
-        if let machine = try store.localSyncState().machine {
-            throw CommandFailure(
-                message: "sync is on already here (machine \(machine)); `scrollback sync` syncs now; `scrollback sync off` first to start again")
-        }
         let chain = secrets
+        if try store.localSyncState().machine != nil { return try replaceServer(store: store, chain: chain) }
         // The connection string: the environment's, else read now (Enter keeps a stored one).
         let url: String
         var urlToStore: String?
@@ -124,9 +131,7 @@ struct SyncCommand {
         // The key: the stored one, else the server's history needs one imported, else a new one.
         let existingKey = try chain.found(.key)
         var key = try existingKey.map { found -> SyncKey in
-            guard let key = SyncKey(text: found.value) else {
-                throw CommandFailure(message: "the sync key in \(found.location) is not a scrollback key; run `scrollback sync key import`")
-            }
+            guard let key = SyncKey(text: found.value) else { throw Self.badKey(at: found.location) }
             return key
         }
         let probe = try SyncEngine.probe(conninfo: url, key: key)
@@ -145,7 +150,14 @@ struct SyncCommand {
         guard let key else { throw SyncError.wrongKey }
         // Secrets are kept before the key check goes up: a kill between leaves the key here.
         try keep(url: urlToStore, key: keyToStore, in: chain)
-        try SyncEngine.prepareServer(conninfo: url, key: key)
+        do {
+            try SyncEngine.prepareServer(conninfo: url, key: key)
+        } catch SyncError.wrongKey where keyToStore != nil {
+            // Another machine's init put its key check up first: the key made here is of no use.
+            try? chain.file.remove(.key)
+            throw CommandFailure(
+                message: "another machine started the history on this server a moment ago; run `scrollback sync key import` with its key (`scrollback sync key show` there), then `scrollback sync init` again")
+        }
         let machine = SyncEngine.newMachineID()
         let queued = try store.turnSyncOn(machine: machine)
         console.line(
@@ -153,6 +165,38 @@ struct SyncCommand {
         if keyToStore != nil {
             console.line("A new key seals the history; carry it to your other machines with `scrollback sync key show`.")
         }
+        let lock = try SyncLock(databasePath: store.path)
+        let report = try withExtendedLifetime(lock) {
+            try SyncEngine(store: store, conninfo: url, key: key).sync(progress: progressLine)
+        }
+        clearProgress()
+        console.line(summary(report))
+        return 0
+    }
+
+    /// `sync init` where sync is on: a new connection string for the same history (a moved
+    /// server, a new password). It must open with the key here; then it is kept and used.
+    private func replaceServer(store: Store, chain: SecretChain) throws -> Int32 {
+        let key = try storedKey()
+        let url: String
+        var urlToStore: String?
+        if let fromEnvironment = try EnvironmentSecrets(environment: context.environment).read(.url) {
+            url = fromEnvironment
+        } else {
+            guard let answer = try readSecret(prompt: "New connection string for this history's server: "), !answer.isEmpty else {
+                throw CommandFailure(message: "sync is on already here; `scrollback sync` syncs now; to change the server, give `sync init` its connection string on standard input")
+            }
+            url = answer
+            urlToStore = answer
+        }
+        let probe = try SyncEngine.probe(conninfo: url, key: key)
+        guard probe.hasHistory else {
+            throw CommandFailure(
+                message: "that server holds no scrollback history; to move to it, run `scrollback sync off`, then `scrollback sync init` with it")
+        }
+        guard probe.keyOpens == true else { throw SyncError.wrongKey }
+        try keep(url: urlToStore, key: nil, in: chain)
+        console.line("Sync is on already; the new connection string is kept.")
         let lock = try SyncLock(databasePath: store.path)
         let report = try withExtendedLifetime(lock) {
             try SyncEngine(store: store, conninfo: url, key: key).sync(progress: progressLine)
@@ -221,7 +265,7 @@ struct SyncCommand {
             } catch let error as SyncError {
                 let reachable: Bool
                 switch error {
-                case .unreachable, .refused, .badConnectionString: reachable = false
+                case .unreachable, .badConnectionString, .connectionLost: reachable = false
                 default: reachable = true
                 }
                 server = ServerJSON(reachable: reachable, machines: nil, toReceive: nil, problem: error.description)
@@ -270,11 +314,21 @@ struct SyncCommand {
         }
         let lock = try SyncLock(databasePath: store.path)
         let pending = try store.localSyncState().pending
+        if pending > 0 && !context.parsed.has("--force") {
+            throw CommandFailure(
+                message: "\(NumberText.grouped(pending)) change\(pending == 1 ? "" : "s") made here \(pending == 1 ? "is" : "are") not on the server yet; run `scrollback sync` first, or `scrollback sync off --force` to drop \(pending == 1 ? "it" : "them") from sync (local data stays)")
+        }
         try withExtendedLifetime(lock) { try store.turnSyncOff() }
         var line = "Sync is off for machine \(machine); local data is kept"
         if pending > 0 { line += "; \(NumberText.grouped(pending)) change\(pending == 1 ? " was" : "s were") not sent" }
         console.line(line + ".")
-        console.line("The key and connection string stay in \(OutputFormat.line(secrets.file.path)) for `scrollback sync init`; delete that file to forget them.")
+        let chain = secrets
+        let places = Set(SecretName.allCases.compactMap { try? chain.found($0)?.location })
+        if places.contains(chain.file.location) {
+            console.line("The key and connection string stay in \(OutputFormat.line(chain.file.path)) for `scrollback sync init`; delete that file to forget them.")
+        } else if !places.isEmpty {
+            console.line("The secrets stay where they are: \(places.sorted().map(OutputFormat.line).joined(separator: ", ")).")
+        }
         return 0
     }
 
@@ -306,7 +360,12 @@ struct SyncCommand {
                 let probe = try SyncEngine.probe(conninfo: url, key: key)
                 if probe.keyOpens == false { throw SyncError.wrongKey }
             } catch let error as SyncError where !Self.isAboutTheKey(error) {
-                console.errorLine("scrollback: could not check the key against the server (\(error)); keeping it anyway")
+                // Unchecked, it may not replace a key that works.
+                if (try? chain.file.read(.key)) != nil {
+                    throw CommandFailure(
+                        message: "could not check the new key against the server (\(error)); the stored key is kept; try again when the server answers")
+                }
+                console.errorLine("scrollback: could not check the key against the server (\(error)); keeping it, as there was none")
             }
         }
         try keep(url: nil, key: key, in: chain)

@@ -32,6 +32,8 @@ public struct IncomingOp: Sendable, Equatable {
 public struct LocalSyncState: Sendable, Equatable {
     /// This machine's id; nil when sync is off.
     public var machine: String?
+    /// The number the next op made here gets (1 when none was made).
+    public var nextSeq: Int64 = 1
     /// Ops waiting to be sent.
     public var pending: Int
     /// Ops from elsewhere waiting for what they build on.
@@ -65,7 +67,8 @@ extension Store {
                 cursors[machine] = seq
             }
             return LocalSyncState(
-                machine: outbox?.machine, pending: Int(try database.scalarInt("SELECT count(*) FROM sync_outbox")),
+                machine: outbox?.machine, nextSeq: outbox?.nextSeq ?? 1,
+                pending: Int(try database.scalarInt("SELECT count(*) FROM sync_outbox")),
                 parked: Int(try database.scalarInt("SELECT count(*) FROM sync_parked")), lastSync: last, cursors: cursors)
         }
     }

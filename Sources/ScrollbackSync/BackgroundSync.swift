@@ -120,6 +120,7 @@ public final class BackgroundSync: SyncMonitor, @unchecked Sendable {
         case .newerServerSchema: "sync: upgrade scrollback"
         case .notInitialized: "sync: run sync init"
         case .machineClash: "sync: copied database"
+        case .serverLost: "sync: server lost changes"
         case .busy: "syncing elsewhere"
         default: "sync failed"
         }

@@ -29,7 +29,7 @@ final class PostgresConnection {
         }
         guard let connection else { throw SyncError.unreachable("libpq could not allocate a connection") }
         guard PQstatus(connection) == CONNECTION_OK else {
-            let message = Self.firstLine(PQerrorMessage(connection))
+            let message = Self.redacted(Self.firstLine(PQerrorMessage(connection)), conninfo: conninfo)
             PQfinish(connection)
             throw Self.classify(connectionMessage: message)
         }
@@ -39,6 +39,41 @@ final class PostgresConnection {
     }
 
     deinit { PQfinish(handle) }
+
+    /// `message` without the password of `conninfo`, nor a quoted piece of it that could
+    /// hold one (a URI, key=value words): libpq's parse errors quote the token they stumble
+    /// on, which may be the password or the whole connection string.
+    static func redacted(_ message: String, conninfo: String) -> String {
+        var secrets: [String] = []
+        for pattern in [#"password\s*=\s*'((?:[^'\\]|\\.)*)'"#, #"password\s*=\s*([^\s']+)"#, #"://[^:/@\s]*:([^@]*)@"#, #"[?&]password=([^&]*)"#] {
+            guard let expression = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive]) else { continue }
+            let range = NSRange(conninfo.startIndex..., in: conninfo)
+            for match in expression.matches(in: conninfo, range: range) where match.numberOfRanges > 1 {
+                if let found = Range(match.range(at: 1), in: conninfo), !conninfo[found].isEmpty {
+                    let secret = String(conninfo[found])
+                    secrets.append(secret)
+                    if let decoded = secret.removingPercentEncoding { secrets.append(decoded) }
+                }
+            }
+        }
+        var text = message
+        // Quoted parts that come from the connection string go whole.
+        if let quoted = try? NSRegularExpression(pattern: #""[^"]*""#) {
+            let range = NSRange(text.startIndex..., in: text)
+            for match in quoted.matches(in: text, range: range).reversed() {
+                guard let found = Range(match.range, in: text) else { continue }
+                let inner = text[found].dropFirst().dropLast()
+                let wholeOrPart = inner.contains("://") || inner.contains("=") || inner.contains("@")
+                if !inner.isEmpty && ((conninfo.contains(inner) && wholeOrPart) || secrets.contains(where: { inner.contains($0) })) {
+                    text.replaceSubrange(found, with: "(part of the connection string)")
+                }
+            }
+        }
+        for secret in secrets.sorted(by: { $0.count > $1.count }) where !secret.isEmpty {
+            text = text.replacingOccurrences(of: secret, with: "(password)")
+        }
+        return text
+    }
 
     /// A connect failure as the user should read it.
     private static func classify(connectionMessage message: String) -> SyncError {
@@ -54,7 +89,10 @@ final class PostgresConnection {
         if lower.contains("invalid") && (lower.contains("connection option") || lower.contains("uri") || lower.contains("sslmode")) {
             return .badConnectionString(message)
         }
-        if lower.contains("missing \"=\"") || lower.contains("unterminated quoted string") {
+        if lower.contains("missing \"=\"") || lower.contains("unterminated quoted string") || lower.contains("in uri")
+            || lower.contains("percent-encoded") || lower.contains("invalid integer value") || lower.contains("invalid connection option")
+            || lower.contains("invalid sslmode") || lower.contains("invalid value")
+        {
             return .badConnectionString(message)
         }
         return .unreachable(message)

@@ -13,6 +13,8 @@ public enum SecretName: String, Sendable, CaseIterable {
 public protocol SecretStore {
     /// Where this backend keeps secrets, for `sync status` (never a secret).
     var location: String { get }
+    /// Where it keeps the secret `name`.
+    func location(of name: SecretName) -> String
     var isWritable: Bool { get }
     func read(_ name: SecretName) throws -> String?
     func write(_ value: String, for name: SecretName) throws
@@ -26,6 +28,7 @@ public struct EnvironmentSecrets: SecretStore {
     public init(environment: [String: String]) { self.environment = environment }
 
     public var location: String { "the environment ($SCROLLBACK_SYNC_URL, $SCROLLBACK_SYNC_KEY)" }
+    public func location(of name: SecretName) -> String { "$" + name.environmentName }
     public var isWritable: Bool { false }
 
     public func read(_ name: SecretName) throws -> String? {
@@ -51,6 +54,7 @@ public struct CommandSecrets: SecretStore {
     public init(command: String) { self.command = command }
 
     public var location: String { "the command \(UntrustedText.sanitized(command)) (secret_command)" }
+    public func location(of name: SecretName) -> String { location }
     public var isWritable: Bool { false }
 
     public func read(_ name: SecretName) throws -> String? {
@@ -78,7 +82,10 @@ public struct CommandSecrets: SecretStore {
             throw SyncError.secretStore("secret_command did not finish in \(Int(timeout)) s; check [sync] in config.toml")
         }
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
+        guard process.terminationStatus == 0 else {
+            throw SyncError.secretStore(
+                "secret_command failed for '\(name.rawValue)' (exit status \(process.terminationStatus)); check [sync] secret_command in config.toml")
+        }
         let text = String(decoding: box.data, as: UTF8.self)
         let line = text.split(whereSeparator: \.isNewline).first.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? ""
         return line.isEmpty ? nil : line
@@ -107,6 +114,7 @@ public struct FileSecrets: SecretStore {
     public init(path: String) { self.path = path }
 
     public var location: String { UntrustedText.sanitized(path) }
+    public func location(of name: SecretName) -> String { location }
     public var isWritable: Bool { true }
     public var exists: Bool {
         var status = stat()
@@ -277,11 +285,19 @@ public struct SecretChain {
         try found(name)?.value
     }
 
-    /// The secret and where it was found.
+    /// The secret and where it was found: from the first backend that has it. A backend
+    /// that fails (a command that exits non-zero, a file others can read) is passed over
+    /// when a later one has the secret; else its error is the answer.
     public func found(_ name: SecretName) throws -> (value: String, location: String)? {
+        var failure: (any Error)?
         for backend in backends {
-            if let value = try backend.read(name) { return (value, backend.location) }
+            do {
+                if let value = try backend.read(name) { return (value, backend.location(of: name)) }
+            } catch {
+                failure = failure ?? error
+            }
         }
+        if let failure { throw failure }
         return nil
     }
 

@@ -143,8 +143,9 @@ public final class SyncEngine {
             result = try connection.query(
                 """
                 SELECT (SELECT coalesce(max(version), 0)::int8 FROM scrollback.schema_version),
-                       (SELECT sealed FROM scrollback.key_check WHERE id = 1)
-                """)
+                       (SELECT sealed FROM scrollback.key_check WHERE id = 1),
+                       (SELECT coalesce(max(seq), 0)::int8 FROM scrollback.op WHERE machine_id = $1)
+                """, [.text(machine)])
         } catch SyncError.server(let state, _) where state == "42P01" || state == "3F000" {
             throw SyncError.notInitialized
         }
@@ -154,6 +155,13 @@ public final class SyncEngine {
         }
         guard version >= 1, let sealed = result.bytes(0, 1) else { throw SyncError.notInitialized }
         guard Self.opens(key, sealed) else { throw SyncError.wrongKey }
+        // The server must hold what this machine sent; one reset or restored from an older
+        // backup does not, and the others would wait for the missing changes for ever.
+        let local = try store.localSyncState()
+        let sentThrough = local.nextSeq - 1 - Int64(local.pending)
+        if let held = result.integer(0, 2), held < sentThrough {
+            throw SyncError.serverLost(machine: machine, held: held, sent: sentThrough)
+        }
     }
 
     /// Connects to `conninfo` and makes the server ready for `key`: schema, key check.
@@ -209,17 +217,25 @@ public final class SyncEngine {
                 let sealed = try key.seal(
                     op.plaintext, aad: Self.aad(machine: machine, seq: op.seq, opID: op.opID, entity: op.entity, clock: op.clock))
                 let base = parameters.count
-                values.append("($1, $\(base + 1)::int8, $\(base + 2), $\(base + 3), $\(base + 4)::int8, $\(base + 5)::int8, $\(base + 6))")
+                values.append(
+                    "($\(base + 1)::int8, $\(base + 2)::text, $\(base + 3)::text, $\(base + 4)::int8, $\(base + 5)::int8, $\(base + 6)::bytea)")
                 parameters += [
                     .text(String(op.seq)), .text(op.opID), .text(op.entity), .text(String(op.clock.wall)),
                     .text(String(op.clock.counter)), .bytes(sealed),
                 ]
             }
+            // One statement, so one round trip: nothing of the batch is written when another op
+            // holds one of its numbers under this machine's id (a copied database sends too).
             let inserted = try connection.query(
                 """
-                WITH registered AS (INSERT INTO scrollback.machine (machine_id) VALUES ($1) ON CONFLICT DO NOTHING)
+                WITH incoming (seq, op_id, entity, clock_wall, clock_counter, payload) AS (VALUES \(values.joined(separator: ", "))),
+                     clash AS (SELECT 1 FROM scrollback.op AS o JOIN incoming AS i ON o.seq = i.seq
+                                WHERE o.machine_id = $1 AND o.op_id <> i.op_id LIMIT 1),
+                     registered AS (INSERT INTO scrollback.machine (machine_id) SELECT $1 WHERE NOT EXISTS (SELECT 1 FROM clash)
+                                    ON CONFLICT DO NOTHING)
                 INSERT INTO scrollback.op (machine_id, seq, op_id, entity, clock_wall, clock_counter, payload)
-                VALUES \(values.joined(separator: ", "))
+                SELECT $1, seq, op_id, entity, clock_wall, clock_counter, payload FROM incoming
+                 WHERE NOT EXISTS (SELECT 1 FROM clash)
                 ON CONFLICT DO NOTHING RETURNING seq
                 """, parameters)
             if inserted.rows < ops.count {
@@ -245,7 +261,7 @@ public final class SyncEngine {
         }
         for op in ops where stored[op.seq] != op.opID {
             throw SyncError.machineClash(
-                "another copy of this database syncs as machine \(machine) (op \(op.seq) on the server is not this one's); nothing more was sent; on this copy run `scrollback sync off`, then `scrollback sync init`")
+                "another copy of this database syncs as machine \(machine): the server holds another change under its number \(op.seq); nothing of this batch was sent; a copied database file must not sync as the same machine: on the copy that should stop, run `scrollback sync off --force`, then `scrollback sync init` (it joins as a new machine)")
         }
     }
 
@@ -311,6 +327,11 @@ public final class SyncEngine {
                 progress?(SyncProgress(phase: .receiving, done: received, total: nil))
             }
             if !progressed { break }
+        }
+        if let origin = stalled.sorted().first {
+            let cursor = (try store.syncCursors())[origin] ?? 0
+            throw SyncError.damagedOp(
+                "the server lacks changes of machine \(origin) after its change \(cursor) (it was reset, restored from a backup, or rows were deleted); what came before was applied")
         }
         return (received, applied, parked)
     }

@@ -25,6 +25,8 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
     case damagedOp(String)
     /// Another database sends under this machine's id (a copied database file).
     case machineClash(String)
+    /// The server lacks changes this machine sent (reset, or restored from a backup).
+    case serverLost(machine: String, held: Int64, sent: Int64)
     case crypto(String)
     case secretStore(String)
     /// Another sync of this database is running.
@@ -53,9 +55,11 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
         case .notInitialized:
             "the sync server holds no scrollback history; run `scrollback sync init`"
         case .damagedOp(let message):
-            "\(message); nothing of it was applied; the server's copy may have been changed by someone without the key"
+            "\(message); nothing of it was applied; the server's copy may have been changed by someone without the key, or lost rows; `scrollback sync status` says more"
         case .machineClash(let message):
             message
+        case .serverLost(let machine, let held, let sent):
+            "the sync server lacks changes this machine sent (it holds \(held) of \(sent) for machine \(machine): it was reset or restored from a backup); nothing was sent; run `scrollback sync off --force`, then `scrollback sync init` to send everything here again as a new machine"
         case .crypto(let message):
             message
         case .secretStore(let message):

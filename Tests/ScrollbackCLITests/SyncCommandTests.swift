@@ -100,8 +100,26 @@ struct SyncCommandTests {
         #expect(joined.output.contains("received 6") || joined.output.contains("received"), "\(joined.output)")
         let list = try b.run(["list"])
         #expect(list.output.contains("First") && list.output.contains("Second"))
+        // init again on a machine that syncs: a new connection string for the same history.
+        let replaced = try b.run(["sync", "init"], input: url.replacingOccurrences(of: "Hunter2-distinctive", with: "Other-pass") + "\n")
+        #expect(replaced.status == 0 && replaced.output.contains("new connection string is kept"), "\(replaced.error)")
+        #expect(!replaced.output.contains("Other-pass") && !replaced.error.contains("Other-pass"))
+        // A key that cannot be checked (the server is down) does not replace one that works.
+        try server.stop()
+        let unchecked = try b.run(["sync", "key", "import"], input: try SyncKey.generate().text + "\n")
+        #expect(unchecked.status == 1 && unchecked.error.contains("the stored key is kept"), "\(unchecked.error)")
+        try server.restart()
+        #expect(try b.run(["sync"]).status == 0)
+        // --readonly refuses what writes, before anything.
+        let readOnly = try b.run(["--readonly", "sync", "key", "import"], input: key + "\n")
+        #expect(readOnly.status == 1 && readOnly.error.contains("--readonly"))
+        // Off refuses while changes wait to be sent; --force drops them from sync.
+        let first = try #require(try b.run(["list", "--json"]).output.split(separator: "\"").drop { $0 != "id" }.dropFirst(2).first)
+        #expect(try b.run(["rename", String(first), "waiting"]).status == 0)
+        let refusedOff = try b.run(["sync", "off"])
+        #expect(refusedOff.status == 1 && refusedOff.error.contains("1 change made here is not on the server yet"), "\(refusedOff.error)")
         // Off keeps the data; sync then says it is off.
-        let off = try b.run(["sync", "off"])
+        let off = try b.run(["sync", "off", "--force"])
         #expect(off.status == 0 && off.output.contains("local data is kept"))
         #expect(try b.run(["list"]).output.contains("First"))
         let afterOff = try b.run(["sync"])
@@ -172,6 +190,17 @@ struct SyncCommandTests {
         #expect(!FileManager.default.fileExists(atPath: secretsPath(runner)))
         let status = try runner.run(["sync", "status"])
         #expect(status.status == 0 && status.output.contains("Sync is off"))
+        // Passwords in malformed strings are never repeated; the string is called malformed.
+        for url in ["postgresql://syncer:Leak%zzPw@127.0.0.1:5/db", "postgresql://syncer:WrongPw99@[::1:5/db", "host=x password='Sec ret' port=abc"] {
+            let result = try runner.run(["sync", "init"], input: url + "\n")
+            #expect(result.status == 1 && result.error.contains("not one libpq reads"), "\(result.error)")
+            for secret in ["Leak", "zzPw", "WrongPw99", "Sec ret"] { #expect(!result.error.contains(secret), "\(result.error)") }
+        }
+        // A secret command that fails says so, with its status.
+        try FileManager.default.createDirectory(atPath: runner.folder.file(".config/scrollback"), withIntermediateDirectories: true)
+        try "[sync]\nsecret_command = \"exit 3 # %s\"\n".write(toFile: runner.folder.file(".config/scrollback/config.toml"), atomically: true, encoding: .utf8)
+        let failing = try runner.run(["sync", "status"])
+        #expect(failing.output.contains("secret_command failed for 'url' (exit status 3)"), "\(failing.output)")
         #expect(try runner.run(["list"]).output.contains("Kept"))
         // sync --readonly is refused before anything.
         let readOnly = try runner.run(["--readonly", "sync"])

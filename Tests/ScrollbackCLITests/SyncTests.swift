@@ -155,6 +155,26 @@ struct SyncTests {
         try a.sync()
         try b.sync()
         #expect(try a.titles() == ["A second", "B's title"] && b.titles() == ["A second", "B's title"])
+        // B deletes and restores; A, not having seen either, renames and pins later: the later
+        // edits win on both, whichever syncs first (found by a hostile tester).
+        for aFirst in [true, false] {
+            let id = try b.id("A second")
+            let snapshots = try b.store.conversations.deleteKeepingSnapshots(ids: [id])
+            try b.store.conversations.restore(snapshots)
+            usleep(5_000)
+            _ = try a.store.conversations.rename(id: try a.id("A second"), to: "A later \(aFirst)")
+            _ = try a.store.conversations.setPinned(id: try a.id("A later \(aFirst)"), aFirst)
+            if aFirst { try a.sync() }
+            try b.sync()
+            try a.sync()
+            try b.sync()
+            #expect(try a.export() == b.export(), "\(aFirst)")
+            #expect(try b.titles().contains("A later \(aFirst)") && a.titles().contains("A later \(aFirst)"))
+            #expect(try b.store.conversations.conversation(id: try b.id("A later \(aFirst)"))?.pinned == aFirst)
+            _ = try a.store.conversations.rename(id: try a.id("A later \(aFirst)"), to: "A second")
+            try a.sync()
+            try b.sync()
+        }
     }
 
     @Test("an import of the same export after a synced delete leaves it deleted; import --restore brings it back everywhere")
@@ -334,5 +354,63 @@ struct SyncTests {
         #expect(try a.export() == b.export())
         let problems = try b.store.check().problems
         #expect(problems.isEmpty, "\(problems)")
+    }
+}
+
+@Suite("Sync against a server that lies, loses or is shared by a copy", .serialized)
+struct SyncDamageTests {
+    @Test("a copied database syncing as the same machine: nothing of the clashing batch is sent, both told what to do")
+    func copiedDatabase() throws {
+        let server = try PostgresServer()
+        let url = try server.newDatabase()
+        let folder = try TemporaryDirectory()
+        let key = try SyncKey.generate()
+        let a = try SyncMachine(folder, "a", url: url, key: key)
+        for index in 0..<2 { _ = try a.store.upsert(syncFixture(index)) }
+        try a.turnOn()
+        try a.sync()
+        // The file copied, with its machine id.
+        try FileManager.default.copyItem(atPath: a.path, toPath: folder.file("copy.sqlite"))
+        if FileManager.default.fileExists(atPath: a.path + "-wal") {
+            try FileManager.default.copyItem(atPath: a.path + "-wal", toPath: folder.file("copy.sqlite-wal"))
+        }
+        let copy = try Store.open(path: folder.file("copy.sqlite"))
+        _ = try a.store.conversations.rename(id: try a.id("Conversation 0"), to: "from A")
+        _ = try copy.conversations.rename(
+            id: try #require(try copy.conversations.page(sort: .title, filter: .none, at: .first, limit: 5).items.last?.id), to: "from the copy")
+        _ = try copy.conversations.setPinned(id: try #require(try copy.conversations.page(sort: .title, filter: .none, at: .first, limit: 5).items.first?.id), true)
+        try a.sync()
+        let before = try server.psql(url, "SELECT count(*) FROM scrollback.op")
+        #expect { try SyncEngine(store: copy, conninfo: url, key: key).sync() } throws: { error in
+            guard case SyncError.machineClash(let message) = error else { return false }
+            return message.contains("sync off --force") && message.contains("nothing of this batch was sent")
+        }
+        #expect(try server.psql(url, "SELECT count(*) FROM scrollback.op") == before)
+        #expect(try copy.localSyncState().pending == 2)
+    }
+
+    @Test("a gap in a machine's ops on the server is said, with what came before it applied; a server that lost this machine's ops is said before anything is sent")
+    func gapsAndResets() throws {
+        let server = try PostgresServer()
+        let url = try server.newDatabase()
+        let folder = try TemporaryDirectory()
+        let key = try SyncKey.generate()
+        let a = try SyncMachine(folder, "a", url: url, key: key)
+        let b = try SyncMachine(folder, "b", url: url, key: key)
+        try a.turnOn()
+        try b.turnOn()
+        for index in 0..<3 { _ = try a.store.conversations.create(NewConversation(title: "Gap \(index)", createdAt: Timestamp(milliseconds: Int64(index)))) }
+        try a.sync()
+        _ = try server.psql(url, "DELETE FROM scrollback.op WHERE seq = 2")
+        #expect { try b.sync() } throws: { "\($0)".contains("lacks changes of machine \(a.machine) after its change 1") }
+        #expect(try b.titles() == ["Gap 0"])
+        // The server reset: A notices it lacks A's own changes before sending more.
+        _ = try server.psql(url, "DELETE FROM scrollback.op")
+        _ = try a.store.conversations.create(NewConversation(title: "After the reset", createdAt: Timestamp(milliseconds: 9)))
+        #expect { try a.sync() } throws: { error in
+            guard case SyncError.serverLost(_, let held, let sent) = error else { return false }
+            return held == 0 && sent == 3
+        }
+        #expect(try a.store.localSyncState().pending == 1)
     }
 }
