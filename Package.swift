@@ -96,7 +96,7 @@ let package = Package(
             name: "scrollback-bench",
             dependencies: [
                 "ScrollbackModel", "ScrollbackStorage", "ScrollbackDemo", "ScrollbackViewModels", "ScrollbackTerminal",
-                "ScrollbackImport", "CSQLite", "SearchTokenizer",
+                "ScrollbackImport", "ScrollbackSync", "CSQLite", "SearchTokenizer", "CLibPQ", "TestSupport",
             ],
             swiftSettings: strictSwift
         ),

@@ -27,9 +27,9 @@ _scrollback() {
         stats) COMPREPLY=($(compgen -W "--json --db --readonly --demo --verbose --help" -- "$current")) ;;
         check) COMPREPLY=($(compgen -W "--repair --db --readonly --demo --verbose --help" -- "$current")) ;;
         demo) COMPREPLY=($(compgen -W "--count --seed --yes --db --readonly --demo --verbose --help" -- "$current")) ;;
-        sync) COMPREPLY=($(compgen -W "--force --json --db --readonly --demo --verbose --help" -- "$current")) ;;
+        sync) COMPREPLY=($(compgen -W "init status off key show import --force --json --db --readonly --demo --verbose --help" -- "$current")) ;;
         config) COMPREPLY=($(compgen -W "--print-default --check --db --readonly --demo --verbose --help" -- "$current")) ;;
-        completions) COMPREPLY=($(compgen -W "--db --readonly --demo --verbose --help" -- "$current")) ;;
+        completions) COMPREPLY=($(compgen -W "bash zsh fish --db --readonly --demo --verbose --help" -- "$current")) ;;
     esac
 }
 complete -F _scrollback scrollback

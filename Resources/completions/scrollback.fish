@@ -65,5 +65,7 @@ complete -c scrollback -n '__fish_seen_subcommand_from demo' -l seed -r -d 'the 
 complete -c scrollback -n '__fish_seen_subcommand_from demo' -l yes -s y -d 'add to your own history without asking (without --db or --demo)'
 complete -c scrollback -n '__fish_seen_subcommand_from sync' -l force -d 'sync key show: write the key to a pipe or file too; sync off: even with changes not sent (they stay here, unsynced)'
 complete -c scrollback -n '__fish_seen_subcommand_from sync' -l json -s j -d 'print JSON instead of text'
+complete -c scrollback -n '__fish_seen_subcommand_from sync' -a 'init status off key show import'
 complete -c scrollback -n '__fish_seen_subcommand_from config' -l print-default -d 'print the default config.toml, every setting with a comment'
 complete -c scrollback -n '__fish_seen_subcommand_from config' -l check -d 'read the config file and list its problems (exit 1 when there are any)'
+complete -c scrollback -n '__fish_seen_subcommand_from completions' -a 'bash zsh fish'

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An option a command takes.
 struct OptionSpec: Sendable {
     /// Long name with dashes: `--limit`.
@@ -27,6 +29,17 @@ struct CommandSpec: Sendable {
     let maximumArguments: Int?
     let options: [OptionSpec]
     let example: String
+
+    /// The words a positional argument may be, when the usage lists them (`bash|zsh|fish`,
+    /// `[init|status|key show]`): for the completions.
+    var argumentWords: [String] {
+        guard arguments.contains("|"), !arguments.contains("...") else { return [] }
+        var words: [String] = []
+        for choice in arguments.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).split(separator: "|") {
+            for word in choice.split(separator: " ") where !words.contains(String(word)) { words.append(String(word)) }
+        }
+        return words
+    }
 
     var usage: String {
         var parts = ["scrollback", name]

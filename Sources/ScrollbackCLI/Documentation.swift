@@ -20,6 +20,8 @@ enum Documentation {
         ("SCROLLBACK_CLIPBOARD", "a shell command that takes copied text on standard input, used besides OSC 52 (default: wl-copy, xclip, xsel or pbcopy, when found)"),
         ("WAYLAND_DISPLAY, DISPLAY", "which clipboard program is looked for: wl-copy under Wayland, xclip or xsel under X"),
         ("TMPDIR", "where the editor's temporary copy is made (default /tmp), in a folder only you can enter"),
+        ("SCROLLBACK_SYNC_URL", "the sync server's connection string (libpq: a URI or key=value words), before secret_command and the secrets file; read-only"),
+        ("SCROLLBACK_SYNC_KEY", "the sync key (44 characters of base64, as sync key show prints it), before secret_command and the secrets file; read-only"),
     ]
 
     /// The files scrollback reads and writes.
@@ -28,6 +30,8 @@ enum Documentation {
         ("history.sqlite.schema-N-TIME.backup", "a copy made beside the database before its schema is upgraded"),
         ("$XDG_CACHE_HOME/scrollback/demo.sqlite", "the demo database (--demo)"),
         ("$XDG_CONFIG_HOME/scrollback/config.toml", "the browser's config (else ~/.config/scrollback/config.toml): keys, colours, date format, wheel step, programs; scrollback config --print-default writes the default file"),
+        ("$XDG_CONFIG_HOME/scrollback/secrets", "sync's connection string and key (mode 0600 in a folder of mode 0700, replaced whole; refused when a symlink or readable by others); [sync] secret_command in config.toml reads them from a password manager instead"),
+        ("history.sqlite.sync-lock", "beside the database: held while a sync runs, so that one runs at a time"),
     ]
 
     // MARK: Man page
@@ -142,7 +146,7 @@ enum Documentation {
         script += "    esac\n    case \"$command\" in\n"
         script += "        \"\") COMPREPLY=($(compgen -W \"\(CommandTable.commands.map(\.name).joined(separator: " ")) \(globalOptions.joined(separator: " "))\" -- \"$current\")) ;;\n"
         for command in CommandTable.commands {
-            let options = (command.options.map(\.name) + CommandTable.global.map(\.name)).joined(separator: " ")
+            let options = (command.argumentWords + command.options.map(\.name) + CommandTable.global.map(\.name)).joined(separator: " ")
             let files = command.name == "import" ? " -f" : ""
             script += "        \(command.name)) COMPREPLY=($(compgen\(files) -W \"\(options)\" -- \"$current\")) ;;\n"
         }
@@ -181,7 +185,9 @@ enum Documentation {
         script += "        return\n    fi\n    case \"$words[2]\" in\n"
         for command in CommandTable.commands {
             let options = (command.options + CommandTable.global).map { "            \(spec($0))" }
-            let rest = command.name == "import" ? " \\\n            '*:file:_files'" : ""
+            let rest =
+                command.name == "import" ? " \\\n            '*:file:_files'"
+                : command.argumentWords.isEmpty ? "" : " \\\n            '*:argument:(\(command.argumentWords.joined(separator: " ")))'"
             script += "        \(command.name))\n            _arguments \\\n\(options.joined(separator: " \\\n"))\(rest) ;;\n"
         }
         script += "    esac\n}\n_scrollback \"$@\"\n"
@@ -217,6 +223,9 @@ enum Documentation {
             }
             if command.name == "import" {
                 script += "complete -c scrollback -n '__fish_seen_subcommand_from import' -F\n"
+            }
+            if !command.argumentWords.isEmpty {
+                script += "complete -c scrollback -n '__fish_seen_subcommand_from \(command.name)' -a \(quoted(command.argumentWords.joined(separator: " ")))\n"
             }
         }
         return script

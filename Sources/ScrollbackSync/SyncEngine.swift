@@ -201,7 +201,7 @@ public final class SyncEngine {
 
     /// The associated data of an op: everything the server sees of it, so that none of it
     /// can be changed (or the payload moved to another op) without the open failing.
-    static func aad(machine: String, seq: Int64, opID: String, entity: String, clock: HybridClock) -> [UInt8] {
+    public static func aad(machine: String, seq: Int64, opID: String, entity: String, clock: HybridClock) -> [UInt8] {
         Array("scrollback-op-v1\u{1F}\(machine)\u{1F}\(seq)\u{1F}\(opID)\u{1F}\(entity)\u{1F}\(clock.wall)\u{1F}\(clock.counter)".utf8)
     }
 

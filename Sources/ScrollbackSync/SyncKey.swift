@@ -40,7 +40,7 @@ public struct SyncKey: Sendable, Equatable {
     }
 
     /// `plaintext` sealed with a fresh random nonce, bound to `aad`: nonce, ciphertext, tag.
-    func seal(_ plaintext: [UInt8], aad: [UInt8]) throws -> [UInt8] {
+    public func seal(_ plaintext: [UInt8], aad: [UInt8]) throws -> [UInt8] {
         let nonce = try Self.randomBytes(Self.nonceCount)
         guard plaintext.count < Int(Int32.max) - 64, aad.count < Int(Int32.max) else {
             throw SyncError.crypto("a change is too large to seal (\(plaintext.count) bytes)")

@@ -17,6 +17,11 @@ enum Child {
             guard summary.failed.isEmpty else { throw BenchError("import failed: \(summary.failed)") }
             return
         }
+        if mode == "catchup" {
+            guard let file else { throw BenchError("--child catchup needs --file (the connection string)") }
+            try SyncBench.catchUp(database: database, conninfo: file)
+            return
+        }
         let store = try Store.open(path: database, readOnly: true)
         let list = ConversationListViewModel(conversations: store.conversations, order: .updated)
         list.viewportHeight = 60

@@ -22,7 +22,7 @@ struct Options {
     var child: String?
     var database: String?
     var file: String?
-    /// Run only these sections (page, filter, frame, memory, key, keyframe, import, delete, search).
+    /// Run only these sections (page, filter, frame, memory, key, keyframe, import, delete, search, sync).
     var only: Set<String> = []
 
     init(_ arguments: [String]) throws {
@@ -53,9 +53,12 @@ struct Options {
 }
 
 struct Sizes {
-    let big: Int, small: Int, tiny: Int, medium: Int, deleted: Int, exportConversations: Int, exportMessages: Int
-    static let full = Sizes(big: 1_000_000, small: 10_000, tiny: 1_000, medium: 150_000, deleted: 100_000, exportConversations: 10_000, exportMessages: 50)
-    static let quick = Sizes(big: 3_000, small: 300, tiny: 100, medium: 1_500, deleted: 1_000, exportConversations: 100, exportMessages: 10)
+    let big: Int, small: Int, tiny: Int, medium: Int, deleted: Int, exportConversations: Int, exportMessages: Int, sync: Int
+    static let full = Sizes(
+        big: 1_000_000, small: 10_000, tiny: 1_000, medium: 150_000, deleted: 100_000, exportConversations: 10_000, exportMessages: 50,
+        sync: 100_000)
+    static let quick = Sizes(
+        big: 3_000, small: 300, tiny: 100, medium: 1_500, deleted: 1_000, exportConversations: 100, exportMessages: 10, sync: 300)
 }
 
 @MainActor
@@ -87,6 +90,11 @@ func main() throws {
     if wanted("import") { try Sections.importSpeed(data: data, sizes: sizes, report: &report) }
     if wanted("delete") { try Sections.batchDelete(data: data, sizes: sizes, report: &report) }
     if wanted("search") { try Sections.search(big: big, report: &report) }
+    if wanted("sync") {
+        // SCROLLBACK_BENCH_SYNC_COUNT: another size, for a quicker look while working on sync.
+        let count = ProcessInfo.processInfo.environment["SCROLLBACK_BENCH_SYNC_COUNT"].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
+        try SyncBench.run(work: options.work, count: count ?? sizes.sync, report: &report)
+    }
     let failed = report.results.filter { !$0.passed }.count
     print("\n\(report.results.count - failed) passed, \(failed) failed")
     let jsonPath = options.json ?? (options.work as NSString).appendingPathComponent("results.json")

@@ -414,3 +414,58 @@ struct SyncDamageTests {
         #expect(try a.store.localSyncState().pending == 1)
     }
 }
+
+@Suite("Sync when the server is newer or the disk fills", .serialized)
+struct SyncLimitsTests {
+    @Test("a server schema newer than this program: refused before anything is written, with what to do")
+    func newerServerSchema() throws {
+        let server = try PostgresServer()
+        let url = try server.newDatabase()
+        let folder = try TemporaryDirectory()
+        let key = try SyncKey.generate()
+        let a = try SyncMachine(folder, "a", url: url, key: key)
+        try a.turnOn()
+        _ = try a.store.conversations.create(NewConversation(title: "Waits", createdAt: Timestamp(milliseconds: 1)))
+        _ = try server.psql(url, "UPDATE scrollback.schema_version SET version = 99")
+        #expect(throws: SyncError.newerServerSchema(found: 99, known: SyncEngine.serverSchemaVersion)) { try a.sync() }
+        #expect(throws: SyncError.newerServerSchema(found: 99, known: SyncEngine.serverSchemaVersion)) {
+            try SyncEngine.prepareServer(conninfo: url, key: key)
+        }
+        #expect(try server.psql(url, "SELECT count(*) FROM scrollback.op").hasPrefix("0"))
+        #expect(try a.store.localSyncState().pending == 1)
+        #expect(SyncError.newerServerSchema(found: 99, known: 1).description.contains("upgrade scrollback"))
+    }
+
+    @Test("the disk fills during a catch-up: what was applied is whole, check is clean, the next sync resumes and converges")
+    func diskFull() throws {
+        guard geteuid() == 0 else { return }
+        let server = try PostgresServer()
+        let url = try server.newDatabase()
+        let folder = try TemporaryDirectory()
+        let key = try SyncKey.generate()
+        let a = try SyncMachine(folder, "a", url: url, key: key)
+        _ = try DemoGenerator(seed: 8).fill(a.store, count: 1_500)
+        try a.turnOn()
+        try a.sync()
+        let mountPoint = try TemporaryDirectory()
+        guard HostileOutputTests.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.path]) == 0 else { return }
+        defer { _ = HostileOutputTests.run("/bin/umount", [mountPoint.path]) }
+        let store = try Store.open(path: mountPoint.file("b.sqlite"))
+        _ = try store.turnSyncOn(machine: SyncEngine.newMachineID())
+        #expect { try SyncEngine(store: store, conninfo: url, key: key).sync() } throws: { error in
+            guard case StorageError.diskFull = error else { return false }
+            return true
+        }
+        #expect(try store.check().problems.isEmpty)
+        let partial = try store.conversations.count()
+        #expect(partial < 1_500)
+        #expect(HostileOutputTests.run("/bin/mount", ["-o", "remount,size=64m", mountPoint.path]) == 0)
+        _ = try SyncEngine(store: store, conninfo: url, key: key).sync()
+        #expect(try store.conversations.count() == 1_500)
+        #expect(try store.check().problems.isEmpty)
+        let exporter = Exporter(store: store)
+        var lines: [String] = []
+        try exporter.forEachConversation { lines.append(try exporter.render($0, as: .jsonl)) }
+        #expect(lines.joined(separator: "\n") == (try a.export()))
+    }
+}

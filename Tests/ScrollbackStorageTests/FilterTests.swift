@@ -132,7 +132,7 @@ struct FilterTests {
             }
         }
         let store = try Store.open(path: path)
-        #expect(store.migration.fromVersion == 3 && store.migration.toVersion == 4)
+        #expect(store.migration.fromVersion == 3 && store.migration.toVersion == Migrator.scrollback.latestVersion)
         let backup = try #require(store.migration.backupPath)
         #expect(FileManager.default.fileExists(atPath: backup))
         #expect(try Store.open(path: backup, readOnly: true, migrator: Migrator(migrations: Array(Migrator.scrollback.migrations.prefix(3)))).conversations.count() == 20)

@@ -132,4 +132,25 @@ struct SyncStorageTests {
         #expect(HybridClock(wall: HybridClock.wallLimit, counter: HybridClock.counterLimit, machine: machine).tick(now: 0).wall
             == HybridClock.wallLimit)
     }
+
+    @Test("only Writer writes conversations, messages and branches: no change can pass the outbox by")
+    func oneWriter() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources")
+        let pattern = try NSRegularExpression(pattern: #"(INSERT( OR [A-Z]+)? INTO|UPDATE|DELETE FROM|REPLACE INTO)\s+(conversation|message|branch_choice)\b"#)
+        var writers: Set<String> = []
+        let files = FileManager.default.enumerator(atPath: sources.path)
+        while let file = files?.nextObject() as? String {
+            guard file.hasSuffix(".swift"), !file.hasPrefix("scrollback-bench/") else { continue }
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                let line = text[..<(Range(match.range, in: text)?.lowerBound ?? text.startIndex)].split(separator: "\n").count
+                writers.insert("\(file):\(line)")
+            }
+        }
+        let outside = writers.filter { !$0.hasPrefix("ScrollbackStorage/Writer.swift") && !$0.hasPrefix("ScrollbackStorage/Schema.swift") }
+        // The one exception: a bulk load's counts of messages (derived, not synced).
+        #expect(outside.map { String($0.split(separator: ":")[0]) } == ["ScrollbackStorage/IndexingLoad.swift"], "\(outside.sorted())")
+        #expect(writers.contains { $0.hasPrefix("ScrollbackStorage/Writer.swift") })
+    }
 }

@@ -54,7 +54,7 @@ struct ConfigTests {
             "config.toml:4: 'blinking' is not a colour word: use bold, dim, reverse, underline, plain, red, green, yellow, blue, magenta, cyan",
             "config.toml:6: wheel_step is a whole number from 1 to 50",
             "config.toml:10: 'Ctrl-Ä' is not a key name (a character, Ctrl-X, Alt-x, Up, Down, Left, Right, PgUp, PgDn, Home, End, Enter, Esc, Tab, Space, Backspace, Delete)",
-            "config.toml:12: unknown section 'sounds'; the sections are [keys], [colors], [display] and [programs]",
+            "config.toml:12: unknown section 'sounds'; the sections are [keys], [colors], [display], [programs] and [sync]",
             "config.toml:16: a quote is not closed",
         ])
         #expect(config.colors == [.header: "bold red"])
@@ -107,5 +107,14 @@ struct ConfigTests {
         let dates = BrowserConfig.parse("[display]\ndate_format = \"%Q\"\n")
         #expect(dates.problems.first?.hasPrefix("config.toml:2: date_format: '%' must be followed by a strftime conversion") == true)
         #expect(BrowserConfig.parse("[display]\ndate_format = \"%d.%m.%Y %% %H\"\n").problems.isEmpty)
+    }
+
+    @Test("[sync]: secret_command needs %s, interval is 10 to 3600 seconds")
+    func syncSection() {
+        let good = BrowserConfig.parse("[sync]\nsecret_command = \"pass show scrollback/%s\"\ninterval = 120\n")
+        #expect(good.problems.isEmpty && good.secretCommand == "pass show scrollback/%s" && good.syncInterval == 120)
+        let bad = BrowserConfig.parse("[sync]\nsecret_command = \"pass show scrollback\"\ninterval = 5\nserver = \"x\"\n")
+        #expect(bad.problems.count == 3 && bad.secretCommand == nil && bad.syncInterval == 60)
+        #expect(bad.problems[0].contains("needs %s") && bad.problems[1].contains("10 to 3600") && bad.problems[2].contains("unknown key 'server' in [sync]"))
     }
 }
