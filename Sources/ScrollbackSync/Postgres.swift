@@ -165,6 +165,37 @@ final class PostgresConnection {
     }
 
     var isOpen: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// Runs `sql` (a `COPY … FROM STDIN`) and sends `data` as its input, a megabyte at a time.
+    func copyIn(_ sql: String, data: [UInt8]) throws {
+        guard let started = PQexec(handle, sql) else { throw SyncError.connectionLost(Self.firstLine(PQerrorMessage(handle))) }
+        let status = PQresultStatus(started)
+        PQclear(started)
+        guard status == PGRES_COPY_IN else {
+            throw isOpen ? SyncError.server(state: "", message: Self.firstLine(PQerrorMessage(handle)))
+                : SyncError.connectionLost(Self.firstLine(PQerrorMessage(handle)))
+        }
+        var offset = 0
+        while offset < data.count {
+            let end = min(offset + (1 << 20), data.count)
+            let sent = data[offset..<end].withUnsafeBufferPointer { pointer in
+                pointer.withMemoryRebound(to: CChar.self) { PQputCopyData(handle, $0.baseAddress, Int32(pointer.count)) }
+            }
+            guard sent == 1 else { throw SyncError.connectionLost(Self.firstLine(PQerrorMessage(handle))) }
+            offset = end
+        }
+        guard PQputCopyEnd(handle, nil) == 1 else { throw SyncError.connectionLost(Self.firstLine(PQerrorMessage(handle))) }
+        var failure: SyncError?
+        while let result = PQgetResult(handle) {
+            if PQresultStatus(result) != PGRES_COMMAND_OK, failure == nil {
+                let state = PQresultErrorField(result, scrollback_pg_diag_sqlstate).map { String(cString: $0) } ?? ""
+                failure = isOpen ? .server(state: state, message: Self.firstLine(PQerrorMessage(handle)))
+                    : .connectionLost(Self.firstLine(PQerrorMessage(handle)))
+            }
+            PQclear(result)
+        }
+        if let failure { throw failure }
+    }
 }
 
 /// A query's rows, in binary format.

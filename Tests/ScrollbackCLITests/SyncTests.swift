@@ -387,6 +387,40 @@ struct SyncDamageTests {
         }
         #expect(try server.psql(url, "SELECT count(*) FROM scrollback.op") == before)
         #expect(try copy.localSyncState().pending == 2)
+        // A large batch (sent by COPY) clashes the same way: nothing of it is sent.
+        for index in 0..<300 {
+            _ = try copy.conversations.create(NewConversation(title: "Copy \(index)", createdAt: Timestamp(milliseconds: Int64(index))))
+        }
+        #expect(try copy.localSyncState().pending >= SyncEngine.copyThreshold)
+        #expect { try SyncEngine(store: copy, conninfo: url, key: key).sync() } throws: { error in
+            guard case SyncError.machineClash = error else { return false }
+            return true
+        }
+        #expect(try server.psql(url, "SELECT count(*) FROM scrollback.op") == before)
+        // A large batch sent before (the server committed, the kill came before it was marked
+        // sent) goes again without a clash: the same ops are there.
+        let fresh = try SyncMachine(folder, "fresh", url: url, key: key)
+        for index in 0..<300 {
+            _ = try fresh.store.conversations.create(NewConversation(title: "Fresh \(index)", createdAt: Timestamp(milliseconds: Int64(index))))
+        }
+        try fresh.turnOn()
+        // The outbox as it was before the sync, put back after it: as if the sync had been
+        // killed after the server's commit.
+        func sqlite(_ sql: String) throws {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+            process.arguments = [fresh.path, sql]
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+        try sqlite("CREATE TABLE saved AS SELECT * FROM sync_outbox")
+        #expect(try fresh.sync().sent == 300)
+        try sqlite("INSERT INTO sync_outbox SELECT * FROM saved; DROP TABLE saved")
+        #expect(try fresh.store.localSyncState().pending == 300)
+        #expect(try fresh.sync().sent == 300)
+        #expect(try fresh.store.localSyncState().pending == 0)
+        #expect(try server.psql(url, "SELECT count(*) FROM scrollback.op WHERE machine_id = '\(fresh.machine)'").hasPrefix("300"))
     }
 
     @Test("a gap in a machine's ops on the server is said, with what came before it applied; a server that lost this machine's ops is said before anything is sent")
