@@ -10,7 +10,7 @@ import ScrollbackModel
 /// Loaded once per write transaction (`Database.outbox()`), under the write lock, so a
 /// sync turned on by another process meanwhile is seen; the numbers are saved before the
 /// transaction commits.
-final class Outbox {
+public final class Outbox {
     let machine: String
     private(set) var nextSeq: Int64
     private(set) var clock: HybridClock
@@ -119,7 +119,7 @@ final class Outbox {
     }
 
     /// A new op or machine id: 32 lower-case hex digits, random.
-    static func newID() -> String {
+    public static func newID() -> String {
         var generator = SystemRandomNumberGenerator()
         let high = generator.next() as UInt64, low = generator.next() as UInt64
         let digits = String(high, radix: 16), more = String(low, radix: 16)

@@ -15,7 +15,6 @@ public protocol SecretStore {
     var location: String { get }
     /// Where it keeps the secret `name`.
     func location(of name: SecretName) -> String
-    var isWritable: Bool { get }
     func read(_ name: SecretName) throws -> String?
     func write(_ value: String, for name: SecretName) throws
     func remove(_ name: SecretName) throws
@@ -29,7 +28,6 @@ public struct EnvironmentSecrets: SecretStore {
 
     public var location: String { "the environment ($SCROLLBACK_SYNC_URL, $SCROLLBACK_SYNC_KEY)" }
     public func location(of name: SecretName) -> String { "$" + name.environmentName }
-    public var isWritable: Bool { false }
 
     public func read(_ name: SecretName) throws -> String? {
         environment[name.environmentName].flatMap { $0.isEmpty ? nil : $0 }
@@ -55,7 +53,6 @@ public struct CommandSecrets: SecretStore {
 
     public var location: String { "the command \(UntrustedText.sanitized(command)) (secret_command)" }
     public func location(of name: SecretName) -> String { location }
-    public var isWritable: Bool { false }
 
     public func read(_ name: SecretName) throws -> String? {
         let process = Process()
@@ -115,7 +112,6 @@ public struct FileSecrets: SecretStore {
 
     public var location: String { UntrustedText.sanitized(path) }
     public func location(of name: SecretName) -> String { location }
-    public var isWritable: Bool { true }
     public var exists: Bool {
         var status = stat()
         return lstat(path, &status) == 0
@@ -303,9 +299,5 @@ public struct SecretChain {
 
     public func write(_ value: String, for name: SecretName) throws {
         try file.write(value, for: name)
-    }
-
-    public func removeFromFile(_ names: [SecretName]) throws {
-        for name in names { try file.remove(name) }
     }
 }

@@ -40,13 +40,7 @@ public final class SyncEngine {
     public var batch = 500
 
     /// A new machine id: 32 random hex digits.
-    public static func newMachineID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return [generator.next() as UInt64, generator.next() as UInt64].map { value in
-            let digits = String(value, radix: 16)
-            return String(repeating: "0", count: 16 - digits.count) + digits
-        }.joined()
-    }
+    public static func newMachineID() -> String { Outbox.newID() }
 
     /// The server schema's version this program writes.
     public static let serverSchemaVersion = 1
