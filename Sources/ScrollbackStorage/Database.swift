@@ -21,6 +21,9 @@ final class Database {
     let handle: OpaquePointer
     private var statements: [String: Statement] = [:]
     private var savepointDepth = 0
+
+    /// No transaction is open: settings that SQLite refuses inside one can be changed.
+    var isOutsideTransaction: Bool { savepointDepth == 0 && sqlite3_get_autocommit(handle) != 0 }
     /// When not nil, the SQL of every statement run is appended, so that tests can assert on
     /// what ran (and on its `EXPLAIN QUERY PLAN`).
     var recordedSQL: [String]?
@@ -404,3 +407,4 @@ final class Database {
         return try body()
     }
 }
+

@@ -6,6 +6,10 @@ import ScrollbackModel
 /// it. Rows the load changes or removes would need their old index entries taken out; then
 /// batching stops and the load ends with a whole rebuild (`needsRebuild`), as does a load into
 /// a database whose older rows still wait for an upgrade's index build.
+///
+/// A page of synced ops (`SearchIndex.applying`) is a smaller load that also changes rows:
+/// only the insert triggers are set aside, and the rows waiting are indexed before any change
+/// (`changedRows`), which the update and delete triggers then handle as usual.
 final class IndexingLoad {
     private let database: Database
     private(set) var needsRebuild: Bool
@@ -15,21 +19,35 @@ final class IndexingLoad {
     /// Rows per batch: enough that each batch's statement is a small part of its cost.
     private let batch: Int
     static let batch = 50_000
+    /// A page of synced ops: changes index what waits instead of ending in a rebuild, the
+    /// counts' triggers stay, and the index merges as it does after any write.
+    private let isPage: Bool
 
     init(database: Database, batch: Int = IndexingLoad.batch) throws {
         self.database = database
         self.batch = max(1, batch)
+        isPage = false
         needsRebuild = try database.queryFirst("SELECT 1 FROM search_backlog LIMIT 1") { _ in true } ?? false
         if !needsRebuild { try SearchIndex.holdMerging(database) }
     }
 
+    /// For a page of synced ops, in a database with no index backlog.
+    init(pageIn database: Database) {
+        self.database = database
+        batch = IndexingLoad.batch
+        isPage = true
+        needsRebuild = false
+    }
+
     func inserted(message id: Int64, conversation: Int64, at time: Timestamp) throws {
         guard !needsRebuild else { return }
-        // The count the set-aside trigger would have kept, applied once per conversation.
-        var count = counts[conversation] ?? (0, time.milliseconds)
-        count.messages += 1
-        count.latest = max(count.latest, time.milliseconds)
-        counts[conversation] = count
+        if !isPage {
+            // The count the set-aside trigger would have kept, applied once per conversation.
+            var count = counts[conversation] ?? (0, time.milliseconds)
+            count.messages += 1
+            count.latest = max(count.latest, time.milliseconds)
+            counts[conversation] = count
+        }
         messages.append(id)
         if messages.count >= batch { try index(&messages, into: "message_fts", column: "content", from: "message") }
     }
@@ -40,8 +58,14 @@ final class IndexingLoad {
         if conversations.count >= batch { try index(&conversations, into: "conversation_fts", column: "title", from: "conversation") }
     }
 
-    /// A row that may be indexed already was changed or removed.
-    func changedRows() {
+    /// A row that may be indexed already is about to be changed or removed.
+    func changedRows() throws {
+        if isPage {
+            // Its index entry (or that of a row removed with it) must be there first.
+            try index(&messages, into: "message_fts", column: "content", from: "message")
+            try index(&conversations, into: "conversation_fts", column: "title", from: "conversation")
+            return
+        }
         needsRebuild = true
         messages = []
         conversations = []
@@ -64,7 +88,7 @@ final class IndexingLoad {
         counts = [:]
         try index(&messages, into: "message_fts", column: "content", from: "message")
         try index(&conversations, into: "conversation_fts", column: "title", from: "conversation")
-        try SearchIndex.mergeOnce(database)
+        if !isPage { try SearchIndex.mergeOnce(database) }
     }
 
     /// One statement for the batch, in id order (FTS5 starts a new piece of index whenever

@@ -299,7 +299,8 @@ enum Schema {
 
     /// Version 5: sync, and deletes that stay deleted.
     ///
-    /// - `sync_outbox`: this machine's changes not yet sent, numbered without gaps (`seq`),
+    /// - `sync_outbox`: this machine's changes not yet sent (and those sent, up to the
+    ///   setting `sync.sent_through`, until it is emptied whole), numbered without gaps (`seq`),
     ///   each with its op id, entity (a conversation's or message's public id), kind, hybrid
     ///   clock, and a payload for deletes (their row is gone when the op is sent; other ops
     ///   are sent as their entity is then).

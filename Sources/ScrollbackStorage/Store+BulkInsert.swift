@@ -70,15 +70,45 @@ enum SearchIndex {
         }
     }
 
+    /// Runs `body`, a page of ops from other machines, in one write transaction with the
+    /// search index's insert triggers set aside (`IndexingLoad(pageIn:)`): the rows it adds
+    /// are indexed in id order at the end, or before a change to an indexed row, which the
+    /// triggers still in place handle. FTS5 starts a new piece of index whenever an id is
+    /// lower than the one before, and synced rows come in the order they were made, not of
+    /// their ids: row by row, a new machine's catch-up spent more than half its time on it.
+    /// A database whose rows wait for an upgrade's index build keeps its triggers.
+    static func applying<T>(_ database: Database, _ body: () throws -> T) throws -> T {
+        guard try database.queryFirst("SELECT 1 FROM search_backlog LIMIT 1", [], { _ in true }) == nil else {
+            return try database.write(body)
+        }
+        // Statement journals in memory for the page: once one spilled to a temporary file
+        // (the index's batch), every later statement's went there too, a write per page it
+        // changed. A page's statements each change a few pages; a transaction's own
+        // temporary tables go with the setting.
+        let outside = database.isOutsideTransaction
+        if outside { try database.execute("PRAGMA temp_store = MEMORY") }
+        defer { if outside { try? database.execute("PRAGMA temp_store = DEFAULT") } }
+        return try settingAside(["conversation_fts_insert", "message_fts_insert"], database, cacheKiB: nil) {
+            let load = IndexingLoad(pageIn: database)
+            database.indexingLoad = load
+            defer { database.indexingLoad = nil }
+            let result = try body()
+            try load.finish()
+            return result
+        }
+    }
+
     /// Runs `body` in one write transaction with the named triggers dropped, and puts back
-    /// exactly the triggers the schema had.
-    private static func settingAside<T>(_ names: [String], _ database: Database, _ body: () throws -> T) throws -> T {
-        // A larger page cache for the duration (64 MiB: random index pages stay in memory,
-        // and the peak stays under 1.5× the size of an export being imported). Put back
-        // afterwards.
+    /// exactly the triggers the schema had; with a page cache of `cacheKiB` meanwhile.
+    private static func settingAside<T>(
+        _ names: [String], _ database: Database, cacheKiB: Int? = 65_536, _ body: () throws -> T
+    ) throws -> T {
+        // A larger page cache for the duration (64 MiB for a load: random index pages stay
+        // in memory, and the peak stays under 1.5× the size of an export being imported). Put
+        // back afterwards.
         let cacheSize = try database.scalarInt("PRAGMA cache_size")
-        try database.execute("PRAGMA cache_size = -65536")
-        defer { try? database.execute("PRAGMA cache_size = \(cacheSize)") }
+        if let cacheKiB { try database.execute("PRAGMA cache_size = -\(cacheKiB)") }
+        defer { if cacheKiB != nil { try? database.execute("PRAGMA cache_size = \(cacheSize)") } }
         return try database.write {
             let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
             let triggers = try database.query(

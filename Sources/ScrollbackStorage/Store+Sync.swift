@@ -55,6 +55,16 @@ public struct ApplyResult: Sendable, Equatable {
 extension Store {
     enum SyncKey {
         static let lastSync = "sync.last"
+        /// The last op known to be on the server: the outbox's rows up to it are sent, and
+        /// stay until the outbox can be emptied whole (see `markSent(through:)`).
+        static let sentThrough = "sync.sent_through"
+    }
+
+    /// `SyncKey.sentThrough`, 0 when none (or not a number: then everything in the outbox
+    /// is sent again, which the server takes as the same ops).
+    private func sentThrough() throws -> Int64 {
+        let text = try database.queryFirst("SELECT value FROM settings WHERE key = ?", [.text(SyncKey.sentThrough)]) { $0.text(0) }
+        return max(0, text.flatMap { Int64($0) } ?? 0)
     }
 
     public func localSyncState() throws -> LocalSyncState {
@@ -68,7 +78,7 @@ extension Store {
             }
             return LocalSyncState(
                 machine: outbox?.machine, nextSeq: outbox?.nextSeq ?? 1,
-                pending: Int(try database.scalarInt("SELECT count(*) FROM sync_outbox")),
+                pending: Int(try database.scalarInt("SELECT count(*) FROM sync_outbox WHERE seq > ?", [.integer(try sentThrough())])),
                 parked: Int(try database.scalarInt("SELECT count(*) FROM sync_parked")), lastSync: last, cursors: cursors)
         }
     }
@@ -136,13 +146,13 @@ extension Store {
 
     // MARK: Sending
 
-    /// Up to `limit` ops of the outbox after `seq`, in order, each with its entity as it is
-    /// now (a delete with what it was).
+    /// Up to `limit` ops of the outbox not sent yet after `seq`, in order, each with its
+    /// entity as it is now (a delete with what it was).
     public func outgoing(after seq: Int64 = 0, limit: Int) throws -> [OutgoingOp] {
         try database.read {
             let rows = try database.query(
                 "SELECT seq, op_id, entity, kind, clock, payload FROM sync_outbox WHERE seq > ? ORDER BY seq LIMIT ?",
-                [.integer(seq), .integer(Int64(max(limit, 1)))]
+                [.integer(max(seq, try sentThrough())), .integer(Int64(max(limit, 1)))]
             ) { row in
                 (seq: row.int64(0), opID: row.text(1), entity: row.text(2), kind: row.text(3), clock: row.text(4),
                  payload: row.isNull(5) ? nil : row.blob(5))
@@ -209,10 +219,18 @@ extension Store {
         }
     }
 
-    /// The ops through `seq` are on the server: they leave the outbox.
+    /// The ops through `seq` are on the server: they are not sent again. The outbox is
+    /// emptied once everything in it is sent, whole: SQLite then drops its pages without
+    /// visiting each row, where deleting the sent rows batch by batch cost more than reading
+    /// them (every batch touched most pages of the index of random op ids). Rows sent while
+    /// others were added meanwhile wait for the next time it is all sent.
     public func markSent(through seq: Int64) throws {
         try database.write {
-            try database.run("DELETE FROM sync_outbox WHERE seq <= ?", [.integer(seq)])
+            let through = max(seq, try sentThrough())
+            try database.run("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(SyncKey.sentThrough), .text(String(through))])
+            if try database.scalarInt("SELECT coalesce(max(seq), 0) FROM sync_outbox") <= through {
+                try database.run("DELETE FROM sync_outbox")
+            }
         }
     }
 
@@ -227,7 +245,21 @@ extension Store {
     /// in one transaction; then the parked ops that can go now. Each change goes through
     /// `Writer`, so the search index and counts follow, and appends nothing to the outbox.
     public func apply(_ ops: [IncomingOp], from machine: String, through seq: Int64) throws -> ApplyResult {
-        try database.write {
+        // A large page indexes the rows it adds at its end, in id order.
+        if ops.count >= Self.indexedPage {
+            return try SearchIndex.applying(database) { try applyPage(ops, from: machine, through: seq) }
+        }
+        return try applyPage(ops, from: machine, through: seq)
+    }
+
+    /// The smallest page of ops whose new rows are indexed at its end (`SearchIndex.applying`)
+    /// rather than one by one.
+    public static let indexedPage = 1_000
+
+    private func applyPage(_ ops: [IncomingOp], from machine: String, through seq: Int64) throws -> ApplyResult {
+        // Within `SearchIndex.applying`, no savepoint of its own: a savepoint makes SQLite
+        // copy each page it changes to a journal first, once more per page of the database.
+        try database.write(savepoint: false) {
             guard let outbox = try database.syncOutbox() else {
                 throw StorageError.conflict("sync is off here; nothing was applied")
             }

@@ -125,7 +125,7 @@ struct Writer {
     }
 
     func update(conversation id: Int64, title: String, model: String?, createdAt: Timestamp, updatedAt: Timestamp) throws {
-        database.indexingLoad?.changedRows()
+        try database.indexingLoad?.changedRows()
         try database.run(
             "UPDATE conversation SET title = ?, model = ?, created_at = ?, updated_at = ? WHERE id = ?",
             [.text(title), SQLValue(model), .integer(createdAt.milliseconds), .integer(updatedAt.milliseconds), .integer(id)])
@@ -133,7 +133,7 @@ struct Writer {
     }
 
     func rename(conversation id: Int64, to title: String) throws {
-        database.indexingLoad?.changedRows()
+        try database.indexingLoad?.changedRows()
         try database.run("UPDATE conversation SET title = ? WHERE id = ?", [.text(title), .integer(id)])
         try changed(conversation: id, .title)
     }
@@ -183,7 +183,7 @@ struct Writer {
     /// message failed): its rows and the ops appended since `mark` go, and no tombstone is
     /// left, since it was never there.
     func discard(conversation id: Int64, since mark: Int64?) throws {
-        database.indexingLoad?.changedRows()
+        try database.indexingLoad?.changedRows()
         try database.run("DELETE FROM conversation WHERE id = ?", [.integer(id)])
         if let mark, let outbox = try database.outbox() { try outbox.truncate(from: mark, in: database) }
     }
@@ -192,7 +192,7 @@ struct Writer {
     /// messages first, so that the cascade finds none): a third of the time of deleting them
     /// one by one. How many of them were there.
     func delete(conversations ids: some Sequence<Int64>) throws -> Int {
-        database.indexingLoad?.changedRows()
+        try database.indexingLoad?.changedRows()
         // Emptied first: rows left by a failure before must never be deleted by this call.
         try database.execute("CREATE TEMP TABLE IF NOT EXISTS doomed (id INTEGER PRIMARY KEY); DELETE FROM temp.doomed;")
         let insert = try database.statement("INSERT OR IGNORE INTO temp.doomed (id) VALUES (?)")
@@ -331,7 +331,7 @@ struct Writer {
 
     /// A stored message as a newer import has it: its text, role, model and usage.
     func update(message id: Int64, role: Role, content: String, model: String?, usage: MessageUsage) throws {
-        database.indexingLoad?.changedRows()
+        try database.indexingLoad?.changedRows()
         try database.run(
             "UPDATE message SET role = ?, content = ?, model = ?, input_tokens = ?, output_tokens = ?, duration_ms = ? WHERE id = ?",
             [.text(role.rawValue), .text(content), SQLValue(model), SQLValue(usage.inputTokens), SQLValue(usage.outputTokens),

@@ -265,6 +265,69 @@ struct SyncTests {
         #expect(try !b.store.search.search(word, filter: .none, after: nil, limit: 5).items.isEmpty)
     }
 
+    @Test("a large page indexes what it adds at its end, and what it renames, updates or deletes after adding it: the same as page by page")
+    func largePages() throws {
+        let server = try PostgresServer()
+        let url = try server.newDatabase()
+        let folder = try TemporaryDirectory()
+        let key = try SyncKey.generate()
+        let a = try SyncMachine(folder, "a", url: url, key: key)
+        try a.turnOn()
+        for index in 0..<250 { _ = try a.store.upsert(syncFixture(index)) }
+        // Sent as they are now, then changed: the server holds both.
+        let first = try a.sync().sent
+        for index in 0..<20 { _ = try a.store.conversations.rename(id: try a.id("Conversation \(index)"), to: "Retitled zebra \(index)") }
+        for index in 20..<30 { _ = try a.store.conversations.delete(id: try a.id("Conversation \(index)")) }
+        // A newer export: the first message's text changed in place, two messages added.
+        for index in 30..<40 {
+            var newer = syncFixture(index, messages: 5)
+            newer.messages[0].content = "quokka \(index)"
+            _ = try a.store.upsert(newer)
+        }
+        let sent = first + (try a.sync().sent)
+        #expect(sent > Store.indexedPage && sent < 2_000)
+        // B takes it in one page (up to 2,000: indexed at its end); C in pages of 100, row by row.
+        let b = try SyncMachine(folder, "b", url: url, key: key)
+        let c = try SyncMachine(folder, "c", url: url, key: key)
+        try b.turnOn()
+        try c.turnOn()
+        #expect(try b.sync(batch: 200).received == sent)
+        #expect(try c.sync(batch: 10).received == sent)
+        let exported = try a.export()
+        #expect(try b.export() == exported && c.export() == exported)
+        for machine in [b, c] {
+            #expect(try machine.store.check().problems.isEmpty)
+            func hits(_ words: String) throws -> Int { try machine.store.search.search(words, filter: .none, after: nil, limit: 50).items.count }
+            #expect(try hits("zebra") == 20)
+            #expect(try hits("quokka") == 10)
+            #expect(try hits("quokka 35") == 1)
+            #expect(try hits("25") == 0)  // deleted after it was added
+            #expect(try hits("249") >= 1)
+        }
+    }
+
+    @Test("more machines than one pull query reads: a new machine catches up with every one of them")
+    func manyMachines() throws {
+        let server = try PostgresServer()
+        let url = try server.newDatabase()
+        let folder = try TemporaryDirectory()
+        let key = try SyncKey.generate()
+        let count = SyncEngine.pullMachines * 2 + 3
+        for index in 0..<count {
+            let machine = try SyncMachine(folder, "m\(index)", url: url, key: key, prepare: index == 0)
+            try machine.turnOn()
+            _ = try machine.store.upsert(syncFixture(index))
+            try machine.sync()
+        }
+        let late = try SyncMachine(folder, "late", url: url, key: key, prepare: false)
+        try late.turnOn()
+        #expect(try late.sync().received == count * 5)
+        #expect(try late.store.conversations.count() == count)
+        #expect(try late.store.localSyncState().cursors.count == count)
+        // And again: nothing more.
+        #expect(try late.sync().received == 0)
+    }
+
     @Test("a wrong key changes nothing, here or on the server, and says what to do")
     func wrongKey() throws {
         let server = try PostgresServer()
@@ -416,7 +479,7 @@ struct SyncDamageTests {
         }
         try sqlite("CREATE TABLE saved AS SELECT * FROM sync_outbox")
         #expect(try fresh.sync().sent == 300)
-        try sqlite("INSERT INTO sync_outbox SELECT * FROM saved; DROP TABLE saved")
+        try sqlite("INSERT INTO sync_outbox SELECT * FROM saved; DROP TABLE saved; DELETE FROM settings WHERE key = 'sync.sent_through'")
         #expect(try fresh.store.localSyncState().pending == 300)
         #expect(try fresh.sync().sent == 300)
         #expect(try fresh.store.localSyncState().pending == 0)

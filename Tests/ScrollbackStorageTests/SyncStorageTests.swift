@@ -77,10 +77,22 @@ struct SyncStorageTests {
         #expect(kinds == [.conversation, .message, .message, .leaf, .title, .pin, .title])
         #expect(try store.database.scalarInt("SELECT count(*) FROM conversation WHERE title = 'broken'") == 0)
         #expect(try store.database.scalarInt("SELECT count(*) FROM sync_tombstone") == 0)
-        // Sent ops leave; numbering goes on after them.
+        // Sent ops are not sent again; numbering goes on after them. The outbox keeps them
+        // until all of it is sent, then is emptied whole.
         try store.markSent(through: 3)
         _ = try store.conversations.rename(id: one.id, to: "later")
-        #expect(try store.outgoing(limit: 100).map(\.seq) == Array(4...Int64(ops.count + 1)))
+        let total = Int64(ops.count + 1)
+        #expect(try store.outgoing(limit: 100).map(\.seq) == Array(4...total))
+        #expect(try store.localSyncState().pending == Int(total) - 3)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM sync_outbox") == total)
+        try store.markSent(through: 2)  // an older mark changes nothing
+        #expect(try store.localSyncState().pending == Int(total) - 3)
+        try store.markSent(through: total)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM sync_outbox") == 0)
+        #expect(try store.localSyncState().pending == 0 && store.outgoing(limit: 100).isEmpty)
+        _ = try store.conversations.setPinned(id: one.id, false)
+        #expect(try store.outgoing(limit: 100).map(\.seq) == [total + 1])
+        #expect(try store.localSyncState().nextSeq == total + 2)
     }
 
     @Test("a record read from any bytes is the record written, or nil: never a trap")
