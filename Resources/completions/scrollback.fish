@@ -63,7 +63,7 @@ complete -c scrollback -n '__fish_seen_subcommand_from check' -l repair -d 'rebu
 complete -c scrollback -n '__fish_seen_subcommand_from demo' -l count -r -d 'how many conversations (default 1000)'
 complete -c scrollback -n '__fish_seen_subcommand_from demo' -l seed -r -d 'the seed: the same seed gives the same data, its dates ending today (default 1)'
 complete -c scrollback -n '__fish_seen_subcommand_from demo' -l yes -s y -d 'add to your own history without asking (without --db or --demo)'
-complete -c scrollback -n '__fish_seen_subcommand_from sync' -l force -d 'sync key show: write the key to a pipe or file too; sync off: even with changes not sent (they stay here, unsynced)'
+complete -c scrollback -n '__fish_seen_subcommand_from sync' -l force -d 'sync key show: write the key to a pipe or file too; sync off: forget this machine too (changes not sent are dropped; sync init then joins as a new one)'
 complete -c scrollback -n '__fish_seen_subcommand_from sync' -l json -s j -d 'print JSON instead of text'
 complete -c scrollback -n '__fish_seen_subcommand_from sync' -a 'init status off key show import'
 complete -c scrollback -n '__fish_seen_subcommand_from config' -l print-default -d 'print the default config.toml, every setting with a comment'

@@ -67,7 +67,7 @@ struct BrowseCommand {
     /// The background sync when sync is on for `store` (and it is writable); a footer that
     /// says what is missing when the secrets are.
     private func startSync(store: Store, config: BrowserConfig) throws -> (any SyncMonitor)? {
-        guard !store.isReadOnly, let local = try? store.localSyncState(), local.machine != nil else { return nil }
+        guard !store.isReadOnly, let local = try? store.localSyncState(), local.isOn else { return nil }
         let initial = SyncFooterState(lastSync: local.lastSync, toSend: local.pending)
         let secrets = SecretChain(
             environment: context.environment, secretCommand: config.secretCommand,

@@ -171,7 +171,7 @@ enum CommandTable {
             options: [
                 OptionSpec(
                     name: "--force", value: nil,
-                    help: "sync key show: write the key to a pipe or file too; sync off: even with changes not sent (they stay here, unsynced)"),
+                    help: "sync key show: write the key to a pipe or file too; sync off: forget this machine too (changes not sent are dropped; sync init then joins as a new one)"),
                 json,
             ], example: "scrollback sync init < connection-string.txt"),
         CommandSpec(

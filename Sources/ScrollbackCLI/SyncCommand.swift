@@ -73,7 +73,7 @@ struct SyncCommand {
     private func syncNow() throws -> Int32 {
         let store = try context.openStore()
         try context.requireWritable(store)
-        guard try store.localSyncState().machine != nil else { throw SyncError.off }
+        guard try store.localSyncState().isOn else { throw SyncError.off }
         let (url, key) = (try storedURL(), try storedKey())
         let lock = try SyncLock(databasePath: store.path)
         let report = try withExtendedLifetime(lock) {
@@ -108,7 +108,8 @@ struct SyncCommand {
         let store = try context.openStore()
         try context.requireWritable(store)
         let chain = secrets
-        if try store.localSyncState().machine != nil { return try replaceServer(store: store, chain: chain) }
+        let local = try store.localSyncState()
+        if local.isOn { return try replaceServer(store: store, chain: chain) }
         // The connection string: the environment's, else read now (Enter keeps a stored one).
         let url: String
         var urlToStore: String?
@@ -158,10 +159,18 @@ struct SyncCommand {
             throw CommandFailure(
                 message: "another machine started the history on this server a moment ago; run `scrollback sync key import` with its key (`scrollback sync key show` there), then `scrollback sync init` again")
         }
-        let machine = SyncEngine.newMachineID()
-        let queued = try store.turnSyncOn(machine: machine)
-        console.line(
-            "Sync is on: this machine is \(machine); \(NumberText.grouped(queued)) change\(queued == 1 ? "" : "s") of what is here to send.")
+        if let kept = local.machine {
+            // Off, with the machine kept: on again as itself, its changes since noted.
+            try store.resumeSync()
+            let pending = try store.localSyncState().pending
+            console.line(
+                "Sync is on again: this machine is \(kept); \(NumberText.grouped(pending)) change\(pending == 1 ? "" : "s") made here to send.")
+        } else {
+            let machine = SyncEngine.newMachineID()
+            let queued = try store.turnSyncOn(machine: machine)
+            console.line(
+                "Sync is on: this machine is \(machine); \(NumberText.grouped(queued)) change\(queued == 1 ? "" : "s") of what is here to send.")
+        }
         if keyToStore != nil {
             console.line("A new key seals the history; carry it to your other machines with `scrollback sync key show`.")
         }
@@ -257,7 +266,7 @@ struct SyncCommand {
         }
         let urlLocation = location(.url), keyLocation = location(.key)
         var server: ServerJSON?
-        if local.machine != nil {
+        if local.isOn {
             do {
                 let engine = try SyncEngine(store: store, conninfo: try storedURL(), key: try storedKey())
                 let state = try engine.serverState()
@@ -274,15 +283,20 @@ struct SyncCommand {
             }
         }
         let status = StatusJSON(
-            on: local.machine != nil, machine: local.machine, pending: local.pending, waiting: local.parked,
+            on: local.isOn, machine: local.machine, pending: local.pending, waiting: local.parked,
             lastSync: local.lastSync?.iso8601, server: server,
             secrets: SecretsJSON(url: urlLocation, key: keyLocation, file: chain.file.path))
         if context.wantsJSON {
             console.write(try OutputFormat.json(status, for: console))
             return 0
         }
-        guard let machine = local.machine else {
-            console.line("Sync is off for \(OutputFormat.line(store.path)); `scrollback sync init` turns it on.")
+        guard let machine = local.machine, local.isOn else {
+            if let kept = local.machine {
+                console.line(
+                    "Sync is off for \(OutputFormat.line(store.path)); this machine (\(kept)) notes its changes, \(NumberText.grouped(local.pending)) so far, and `scrollback sync init` turns it on again and sends them.")
+            } else {
+                console.line("Sync is off for \(OutputFormat.line(store.path)); `scrollback sync init` turns it on.")
+            }
             for problem in problems { console.line("secrets: \(OutputFormat.line(problem))") }
             return 0
         }
@@ -308,20 +322,25 @@ struct SyncCommand {
     private func off() throws -> Int32 {
         let store = try context.openStore()
         try context.requireWritable(store)
-        guard let machine = try store.localSyncState().machine else {
+        let local = try store.localSyncState()
+        let forget = context.parsed.has("--force")
+        guard let machine = local.machine, local.isOn || forget else {
             console.line("Sync is off already.")
             return 0
         }
         let lock = try SyncLock(databasePath: store.path)
-        let pending = try store.localSyncState().pending
-        if pending > 0 && !context.parsed.has("--force") {
-            throw CommandFailure(
-                message: "\(NumberText.grouped(pending)) change\(pending == 1 ? "" : "s") made here \(pending == 1 ? "is" : "are") not on the server yet; run `scrollback sync` first, or `scrollback sync off --force` to drop \(pending == 1 ? "it" : "them") from sync (local data stays)")
+        try withExtendedLifetime(lock) { try store.turnSyncOff(forget: forget) }
+        if forget {
+            var line = "Sync is off, and machine \(machine) is forgotten here; local data is kept"
+            if local.pending > 0 {
+                line += "; \(NumberText.grouped(local.pending)) change\(local.pending == 1 ? " was" : "s were") not sent and will not be"
+            }
+            console.line(line + ".")
+            console.line("`scrollback sync init` joins as a new machine: what is here then counts as older than the changes on the server.")
+        } else {
+            console.line(
+                "Sync is off for machine \(machine); local data is kept. Changes made here are noted (\(NumberText.grouped(local.pending)) so far), and `scrollback sync init` turns it on again and sends them.")
         }
-        try withExtendedLifetime(lock) { try store.turnSyncOff() }
-        var line = "Sync is off for machine \(machine); local data is kept"
-        if pending > 0 { line += "; \(NumberText.grouped(pending)) change\(pending == 1 ? " was" : "s were") not sent" }
-        console.line(line + ".")
         let chain = secrets
         let places = Set(SecretName.allCases.compactMap { try? chain.found($0)?.location })
         if places.contains(chain.file.location) {

@@ -30,8 +30,13 @@ public struct IncomingOp: Sendable, Equatable {
 
 /// The local side of sync, as `sync status` shows it.
 public struct LocalSyncState: Sendable, Equatable {
-    /// This machine's id; nil when sync is off.
+    /// This machine's id; nil when sync is off and forgotten (or was never on).
     public var machine: String?
+    /// Sync is off, but this machine still notes its changes, for `sync init` to send as
+    /// the same machine.
+    public var paused = false
+    /// Sync is on: the machine syncs.
+    public var isOn: Bool { machine != nil && !paused }
     /// The number the next op made here gets (1 when none was made).
     public var nextSeq: Int64 = 1
     /// Ops waiting to be sent.
@@ -58,6 +63,8 @@ extension Store {
         /// The last op known to be on the server: the outbox's rows up to it are sent, and
         /// stay until the outbox can be emptied whole (see `markSent(through:)`).
         static let sentThrough = "sync.sent_through"
+        /// Set while sync is off but the machine kept (`turnSyncOff(forget: false)`).
+        static let paused = "sync.paused"
     }
 
     /// `SyncKey.sentThrough`, 0 when none (or not a number: then everything in the outbox
@@ -76,8 +83,9 @@ extension Store {
             for (machine, seq) in try database.query("SELECT machine, seq FROM sync_cursor", [], { ($0.text(0), $0.int64(1)) }) {
                 cursors[machine] = seq
             }
+            let paused = try database.queryFirst("SELECT 1 FROM settings WHERE key = ?", [.text(SyncKey.paused)]) { _ in true } ?? false
             return LocalSyncState(
-                machine: outbox?.machine, nextSeq: outbox?.nextSeq ?? 1,
+                machine: outbox?.machine, paused: paused, nextSeq: outbox?.nextSeq ?? 1,
                 pending: Int(try database.scalarInt("SELECT count(*) FROM sync_outbox WHERE seq > ?", [.integer(try sentThrough())])),
                 parked: Int(try database.scalarInt("SELECT count(*) FROM sync_parked")), lastSync: last, cursors: cursors)
         }
@@ -122,10 +130,26 @@ extension Store {
         }
     }
 
-    /// Turns sync off: the outbox, clocks, cursors and parked ops go; the data and the
-    /// tombstones stay.
-    public func turnSyncOff() throws {
-        try database.write { try clearSyncState() }
+    /// Turns sync off; the data and the tombstones stay. Unless `forget`, the machine stays
+    /// as it was and goes on noting its changes in the outbox, stamped with their clocks, so
+    /// that `resumeSync()` sends them as its own: a machine that joined again as a new one
+    /// would send what it holds as older than any change (see `turnSyncOn`), and edits made
+    /// while off would give way to the server's copies. With `forget`, the outbox, clocks,
+    /// cursors and parked ops go, and the machine id with them.
+    public func turnSyncOff(forget: Bool) throws {
+        try database.write {
+            if forget { return try clearSyncState() }
+            guard try Outbox.load(database) != nil else { throw StorageError.conflict("sync is off here already") }
+            try database.run("INSERT OR REPLACE INTO settings (key, value) VALUES (?, '1')", [.text(SyncKey.paused)])
+        }
+    }
+
+    /// Turns sync on again for the machine kept by `turnSyncOff(forget: false)`.
+    public func resumeSync() throws {
+        try database.write {
+            guard try Outbox.load(database) != nil else { throw StorageError.conflict("no machine was kept here; sync init joins as a new one") }
+            try database.run("DELETE FROM settings WHERE key = ?", [.text(SyncKey.paused)])
+        }
     }
 
     private func clearSyncState() throws {
@@ -159,7 +183,7 @@ extension Store {
             }
             return try rows.map { row in
                 guard let clock = HybridClock(text: row.clock) else {
-                    throw StorageError.conflict("the sync outbox holds a damaged clock at op \(row.seq); run `scrollback sync off`, then `sync init`")
+                    throw StorageError.conflict("the sync outbox holds a damaged clock at op \(row.seq); run `scrollback sync off --force`, then `sync init`")
                 }
                 let record = try row.payload.flatMap { SyncRecord(decoding: $0) } ?? currentRecord(kind: row.kind, entity: row.entity)
                 return OutgoingOp(seq: row.seq, opID: row.opID, entity: row.entity, clock: clock, plaintext: record.encoded())

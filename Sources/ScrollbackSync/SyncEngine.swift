@@ -47,7 +47,8 @@ public final class SyncEngine {
 
     /// Connects. Throws `SyncError.off` when sync is off for `store`.
     public init(store: Store, conninfo: String, key: SyncKey) throws {
-        guard let machine = try store.localSyncState().machine else { throw SyncError.off }
+        let local = try store.localSyncState()
+        guard local.isOn, let machine = local.machine else { throw SyncError.off }
         self.store = store
         self.key = key
         self.machine = machine

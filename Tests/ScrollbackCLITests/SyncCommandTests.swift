@@ -113,14 +113,26 @@ struct SyncCommandTests {
         // --readonly refuses what writes, before anything.
         let readOnly = try b.run(["--readonly", "sync", "key", "import"], input: key + "\n")
         #expect(readOnly.status == 1 && readOnly.error.contains("--readonly"))
-        // Off refuses while changes wait to be sent; --force drops them from sync.
+        // Off keeps the machine: the changes made meanwhile are noted, and init sends them
+        // as this machine's, newer than what the server had.
         let first = try #require(try b.run(["list", "--json"]).output.split(separator: "\"").drop { $0 != "id" }.dropFirst(2).first)
         #expect(try b.run(["rename", String(first), "waiting"]).status == 0)
-        let refusedOff = try b.run(["sync", "off"])
-        #expect(refusedOff.status == 1 && refusedOff.error.contains("1 change made here is not on the server yet"), "\(refusedOff.error)")
-        // Off keeps the data; sync then says it is off.
+        let paused = try b.run(["sync", "off"])
+        #expect(paused.status == 0 && paused.output.contains("local data is kept") && paused.output.contains("(1 so far)"), "\(paused.output)")
+        #expect(try b.run(["rename", String(first), "renamed while off"]).status == 0)
+        let offSync = try b.run(["sync"])
+        #expect(offSync.status == 1 && offSync.error.contains("sync init"))
+        #expect(try b.run(["sync", "status"]).output.contains("2 so far"))
+        #expect(try b.json(["sync", "status"])["on"] as? Bool == false)
+        let resumed = try b.run(["sync", "init"], input: url + "\n")
+        #expect(resumed.status == 0 && resumed.output.contains("Sync is on again") && resumed.output.contains("Synced: sent 2"), "\(resumed.output) \(resumed.error)")
+        #expect(try b.run(["list"]).output.contains("renamed while off"))
+        #expect(try a.run(["sync"]).status == 0)
+        #expect(try a.run(["list"]).output.contains("renamed while off"))
+        // Off --force forgets the machine; the data stays, and sync then says it is off.
+        #expect(try b.run(["rename", String(first), "never sent"]).status == 0)
         let off = try b.run(["sync", "off", "--force"])
-        #expect(off.status == 0 && off.output.contains("local data is kept"))
+        #expect(off.status == 0 && off.output.contains("local data is kept") && off.output.contains("1 change was not sent"), "\(off.output)")
         #expect(try b.run(["list"]).output.contains("First"))
         let afterOff = try b.run(["sync"])
         #expect(afterOff.status == 1 && afterOff.error.contains("sync init"))

@@ -306,6 +306,37 @@ struct SyncTests {
         }
     }
 
+    @Test("sync off, edits, sync on again: what was renamed, pinned or deleted meanwhile reaches the others and stays here")
+    func offAndOnAgain() throws {
+        let server = try PostgresServer()
+        let url = try server.newDatabase()
+        let folder = try TemporaryDirectory()
+        let key = try SyncKey.generate()
+        let a = try SyncMachine(folder, "a", url: url, key: key)
+        let b = try SyncMachine(folder, "b", url: url, key: key)
+        for index in 0..<4 { _ = try a.store.upsert(syncFixture(index)) }
+        try a.turnOn()
+        try b.turnOn()
+        _ = try a.store.conversations.rename(id: try a.id("Conversation 0"), to: "Synced title")
+        try a.sync()
+        try b.sync()
+        try b.store.turnSyncOff(forget: false)
+        #expect(throws: SyncError.self) { try b.sync() }
+        _ = try b.store.conversations.rename(id: try b.id("Synced title"), to: "Renamed while off")
+        _ = try b.store.conversations.setPinned(id: try b.id("Conversation 1"), true)
+        _ = try b.store.conversations.delete(id: try b.id("Conversation 2"))
+        #expect(try b.store.localSyncState().pending == 3 && !b.store.localSyncState().isOn)
+        try b.store.resumeSync()
+        try b.sync()
+        try a.sync()
+        for machine in [a, b] {
+            let titles = try machine.titles()
+            #expect(titles.contains("Renamed while off") && !titles.contains("Synced title") && !titles.contains("Conversation 2"))
+            #expect(try machine.store.conversations.conversation(id: try machine.id("Conversation 1"))?.pinned == true)
+        }
+        #expect(try a.export() == b.export())
+    }
+
     @Test("more machines than one pull query reads: a new machine catches up with every one of them")
     func manyMachines() throws {
         let server = try PostgresServer()
