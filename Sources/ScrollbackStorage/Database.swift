@@ -38,6 +38,8 @@ final class Database {
     /// While ops from other machines are applied: `Writer` appends no ops (they are in the
     /// log already), and records tombstones with the op's clock.
     var applyingRemote: HybridClock?
+    /// While a repair changes what only this database got wrong: `Writer` appends no ops.
+    var repairingLocally = false
 
     var isReadOnly: Bool { access == .readOnly }
 
@@ -323,10 +325,10 @@ final class Database {
 
     // MARK: Transactions
 
-    /// Where `Writer` appends the ops of this transaction's changes: nil when sync is off, or
-    /// while remote ops are applied.
+    /// Where `Writer` appends the ops of this transaction's changes: nil when sync is off,
+    /// while remote ops are applied, or during a local repair.
     func outbox() throws -> Outbox? {
-        applyingRemote == nil ? try syncOutbox() : nil
+        applyingRemote == nil && !repairingLocally ? try syncOutbox() : nil
     }
 
     /// The sync outbox as stored (nil when sync is off), read once per write transaction.

@@ -120,6 +120,8 @@ enum DatabaseCheck {
             }
         }
         step("branches") {
+            // A catch-up cut short leaves conversations whose branch is still to come.
+            let syncHint = (try? database.syncOutbox()) != nil ? " (if a sync did not finish, run `scrollback sync` first)" : ""
             let strays = try database.query(
                 """
                 SELECT m.public_id FROM message AS m LEFT JOIN message AS p ON p.id = m.parent_id
@@ -134,7 +136,7 @@ enum DatabaseCheck {
                    AND (m.id IS NULL OR m.conversation_id <> c.id)
                  LIMIT 20
                 """
-            ) { "branches: conversation \($0.text(0)) shows a branch that is not its own" }
+            ) { "branches: conversation \($0.text(0)) shows a branch that is not its own\(syncHint)" }
             // Said to have one branch (and read by position) while two messages share a parent.
             let unsaid = try database.query(
                 """
@@ -166,7 +168,7 @@ enum DatabaseCheck {
                         OR EXISTS (SELECT 1 FROM message AS m WHERE m.conversation_id = c.id AND m.parent_id = c.current_leaf_id))
                  LIMIT 20
                 """
-            ) { "branches: conversation \($0.text(0)) shows a branch cut short or of a wrong length; run `scrollback check --repair`" }
+            ) { "branches: conversation \($0.text(0)) shows a branch cut short or of a wrong length; run `scrollback check --repair`\(syncHint)" }
             problems += strays + leaves + unsaid + disordered + short
         }
         var building: Set<String> = []
@@ -312,6 +314,12 @@ extension Store {
                     AND EXISTS (SELECT 1 FROM message AS m WHERE m.conversation_id = c.id GROUP BY m.parent_id HAVING count(*) > 1))
             """
         ) { (id: $0.int64(0), leaf: $0.optionalInt64(1), length: $0.int(2)) }
+        // Not sent to the other machines: their branch is whole, and a branch chosen here
+        // would replace it (a catch-up cut short leaves conversations whose branch comes
+        // later; a repair then sent its own choice everywhere). A later change of the branch,
+        // here or there, is sent as usual.
+        database.repairingLocally = true
+        defer { database.repairingLocally = false }
         for suspect in suspects {
             let tree = try messages.tree(conversationID: suspect.id)
             // Its own leaf, on to the newest leaf below when it has answers; else the newest.

@@ -95,6 +95,24 @@ struct SyncStorageTests {
         #expect(try store.localSyncState().nextSeq == total + 2)
     }
 
+    @Test("a repaired branch stays here: check --repair sends nothing, and check says a sync cut short may be why")
+    func repairStaysLocal() throws {
+        let store = try Store.open(path: ":memory:")
+        _ = try store.turnSyncOn(machine: String(repeating: "b", count: 32))
+        let one = try store.addConversation(title: "one", createdAt: 1_000, messages: ["q", "a"])
+        let before = try store.localSyncState().pending
+        // As a catch-up cut short leaves it: messages, and the branch still to come.
+        try store.database.execute("UPDATE conversation SET current_leaf_id = NULL, branch_length = 0 WHERE id = \(one.id)")
+        let problems = try store.check().problems
+        #expect(!problems.isEmpty && problems.allSatisfy { !$0.hasPrefix("branches") || $0.contains("run `scrollback sync` first") })
+        try store.repair()
+        #expect(try store.check().problems.isEmpty)
+        #expect(try store.localSyncState().pending == before)
+        // A branch chosen later is sent as usual.
+        _ = try store.conversations.rename(id: one.id, to: "uno")
+        #expect(try store.localSyncState().pending == before + 1)
+    }
+
     @Test("a record read from any bytes is the record written, or nil: never a trap")
     func records() throws {
         let record = SyncRecord(
