@@ -121,9 +121,28 @@ public final class SyncEngine {
         key.open(sealed, aad: keyCheckAAD) == keyCheckText
     }
 
+    /// One op on the server, when it holds any: whether `key` opens it (nil when there is
+    /// none). The history of a server whose key check was lost is still sealed with its key.
+    static func opensAnOp(_ key: SyncKey?, on connection: PostgresConnection) throws -> Bool? {
+        let result = try connection.query(
+            "SELECT machine_id, seq, op_id, entity, clock_wall, clock_counter, payload FROM scrollback.op ORDER BY machine_id, seq LIMIT 1")
+        guard result.rows > 0 else { return nil }
+        guard let key else { return false }
+        guard let machine = result.text(0, 0), let seq = result.integer(0, 1), let opID = result.text(0, 2),
+            let entity = result.text(0, 3), let wall = result.integer(0, 4), let counter = result.integer(0, 5),
+            let sealed = result.bytes(0, 6), HybridClock.isMachineID(machine), wall >= 0, wall <= HybridClock.wallLimit,
+            counter >= 0, counter <= HybridClock.counterLimit
+        else { return false }
+        let clock = HybridClock(wall: wall, counter: counter, machine: machine)
+        return key.open(sealed, aad: aad(machine: machine, seq: seq, opID: opID, entity: entity, clock: clock)) != nil
+    }
+
     /// Writes the key check for `key` unless one is there; then checks that `key` opens the
-    /// one that is (another machine may have written its own first).
+    /// one that is (another machine may have written its own first). Where the check is
+    /// missing but ops are there (someone deleted the row), it is written only for a key
+    /// that opens them: a new key would lock every machine out.
     static func establish(_ key: SyncKey, on connection: PostgresConnection) throws {
+        if try keyCheck(connection) == nil, try opensAnOp(key, on: connection) == false { throw SyncError.wrongKey }
         let sealed = try key.seal(keyCheckText, aad: keyCheckAAD)
         try connection.query(
             "INSERT INTO scrollback.key_check (id, sealed) VALUES (1, $1) ON CONFLICT (id) DO NOTHING", [.bytes(sealed)])
@@ -172,7 +191,11 @@ public final class SyncEngine {
     public static func probe(conninfo: String, key: SyncKey?) throws -> (hasHistory: Bool, keyOpens: Bool?) {
         let connection = try PostgresConnection(conninfo: conninfo)
         try prepareSchema(connection)
-        guard let sealed = try keyCheck(connection) else { return (false, nil) }
+        guard let sealed = try keyCheck(connection) else {
+            // No key check, but ops: a history all the same, which only its key opens.
+            guard let opened = try opensAnOp(key, on: connection) else { return (false, nil) }
+            return (true, key == nil ? nil : opened)
+        }
         return (true, key.map { opens($0, sealed) })
     }
 

@@ -453,6 +453,35 @@ struct SyncTests {
 
 @Suite("Sync against a server that lies, loses or is shared by a copy", .serialized)
 struct SyncDamageTests {
+    @Test("the server's key check deleted: a new key is refused and nothing is written; the key that opens the ops puts it back")
+    func lostKeyCheck() throws {
+        let server = try PostgresServer()
+        let url = try server.newDatabase()
+        let folder = try TemporaryDirectory()
+        let key = try SyncKey.generate()
+        let a = try SyncMachine(folder, "a", url: url, key: key)
+        for index in 0..<3 { _ = try a.store.upsert(syncFixture(index)) }
+        try a.turnOn()
+        try a.sync()
+        _ = try server.psql(url, "DELETE FROM scrollback.key_check")
+        let ops = try server.psql(url, "SELECT count(*) FROM scrollback.op")
+        // A new machine with a key of its own: the server holds a history it does not open.
+        let other = try SyncKey.generate()
+        let probe = try SyncEngine.probe(conninfo: url, key: other)
+        #expect(probe.hasHistory && probe.keyOpens == false)
+        #expect(try SyncEngine.probe(conninfo: url, key: nil).hasHistory)
+        #expect(throws: SyncError.self) { try SyncEngine.prepareServer(conninfo: url, key: other) }
+        #expect(try server.psql(url, "SELECT count(*) FROM scrollback.key_check").hasPrefix("0"))
+        #expect(try server.psql(url, "SELECT count(*) FROM scrollback.op") == ops)
+        // The history's own key writes the check again, and sync goes on.
+        #expect(try SyncEngine.probe(conninfo: url, key: key).keyOpens == true)
+        try SyncEngine.prepareServer(conninfo: url, key: key)
+        let b = try SyncMachine(folder, "b", url: url, key: key, prepare: false)
+        try b.turnOn()
+        #expect(try b.sync().received > 0)
+        #expect(try a.export() == b.export())
+    }
+
     @Test("a copied database syncing as the same machine: nothing of the clashing batch is sent, both told what to do")
     func copiedDatabase() throws {
         let server = try PostgresServer()
