@@ -75,6 +75,9 @@ public final class SyncEngine {
                 throw SyncError.newerServerSchema(found: Int(clamping: version), known: serverSchemaVersion)
             }
             if version < 1 {
+                let tables = try connection.query(
+                    "SELECT (to_regclass('scrollback.key_check') IS NOT NULL OR to_regclass('scrollback.op') IS NOT NULL)::int::int8")
+                if tables.integer(0, 0) == 1 { throw SyncError.damagedServer }
                 try connection.execute(
                     """
                     CREATE TABLE scrollback.key_check (
@@ -167,7 +170,8 @@ public final class SyncEngine {
         if version > Int64(Self.serverSchemaVersion) {
             throw SyncError.newerServerSchema(found: Int(clamping: version), known: Self.serverSchemaVersion)
         }
-        guard version >= 1, let sealed = result.bytes(0, 1) else { throw SyncError.notInitialized }
+        if version < 1 { throw result.isNull(0, 1) ? SyncError.notInitialized : SyncError.damagedServer }
+        guard let sealed = result.bytes(0, 1) else { throw SyncError.notInitialized }
         guard Self.opens(key, sealed) else { throw SyncError.wrongKey }
         // The server must hold what this machine sent; one reset or restored from an older
         // backup does not, and the others would wait for the missing changes for ever.

@@ -21,6 +21,8 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
     case newerServerSchema(found: Int, known: Int)
     /// The server has no scrollback schema yet.
     case notInitialized
+    /// The server's schema is there but damaged (its version row deleted).
+    case damagedServer
     /// An op on the server does not open, or breaks the order of its machine's ops.
     case damagedOp(String)
     /// Another database sends under this machine's id (a copied database file).
@@ -54,6 +56,8 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
             "the sync server's schema is version \(found), newer than this scrollback knows (\(known)); upgrade scrollback on this machine; nothing was changed"
         case .notInitialized:
             "the sync server holds no scrollback history; run `scrollback sync init`"
+        case .damagedServer:
+            "the sync server's schema `scrollback` has its tables but no version (a row of scrollback.schema_version was deleted); nothing was changed; put it back in psql with `INSERT INTO scrollback.schema_version VALUES (1)`, or restore the server from a backup"
         case .damagedOp(let message):
             "\(message); nothing of it was applied; the server's copy may have been changed by someone without the key, or lost rows; `scrollback sync status` says more"
         case .machineClash(let message):

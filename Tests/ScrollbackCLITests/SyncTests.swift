@@ -574,6 +574,28 @@ struct SyncDamageTests {
 
 @Suite("Sync when the server is newer or the disk fills", .serialized)
 struct SyncLimitsTests {
+    @Test("a server schema whose version row was deleted: sync and init both say so and what to do, and change nothing")
+    func lostSchemaVersion() throws {
+        let server = try PostgresServer()
+        let url = try server.newDatabase()
+        let folder = try TemporaryDirectory()
+        let key = try SyncKey.generate()
+        let a = try SyncMachine(folder, "a", url: url, key: key)
+        for index in 0..<2 { _ = try a.store.upsert(syncFixture(index)) }
+        try a.turnOn()
+        try a.sync()
+        _ = try server.psql(url, "DELETE FROM scrollback.schema_version")
+        let ops = try server.psql(url, "SELECT count(*) FROM scrollback.op")
+        _ = try a.store.conversations.rename(id: try a.id("Conversation 0"), to: "Waiting")
+        #expect(throws: SyncError.damagedServer) { try a.sync() }
+        #expect(throws: SyncError.damagedServer) { try SyncEngine.prepareServer(conninfo: url, key: key) }
+        #expect(SyncError.damagedServer.description.contains("INSERT INTO scrollback.schema_version VALUES (1)"))
+        #expect(try server.psql(url, "SELECT count(*) FROM scrollback.op") == ops)
+        #expect(try a.store.localSyncState().pending == 1)
+        _ = try server.psql(url, "INSERT INTO scrollback.schema_version VALUES (1)")
+        #expect(try a.sync().sent == 1)
+    }
+
     @Test("a server schema newer than this program: refused before anything is written, with what to do")
     func newerServerSchema() throws {
         let server = try PostgresServer()
