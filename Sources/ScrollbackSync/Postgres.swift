@@ -86,6 +86,10 @@ final class PostgresConnection {
         if lower.contains("ssl") && (lower.contains("not support") || lower.contains("required")) {
             return .refused(message)
         }
+        // The server answered: the database or the user named is not there.
+        if lower.contains("fatal:") && lower.contains("does not exist") {
+            return .refused(message)
+        }
         if lower.contains("invalid") && (lower.contains("connection option") || lower.contains("uri") || lower.contains("sslmode")) {
             return .badConnectionString(message)
         }
@@ -156,7 +160,8 @@ final class PostgresConnection {
             let primary = PQresultErrorField(result, scrollback_pg_diag_message_primary)
             let message = primary.map { Self.firstLine($0) } ?? Self.firstLine(PQerrorMessage(handle))
             PQclear(result)
-            if PQstatus(handle) != CONNECTION_OK {
+            // Class 57P: the server is shutting down or ended this session.
+            if PQstatus(handle) != CONNECTION_OK || state.hasPrefix("57P") || state.hasPrefix("08") {
                 throw SyncError.connectionLost(message)
             }
             throw SyncError.server(state: state, message: message)

@@ -531,8 +531,7 @@ public final class SyncEngine {
         }
         if let origin = stalled.sorted().first {
             let cursor = (try store.syncCursors())[origin] ?? 0
-            throw SyncError.damagedOp(
-                "the server lacks changes of machine \(origin) after its change \(cursor) (it was reset, restored from a backup, or rows were deleted); what came before was applied")
+            throw SyncError.gap(machine: origin, after: cursor)
         }
         return (received, applied, parked)
     }

@@ -25,6 +25,9 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
     case damagedServer
     /// An op on the server does not open, or breaks the order of its machine's ops.
     case damagedOp(String)
+    /// The server lacks ops of another machine after `after` (rows deleted, or restored
+    /// from an older backup): what came before was applied.
+    case gap(machine: String, after: Int64)
     /// Another database sends under this machine's id (a copied database file).
     case machineClash(String)
     /// The server lacks changes this machine sent (reset, or restored from a backup).
@@ -45,9 +48,12 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
         case .unreachable(let message):
             "cannot reach the sync server (\(message)); local data is unharmed and changes wait in the outbox; check the network or the server, then run `scrollback sync` again"
         case .refused(let message):
-            "the sync server refused the connection (\(message)); check the user, password and sslmode in the connection string (`scrollback sync init` takes a new one)"
+            "the sync server refused the connection (\(message)); check the user, password, database name and sslmode in the connection string (`scrollback sync init` takes a new one)"
         case .connectionLost(let message):
             "the connection to the sync server broke (\(message)); nothing was lost: what was not sent waits in the outbox; run `scrollback sync` again"
+        case .server(let state, let message) where state.hasPrefix("42"):
+            // Not a passing trouble: the schema or this user's rights were changed.
+            "the sync server refused a request (\(message), SQLSTATE \(state)); local data is unharmed; the server's schema `scrollback` or this user's rights were changed: put them back (or restore the server) before syncing again"
         case .server(let state, let message):
             "the sync server refused a request (\(message)\(state.isEmpty ? "" : ", SQLSTATE \(state)")); local data is unharmed; run `scrollback sync` again, or see `scrollback sync status`"
         case .wrongKey:
@@ -60,6 +66,8 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
             "the sync server's schema `scrollback` has its tables but no version (a row of scrollback.schema_version was deleted); nothing was changed; put it back in psql with `INSERT INTO scrollback.schema_version VALUES (1)`, or restore the server from a backup"
         case .damagedOp(let message):
             "\(message); nothing of it was applied; the server's copy may have been changed by someone without the key, or lost rows; `scrollback sync status` says more"
+        case .gap(let machine, let after):
+            "the sync server lacks changes of machine \(machine) after its change \(after) (rows were deleted, or it was restored from an older backup); everything before them was applied, and the rest of that machine's changes wait; when that machine syncs again against a server that lost them, it says so"
         case .machineClash(let message):
             message
         case .serverLost(let machine, let held, let sent):

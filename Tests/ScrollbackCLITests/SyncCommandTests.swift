@@ -200,6 +200,10 @@ struct SyncCommandTests {
         let down = try runner.run(["sync", "init"], input: "host=/nonexistent-folder user=postgres dbname=x\n")
         #expect(down.status == 1 && down.error.contains("cannot reach"), "\(down.error)")
         #expect(!FileManager.default.fileExists(atPath: secretsPath(runner)))
+        // A server that answers, without the database named: not a network problem.
+        let server = try PostgresServer()
+        let missing = try runner.run(["sync", "init"], input: server.socket + " dbname=no_such_database\n")
+        #expect(missing.status == 1 && missing.error.contains("refused the connection") && missing.error.contains("database name"), "\(missing.error)")
         let status = try runner.run(["sync", "status"])
         #expect(status.status == 0 && status.output.contains("Sync is off"))
         // Passwords in malformed strings are never repeated; the string is called malformed.
