@@ -211,6 +211,10 @@ public final class SyncEngine {
     /// one local transaction; so a sync cut anywhere resumes where it stopped.
     public func sync(progress: ((SyncProgress) -> Void)? = nil) throws -> SyncReport {
         try checkServer()
+        if try store.localSyncState().lastSync == nil, HybridClock.isMachineID(machine) {
+            // Counted among the server's machines from its first sync, even with nothing to send.
+            try connection.execute("INSERT INTO scrollback.machine (machine_id) VALUES ('\(machine)') ON CONFLICT DO NOTHING")
+        }
         var report = SyncReport()
         report.sent = try push(progress: progress)
         let pulled = try pull(progress: progress)

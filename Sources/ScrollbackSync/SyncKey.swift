@@ -36,6 +36,8 @@ public struct SyncKey: Sendable, Equatable {
     public init?(text: String) {
         let compact = String(text.unicodeScalars.filter { !CharacterSet.whitespacesAndNewlines.contains($0) })
         guard compact.utf8.count == 44, let data = Data(base64Encoded: compact), data.count == Self.byteCount else { return nil }
+        // No key made here is 32 equal bytes: such text is a placeholder, not a key.
+        guard let first = data.first, data.contains(where: { $0 != first }) else { return nil }
         self.bytes = Array(data)
     }
 

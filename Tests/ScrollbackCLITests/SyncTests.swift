@@ -355,6 +355,8 @@ struct SyncTests {
         #expect(try late.sync().received == count * 5)
         #expect(try late.store.conversations.count() == count)
         #expect(try late.store.localSyncState().cursors.count == count)
+        // It has sent nothing, and counts among the server's machines all the same.
+        #expect(try SyncEngine(store: late.store, conninfo: url, key: key).serverState().machines == count + 1)
         // And again: nothing more.
         #expect(try late.sync().received == 0)
     }
