@@ -385,10 +385,11 @@ extension Store {
             if record.kind == .leaf, try isNewer("leaf") {
                 var leafID: Int64?
                 if let leaf = record.leaf {
+                    let leafHere = try localMessageID(leaf, in: local.id, of: entity)
                     leafID = try database.queryFirst(
-                        "SELECT id FROM message WHERE public_id = ? AND conversation_id = ?", [.text(leaf), .integer(local.id)]
+                        "SELECT id FROM message WHERE public_id = ? AND conversation_id = ?", [.text(leafHere), .integer(local.id)]
                     ) { $0.int64(0) }
-                    if leafID == nil { return try park(leaf, conversation: entity) }
+                    if leafID == nil { return try park(leafHere, conversation: entity) }
                 }
                 let nodes = try database.query(
                     "SELECT id, parent_id FROM message WHERE conversation_id = ?", [.integer(local.id)]
@@ -408,38 +409,40 @@ extension Store {
                 inputTokens: record.inputTokens.flatMap { $0 >= 0 ? $0 : nil },
                 outputTokens: record.outputTokens.flatMap { $0 >= 0 ? $0 : nil },
                 durationMilliseconds: record.durationMilliseconds.flatMap { $0 >= 0 ? $0 : nil })
-            if let existing = try database.queryFirst(
-                "SELECT id, role, content, model FROM message WHERE public_id = ?", [.text(entity)],
-                { (id: $0.int64(0), role: $0.text(1), content: $0.text(2), model: $0.optionalText(3)) })
-            {
-                guard try isNewer("*") else { return .ignored }
-                if existing.content != content || existing.role != role.rawValue || existing.model != record.model {
-                    try writer.update(message: existing.id, role: role, content: content, model: record.model, usage: usage)
-                }
-                try stamp("*")
-                return .applied
-            }
             guard let conversationID = try database.queryFirst(
                 "SELECT id FROM conversation WHERE public_id = ?", [.text(conversation)], { $0.int64(0) })
             else {
                 if try isBuried(conversation) { return .ignored }
                 return try park(conversation, conversation: conversation)
             }
+            let id = try localMessageID(entity, in: conversationID, of: conversation)
+            if let existing = try database.queryFirst(
+                "SELECT id, role, content, model FROM message WHERE public_id = ?", [.text(id)],
+                { (id: $0.int64(0), role: $0.text(1), content: $0.text(2), model: $0.optionalText(3)) })
+            {
+                guard try isNewer("*", of: id) else { return .ignored }
+                if existing.content != content || existing.role != role.rawValue || existing.model != record.model {
+                    try writer.update(message: existing.id, role: role, content: content, model: record.model, usage: usage)
+                }
+                try Outbox.record(op.clock, entity: id, field: "*", in: database)
+                return .applied
+            }
             var parentID: Int64?
             if let parent = record.parent {
+                let parentHere = try localMessageID(parent, in: conversationID, of: conversation)
                 parentID = try database.queryFirst(
-                    "SELECT id FROM message WHERE public_id = ? AND conversation_id = ?", [.text(parent), .integer(conversationID)]
+                    "SELECT id FROM message WHERE public_id = ? AND conversation_id = ?", [.text(parentHere), .integer(conversationID)]
                 ) { $0.int64(0) }
-                if parentID == nil { return try park(parent, conversation: conversation) }
+                if parentID == nil { return try park(parentHere, conversation: conversation) }
             }
             let position = try database.scalarInt(
                 "SELECT coalesce(max(position), -1) + 1 FROM message WHERE conversation_id = ?", [.integer(conversationID)])
             try writer.insert(
                 Writer.MessageRow(
-                    publicID: entity, conversationID: conversationID, position: position, role: role, content: content,
+                    publicID: id, conversationID: conversationID, position: position, role: role, content: content,
                     createdAt: Timestamp(milliseconds: record.createdAt ?? 0), model: record.model, parentID: parentID,
                     sourceNodeID: record.nodeID, usage: usage))
-            try stamp("*")
+            try Outbox.record(op.clock, entity: id, field: "*", in: database)
             return .applied
         case .delete:
             if let restored = try fieldClock(entity, "restore"), restored > op.clock { return .ignored }
@@ -465,6 +468,19 @@ extension Store {
             if try isNewer("restore") { try stamp("restore") }
             return .applied
         }
+    }
+
+    /// The id that a message of conversation `conversation` (whose public id is
+    /// `conversationPublicID`) from another machine has here: its own, unless a message of
+    /// another conversation here has it already (two histories that reuse an id, or a
+    /// generator's chance); then one derived from both, the same for every later op that
+    /// names it (its parent, a branch, a newer copy), so that neither message is lost.
+    private func localMessageID(_ publicID: String, in conversation: Int64, of conversationPublicID: String) throws -> String {
+        guard let owner = try database.queryFirst(
+            "SELECT conversation_id FROM message WHERE public_id = ?", [.text(publicID)], { $0.int64(0) }),
+            owner != conversation
+        else { return publicID }
+        return StableID.uuid(conversationPublicID, "message id used by another conversation: " + publicID)
     }
 
     /// The clock of `entity`'s `field`: the later of the field's own and the entity's as a

@@ -257,7 +257,7 @@ struct BrowserConcurrencyTests {
         var totals: Set<String> = []
         var screens = 0
         let keys = ["j", "j", "G", "g", "k", "Enter", "Escape", "s", "s", "s"]
-        while totals.count < 2 && screens < 400 {
+        while totals.count < 2 && screens < 1_200 {
             try tmux.send(keys[screens % keys.count])
             let screen = try tmux.screen()
             screens += 1

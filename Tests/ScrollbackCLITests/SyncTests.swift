@@ -337,6 +337,41 @@ struct SyncTests {
         #expect(try a.export() == b.export())
     }
 
+    @Test("one message id in two conversations of two machines: each keeps all its messages, on both, with nothing left waiting")
+    func sharedMessageID() throws {
+        let server = try PostgresServer()
+        let url = try server.newDatabase()
+        let folder = try TemporaryDirectory()
+        let key = try SyncKey.generate()
+        let a = try SyncMachine(folder, "a", url: url, key: key)
+        let b = try SyncMachine(folder, "b", url: url, key: key)
+        func conversation(_ name: String, _ word: String) -> ImportedConversation {
+            ImportedConversation(
+                source: "chatgpt", sourceID: name, title: name, model: nil, createdAt: Timestamp(milliseconds: 1_000),
+                updatedAt: Timestamp(milliseconds: 1_000),
+                messages: [
+                    ImportedMessage(role: .user, content: "\(word) question", createdAt: Timestamp(milliseconds: 1_000), publicID: "shared-message-id"),
+                    ImportedMessage(role: .assistant, content: "\(word) answer", createdAt: Timestamp(milliseconds: 2_000), publicID: "\(name)-answer"),
+                ])
+        }
+        _ = try a.store.upsert(conversation("On A", "apricot"))
+        _ = try b.store.upsert(conversation("On B", "blueberry"))
+        try a.turnOn()
+        try b.turnOn()
+        try a.sync()
+        try b.sync()
+        try a.sync()
+        for machine in [a, b] {
+            for (title, word) in [("On A", "apricot"), ("On B", "blueberry")] {
+                let found = try #require(try machine.store.conversations.conversation(id: try machine.id(title)))
+                #expect(found.messageCount == 2, "\(title)")
+                #expect(try machine.store.search.search("\(word) question", filter: .none, after: nil, limit: 5).items.count == 1)
+            }
+            #expect(try machine.store.localSyncState().parked == 0)
+            #expect(try machine.store.check().problems.isEmpty)
+        }
+    }
+
     @Test("more machines than one pull query reads: a new machine catches up with every one of them")
     func manyMachines() throws {
         let server = try PostgresServer()
