@@ -22,6 +22,13 @@ struct SyncCommand {
         if context.readOnly && ["", "init", "off", "key import"].contains(joined) {
             throw CommandFailure(message: "--readonly: `scrollback sync\(joined.isEmpty ? "" : " " + joined)` writes; run it without --readonly (`sync status` and `sync key show` only read)")
         }
+        // Each flag where it means something, rather than taken and ignored.
+        if context.parsed.has("--json") && joined != "status" {
+            throw UsageError(message: "--json goes with `sync status` only", command: "sync")
+        }
+        if context.parsed.has("--force") && !["off", "key show"].contains(joined) {
+            throw UsageError(message: "--force goes with `sync off` and `sync key show` only", command: "sync")
+        }
         switch joined {
         case "": return try syncNow()
         case "init": return try initialize()

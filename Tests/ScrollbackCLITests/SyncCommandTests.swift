@@ -220,6 +220,11 @@ struct SyncCommandTests {
         let failing = try runner.run(["sync", "status"])
         #expect(failing.output.contains("secret_command failed for 'url' (exit status 3)"), "\(failing.output)")
         #expect(try runner.run(["list"]).output.contains("Kept"))
+        // Flags where they mean nothing are refused, not ignored.
+        for arguments in [["sync", "key", "show", "--json", "--force"], ["sync", "init", "--force"], ["sync", "off", "--json"]] {
+            let result = try runner.run(arguments)
+            #expect(result.status == 2 && result.error.contains("goes with"), "\(arguments): \(result.error)")
+        }
         // sync --readonly is refused before anything.
         let readOnly = try runner.run(["--readonly", "sync"])
         #expect(readOnly.status != 0)
