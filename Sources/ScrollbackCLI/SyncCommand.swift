@@ -49,11 +49,18 @@ struct SyncCommand {
             file: PathText.parent(of: ConfigLocation.path(environment: context.environment)) + "/secrets")
     }
 
+    /// A problem of the config's `secret_command`, said beside "no secret here": the command
+    /// meant to give it was left out.
+    private var secretCommandProblem: String {
+        let problems = ConfigLocation.load(environment: context.environment).problems.filter { $0.contains("secret_command") }
+        return problems.first.map { " (the config's secret_command is not used: \(OutputFormat.line($0)))" } ?? ""
+    }
+
     /// The stored key, or a clear error.
     private func storedKey() throws -> SyncKey {
         guard let found = try secrets.found(.key) else {
             throw CommandFailure(
-                message: "no sync key here; run `scrollback sync key import` with the key from `scrollback sync key show` on a machine that syncs")
+                message: "no sync key here\(secretCommandProblem); run `scrollback sync key import` with the key from `scrollback sync key show` on a machine that syncs")
         }
         guard let key = SyncKey(text: found.value) else { throw Self.badKey(at: found.location) }
         return key
@@ -70,7 +77,7 @@ struct SyncCommand {
 
     private func storedURL() throws -> String {
         guard let url = try secrets.read(.url) else {
-            throw CommandFailure(message: "no sync server here; run `scrollback sync init`")
+            throw CommandFailure(message: "no sync server here\(secretCommandProblem); run `scrollback sync init`")
         }
         return url
     }

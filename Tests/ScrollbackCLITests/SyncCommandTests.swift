@@ -220,6 +220,11 @@ struct SyncCommandTests {
         let failing = try runner.run(["sync", "status"])
         #expect(failing.output.contains("secret_command failed for 'url' (exit status 3)"), "\(failing.output)")
         #expect(try runner.run(["list"]).output.contains("Kept"))
+        // A secret command without %s is not used, and "no server" says why.
+        try "[sync]\nsecret_command = \"pass show scrollback\"\n".write(
+            toFile: runner.folder.file(".config/scrollback/config.toml"), atomically: true, encoding: .utf8)
+        let noPlaceholder = try runner.run(["sync", "key", "show", "--force"])
+        #expect(noPlaceholder.status == 1 && noPlaceholder.error.contains("secret_command is not used"), "\(noPlaceholder.error)")
         // Flags where they mean nothing are refused, not ignored.
         for arguments in [["sync", "key", "show", "--json", "--force"], ["sync", "init", "--force"], ["sync", "off", "--json"]] {
             let result = try runner.run(arguments)
