@@ -38,7 +38,7 @@ struct DemoCommand {
         let store = try context.openStore()
         try context.requireWritable(store)
         let outcome = try Self.fill(store, count: count, seed: seed, console: console)
-        var summary = "Added \(NumberText.grouped(outcome.added)) conversations (\(NumberText.grouped(outcome.messages)) messages) to \(store.path)"
+        var summary = "Added \(NumberText.grouped(outcome.added)) conversation\(outcome.added == 1 ? "" : "s") (\(NumberText.grouped(outcome.messages)) message\(outcome.messages == 1 ? "" : "s")) to \(store.path)"
         if outcome.alreadyPresent > 0 {
             summary += "; \(NumberText.grouped(outcome.alreadyPresent)) of seed \(seed) were there already"
         }

@@ -91,6 +91,10 @@ public struct DemoGenerator: Sendable {
     /// Conversation `index` of this seed; independent of every other index.
     func makeConversation(index: Int) -> DemoConversation {
         var random = SplitMix64(seed: seed &* 0x2545_F491_4F6C_DD1D ^ UInt64(truncatingIfNeeded: index) &* 0x9E37_79B9_7F4A_7C15)
+        // Message ids hash the seed and index with what the stream drew (the stream itself,
+        // and so every title and text, stays as it was): two seeds' streams can meet, and
+        // a second seed in the same database then failed on an id the first one had made.
+        func messageID(_ drawn: String) -> String { StableID.uuid("demo", String(seed), String(index), drawn) }
         let threeYears: Int64 = 3 * 365 * 24 * 3600 * 1000
         let createdAt = anchor.milliseconds - Int64(random.next() % UInt64(threeYears))
         let subject = random.pick(DemoVocabulary.subjects)
@@ -118,7 +122,7 @@ public struct DemoGenerator: Sendable {
         var tip: Int?
         func add(_ role: Role, _ content: String, _ random: inout SplitMix64) {
             let parent = tip.flatMap { $0 == messages.count - 1 ? nil : $0 }
-            messages.append(DemoMessage(publicID: random.uuid(), role: role, content: content, createdAt: time, parent: parent))
+            messages.append(DemoMessage(publicID: messageID(random.uuid()), role: role, content: content, createdAt: time, parent: parent))
             tip = messages.count - 1
             time += 2_000 + Int64(random.below(600_000))
         }
@@ -138,7 +142,7 @@ public struct DemoGenerator: Sendable {
                 for _ in 0..<(1 + regenerations.below(2)) {
                     messages.append(
                         DemoMessage(
-                            publicID: regenerations.uuid(), role: .assistant, content: answer(&regenerations),
+                            publicID: messageID(regenerations.uuid()), role: .assistant, content: answer(&regenerations),
                             createdAt: messages[first].createdAt + 1_000 + Int64(regenerations.below(60_000)), parent: first - 1))
                 }
             }

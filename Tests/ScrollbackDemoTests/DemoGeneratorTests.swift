@@ -42,6 +42,16 @@ struct DemoGeneratorTests {
         #expect(try store.check().isHealthy)
     }
 
+    @Test("two seeds fill one database side by side: no id of one is made by the other (seeds 1001 and 1015 once shared a message id)")
+    func seedsSideBySide() throws {
+        let store = try Store.open(path: ":memory:")
+        let first = try DemoGenerator(seed: 1001).fill(store, count: 2_000)
+        let second = try DemoGenerator(seed: 1015).fill(store, count: 2_000)
+        #expect(first.added == 2_000 && second.added == 2_000)
+        #expect(try store.conversations.count() == 4_000)
+        #expect(try store.check().problems.isEmpty)
+    }
+
     @Test("the data is varied: every role, code, CJK, emoji, combining marks, long titles and messages")
     func varied() throws {
         let store = try Store.open(path: ":memory:")
