@@ -123,6 +123,21 @@ extension Store {
                   FROM conversation WHERE current_leaf_id IS NOT NULL
                 """, [.integer(queued), .text(origin)])
             queued = try database.scalarInt("SELECT count(*) FROM sync_outbox")
+            // What was deleted here goes too, at the time it was deleted (never older than
+            // the origin): a delete made while sync was off and forgotten would otherwise
+            // never reach the others, and the tombstone would keep their copy out of here.
+            let tombstones = try database.query("SELECT public_id, source, source_id, clock FROM sync_tombstone ORDER BY public_id") {
+                (publicID: $0.text(0), source: $0.optionalText(1), sourceID: $0.optionalText(2), clock: HybridClock(text: $0.text(3)))
+            }
+            let originClock = HybridClock.origin(of: machine)
+            for tombstone in tombstones {
+                queued += 1
+                let clock = max(tombstone.clock ?? originClock, originClock)
+                try database.run(
+                    "INSERT INTO sync_outbox (seq, op_id, entity, kind, clock, payload) VALUES (?, ?, ?, ?, ?, ?)",
+                    [.integer(queued), .text(Outbox.newID()), .text(tombstone.publicID), .text(SyncOpKind.delete.rawValue), .text(clock.text),
+                     .blob(SyncRecord(kind: .delete, source: tombstone.source, sourceID: tombstone.sourceID).encoded())])
+            }
             try database.run(
                 "INSERT OR REPLACE INTO settings (key, value) VALUES ('sync.machine', ?), ('sync.next_seq', ?), ('sync.clock', ?)",
                 [.text(machine), .text(String(queued + 1)), .text(origin)])

@@ -119,6 +119,7 @@ public final class BackgroundSync: SyncMonitor, @unchecked Sendable {
         case .wrongKey: "sync: wrong key"
         case .newerServerSchema: "sync: upgrade scrollback"
         case .notInitialized: "sync: run sync init"
+        case .off: "sync is off"
         case .machineClash: "sync: copied database"
         case .serverLost: "sync: server lost changes"
         case .busy: "syncing elsewhere"

@@ -171,8 +171,13 @@ public final class SyncEngine {
             throw SyncError.newerServerSchema(found: Int(clamping: version), known: Self.serverSchemaVersion)
         }
         if version < 1 { throw result.isNull(0, 1) ? SyncError.notInitialized : SyncError.damagedServer }
-        guard let sealed = result.bytes(0, 1) else { throw SyncError.notInitialized }
-        guard Self.opens(key, sealed) else { throw SyncError.wrongKey }
+        if let sealed = result.bytes(0, 1) {
+            guard Self.opens(key, sealed) else { throw SyncError.wrongKey }
+        } else {
+            // The key check was deleted: this machine's key writes it again if it opens the
+            // ops there (`establish` refuses one that does not).
+            try Self.establish(key, on: connection)
+        }
         // The server must hold what this machine sent; one reset or restored from an older
         // backup does not, and the others would wait for the missing changes for ever.
         let local = try store.localSyncState()

@@ -335,6 +335,15 @@ struct SyncTests {
             #expect(try machine.store.conversations.conversation(id: try machine.id("Conversation 1"))?.pinned == true)
         }
         #expect(try a.export() == b.export())
+
+        // Off and forgotten, a delete, then on as a new machine: the delete reaches the others.
+        try b.store.turnSyncOff(forget: true)
+        _ = try b.store.conversations.delete(id: try b.id("Conversation 3"))
+        _ = try b.store.turnSyncOn(machine: SyncEngine.newMachineID())
+        try b.sync()
+        try a.sync()
+        #expect(try !a.titles().contains("Conversation 3"))
+        #expect(try a.export() == b.export())
     }
 
     @Test("one message id in two conversations of two machines: each keeps all its messages, on both, with nothing left waiting")
@@ -510,9 +519,12 @@ struct SyncDamageTests {
         #expect(throws: SyncError.self) { try SyncEngine.prepareServer(conninfo: url, key: other) }
         #expect(try server.psql(url, "SELECT count(*) FROM scrollback.key_check").hasPrefix("0"))
         #expect(try server.psql(url, "SELECT count(*) FROM scrollback.op") == ops)
-        // The history's own key writes the check again, and sync goes on.
+        // The history's own key writes the check again (a sync of a machine that has it),
+        // and sync goes on.
         #expect(try SyncEngine.probe(conninfo: url, key: key).keyOpens == true)
-        try SyncEngine.prepareServer(conninfo: url, key: key)
+        _ = try a.store.conversations.rename(id: try a.id("Conversation 0"), to: "After the check was lost")
+        #expect(try a.sync().sent == 1)
+        #expect(try server.psql(url, "SELECT count(*) FROM scrollback.key_check").hasPrefix("1"))
         let b = try SyncMachine(folder, "b", url: url, key: key, prepare: false)
         try b.turnOn()
         #expect(try b.sync().received > 0)
