@@ -119,6 +119,15 @@ struct SyncCommand {
     // MARK: init
 
     private func initialize() throws -> Int32 {
+        do {
+            return try initializing()
+        } catch let error as SyncError {
+            // Said with init as what to run again: plain `sync` would answer that sync is off.
+            throw CommandFailure(message: error.described(retrying: "scrollback sync init"))
+        }
+    }
+
+    private func initializing() throws -> Int32 {
         let store = try context.openStore()
         try context.requireWritable(store)
         let chain = secrets
@@ -150,6 +159,11 @@ struct SyncCommand {
             return key
         }
         let probe = try SyncEngine.probe(conninfo: url, key: key)
+        if let kept = local.machine, !probe.hasHistory {
+            // Resuming: the machine's changes so far are on another server.
+            throw CommandFailure(
+                message: "this server holds no scrollback history, and this machine (\(kept)) synced with one that does; nothing was kept or changed; give that server's connection string, or run `scrollback sync off --force` first to join this one as a new machine")
+        }
         var keyToStore: SyncKey?
         if probe.hasHistory {
             if key == nil {

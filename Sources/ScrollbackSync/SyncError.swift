@@ -37,7 +37,11 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
     /// Another sync of this database is running.
     case busy
 
-    public var description: String {
+    public var description: String { described(retrying: "scrollback sync") }
+
+    /// The line, with `command` as what to run again where trying again can help (`scrollback
+    /// sync init` when it was init that failed).
+    public func described(retrying command: String) -> String {
         switch self {
         case .off:
             "sync is off for this database; turn it on with `scrollback sync init`"
@@ -46,16 +50,16 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
         case .badConnectionString(let message):
             "the connection string is not one libpq reads (\(message)); give a URI like postgresql://user@host:5432/db?sslmode=require, or key=value words"
         case .unreachable(let message):
-            "cannot reach the sync server (\(message)); local data is unharmed and changes wait in the outbox; check the network or the server, then run `scrollback sync` again"
+            "cannot reach the sync server (\(message)); local data is unharmed and changes wait in the outbox; check the network or the server, then run `\(command)` again"
         case .refused(let message):
             "the sync server refused the connection (\(message)); check the user, password, database name and sslmode in the connection string (`scrollback sync init` takes a new one)"
         case .connectionLost(let message):
-            "the connection to the sync server broke (\(message)); nothing was lost: what was not sent waits in the outbox; run `scrollback sync` again"
+            "the connection to the sync server broke (\(message)); nothing was lost: what was not sent waits in the outbox; run `\(command)` again"
         case .server(let state, let message) where state.hasPrefix("42"):
             // Not a passing trouble: the schema or this user's rights were changed.
             "the sync server refused a request (\(message), SQLSTATE \(state)); local data is unharmed; the server's schema `scrollback` or this user's rights were changed: put them back (or restore the server) before syncing again"
         case .server(let state, let message):
-            "the sync server refused a request (\(message)\(state.isEmpty ? "" : ", SQLSTATE \(state)")); local data is unharmed; run `scrollback sync` again, or see `scrollback sync status`"
+            "the sync server refused a request (\(message)\(state.isEmpty ? "" : ", SQLSTATE \(state)")); local data is unharmed; run `\(command)` again, or see `scrollback sync status`"
         case .wrongKey:
             "this key does not open the history on the server; run `scrollback sync key import` with the key from `scrollback sync key show` on a machine that syncs"
         case .newerServerSchema(let found, let known):

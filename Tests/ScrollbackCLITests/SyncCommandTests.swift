@@ -126,6 +126,12 @@ struct SyncCommandTests {
         #expect(offSync.status == 1 && offSync.error.contains("sync init"))
         #expect(try b.run(["sync", "status"]).output.contains("2 so far"))
         #expect(try b.json(["sync", "status"])["on"] as? Bool == false)
+        // Resuming against a server without the history (a mistyped database): refused,
+        // nothing kept, and the right one still works.
+        let empty = try server.newDatabase()
+        let elsewhere = try b.run(["sync", "init"], input: empty + "\n")
+        #expect(elsewhere.status == 1 && elsewhere.error.contains("this machine"), "\(elsewhere.error)")
+        #expect(try !String(contentsOfFile: secretsPath(b), encoding: .utf8).contains(empty))
         let resumed = try b.run(["sync", "init"], input: url + "\n")
         #expect(resumed.status == 0 && resumed.output.contains("Sync is on again") && resumed.output.contains("Synced: sent 2"), "\(resumed.output) \(resumed.error)")
         #expect(try b.run(["list"]).output.contains("renamed while off"))
@@ -200,7 +206,7 @@ struct SyncCommandTests {
         #expect(garbage.status == 1 && !garbage.error.contains("\u{1B}"), "\(garbage.error)")
         #expect(garbage.error.split(separator: "\n").count == 1)
         let down = try runner.run(["sync", "init"], input: "host=/nonexistent-folder user=postgres dbname=x\n")
-        #expect(down.status == 1 && down.error.contains("cannot reach"), "\(down.error)")
+        #expect(down.status == 1 && down.error.contains("cannot reach") && down.error.contains("run `scrollback sync init` again"), "\(down.error)")
         #expect(!FileManager.default.fileExists(atPath: secretsPath(runner)))
         // A server that answers, without the database named: not a network problem.
         let server = try PostgresServer()
