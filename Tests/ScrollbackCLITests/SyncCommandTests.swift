@@ -341,9 +341,22 @@ struct BrowserSyncTests {
         try tmux.waitFor(text: "2 of 2")
         try tmux.waitFor(text: "offline, 1 to send", timeout: 20)
         try server.restart()
+        // Sync turned off meanwhile (once the browser's own sync lets go of the database):
+        // the next change is noted, and the footer says sync is off.
+        var off = try a.run(["sync", "off"])
+        for _ in 0..<20 where off.status != 0 {
+            usleep(500_000)
+            off = try a.run(["sync", "off"])
+        }
+        #expect(off.status == 0, "\(off.error)")
+        try tmux.send("p")
+        try tmux.waitFor(text: "Pinned")
+        try tmux.send("k")  // clears "Pinned — u undoes" from the footer
+        try tmux.waitFor(text: "sync is off", timeout: 20)
         try tmux.send("q")
         #expect(try tmux.waitForExit() == 0)
-        // What waited goes with the next sync.
-        #expect(try a.run(["sync"]).output.contains("sent 1"))
+        // What waited goes when sync is on again.
+        let resumed = try a.run(["sync", "init"], input: url + "\n")
+        #expect(resumed.output.contains("sent 2"), "\(resumed.output) \(resumed.error)")
     }
 }
