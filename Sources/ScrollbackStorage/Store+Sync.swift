@@ -400,11 +400,9 @@ extension Store {
             if record.kind == .leaf, try isNewer("leaf") {
                 var leafID: Int64?
                 if let leaf = record.leaf {
-                    let leafHere = try localMessageID(leaf, in: local.id, of: entity)
-                    leafID = try database.queryFirst(
-                        "SELECT id FROM message WHERE public_id = ? AND conversation_id = ?", [.text(leafHere), .integer(local.id)]
-                    ) { $0.int64(0) }
-                    if leafID == nil { return try park(leafHere, conversation: entity) }
+                    let leafHere = try messageHere(leaf, in: local.id, of: entity)
+                    leafID = leafHere.row
+                    if leafID == nil { return try park(leafHere.publicID, conversation: entity) }
                 }
                 let nodes = try database.query(
                     "SELECT id, parent_id FROM message WHERE conversation_id = ?", [.integer(local.id)]
@@ -430,9 +428,10 @@ extension Store {
                 if try isBuried(conversation) { return .ignored }
                 return try park(conversation, conversation: conversation)
             }
-            let id = try localMessageID(entity, in: conversationID, of: conversation)
-            if let existing = try database.queryFirst(
-                "SELECT id, role, content, model FROM message WHERE public_id = ?", [.text(id)],
+            let here = try messageHere(entity, in: conversationID, of: conversation)
+            let id = here.publicID
+            if let row = here.row, let existing = try database.queryFirst(
+                "SELECT id, role, content, model FROM message WHERE id = ?", [.integer(row)],
                 { (id: $0.int64(0), role: $0.text(1), content: $0.text(2), model: $0.optionalText(3)) })
             {
                 guard try isNewer("*", of: id) else { return .ignored }
@@ -444,11 +443,9 @@ extension Store {
             }
             var parentID: Int64?
             if let parent = record.parent {
-                let parentHere = try localMessageID(parent, in: conversationID, of: conversation)
-                parentID = try database.queryFirst(
-                    "SELECT id FROM message WHERE public_id = ? AND conversation_id = ?", [.text(parentHere), .integer(conversationID)]
-                ) { $0.int64(0) }
-                if parentID == nil { return try park(parentHere, conversation: conversation) }
+                let parentHere = try messageHere(parent, in: conversationID, of: conversation)
+                parentID = parentHere.row
+                if parentID == nil { return try park(parentHere.publicID, conversation: conversation) }
             }
             let position = try database.scalarInt(
                 "SELECT coalesce(max(position), -1) + 1 FROM message WHERE conversation_id = ?", [.integer(conversationID)])
@@ -486,16 +483,21 @@ extension Store {
     }
 
     /// The id that a message of conversation `conversation` (whose public id is
-    /// `conversationPublicID`) from another machine has here: its own, unless a message of
-    /// another conversation here has it already (two histories that reuse an id, or a
-    /// generator's chance); then one derived from both, the same for every later op that
-    /// names it (its parent, a branch, a newer copy), so that neither message is lost.
-    private func localMessageID(_ publicID: String, in conversation: Int64, of conversationPublicID: String) throws -> String {
-        guard let owner = try database.queryFirst(
-            "SELECT conversation_id FROM message WHERE public_id = ?", [.text(publicID)], { $0.int64(0) }),
-            owner != conversation
-        else { return publicID }
-        return StableID.uuid(conversationPublicID, "message id used by another conversation: " + publicID)
+    /// `conversationPublicID`) from another machine has here, and its row when it is here:
+    /// its own id, unless a message of another conversation here has it already (two
+    /// histories that reuse an id, or a generator's chance); then one derived from both, the
+    /// same for every later op that names it (its parent, a branch, a newer copy), so that
+    /// neither message is lost. One lookup when the id is not shared.
+    private func messageHere(_ publicID: String, in conversation: Int64, of conversationPublicID: String) throws
+        -> (publicID: String, row: Int64?)
+    {
+        let found = try database.queryFirst(
+            "SELECT id, conversation_id FROM message WHERE public_id = ?", [.text(publicID)], { (id: $0.int64(0), conversation: $0.int64(1)) })
+        guard let found, found.conversation != conversation else { return (publicID, found?.id) }
+        let derived = StableID.uuid(conversationPublicID, "message id used by another conversation: " + publicID)
+        let row = try database.queryFirst(
+            "SELECT id FROM message WHERE public_id = ? AND conversation_id = ?", [.text(derived), .integer(conversation)], { $0.int64(0) })
+        return (derived, row)
     }
 
     /// The clock of `entity`'s `field`: the later of the field's own and the entity's as a

@@ -156,17 +156,21 @@ final class PostgresConnection {
         }
         let status = PQresultStatus(result)
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
-            let state = PQresultErrorField(result, scrollback_pg_diag_sqlstate).map { String(cString: $0) } ?? ""
-            let primary = PQresultErrorField(result, scrollback_pg_diag_message_primary)
-            let message = primary.map { Self.firstLine($0) } ?? Self.firstLine(PQerrorMessage(handle))
+            let error = failure(of: result)
             PQclear(result)
-            // Class 57P: the server is shutting down or ended this session.
-            if PQstatus(handle) != CONNECTION_OK || state.hasPrefix("57P") || state.hasPrefix("08") {
-                throw SyncError.connectionLost(message)
-            }
-            throw SyncError.server(state: state, message: message)
+            throw error
         }
         return PostgresResult(result)
+    }
+
+    /// What a failed result says: a refused statement, or a connection that ended (closed,
+    /// or class 57P and 08: the server shutting down or ending this session).
+    private func failure(of result: OpaquePointer) -> SyncError {
+        let state = PQresultErrorField(result, scrollback_pg_diag_sqlstate).map { String(cString: $0) } ?? ""
+        let primary = PQresultErrorField(result, scrollback_pg_diag_message_primary)
+        let message = primary.map { Self.firstLine($0) } ?? Self.firstLine(PQerrorMessage(handle))
+        if !isOpen || state.hasPrefix("57P") || state.hasPrefix("08") { return .connectionLost(message) }
+        return .server(state: state, message: message)
     }
 
     var isOpen: Bool { PQstatus(handle) == CONNECTION_OK }
@@ -174,12 +178,12 @@ final class PostgresConnection {
     /// Runs `sql` (a `COPY … FROM STDIN`) and sends `data` as its input, a megabyte at a time.
     func copyIn(_ sql: String, data: [UInt8]) throws {
         guard let started = PQexec(handle, sql) else { throw SyncError.connectionLost(Self.firstLine(PQerrorMessage(handle))) }
-        let status = PQresultStatus(started)
-        PQclear(started)
-        guard status == PGRES_COPY_IN else {
-            throw isOpen ? SyncError.server(state: "", message: Self.firstLine(PQerrorMessage(handle)))
-                : SyncError.connectionLost(Self.firstLine(PQerrorMessage(handle)))
+        guard PQresultStatus(started) == PGRES_COPY_IN else {
+            let error = failure(of: started)
+            PQclear(started)
+            throw error
         }
+        PQclear(started)
         var offset = 0
         while offset < data.count {
             let end = min(offset + (1 << 20), data.count)
@@ -190,16 +194,12 @@ final class PostgresConnection {
             offset = end
         }
         guard PQputCopyEnd(handle, nil) == 1 else { throw SyncError.connectionLost(Self.firstLine(PQerrorMessage(handle))) }
-        var failure: SyncError?
+        var failed: SyncError?
         while let result = PQgetResult(handle) {
-            if PQresultStatus(result) != PGRES_COMMAND_OK, failure == nil {
-                let state = PQresultErrorField(result, scrollback_pg_diag_sqlstate).map { String(cString: $0) } ?? ""
-                failure = isOpen ? .server(state: state, message: Self.firstLine(PQerrorMessage(handle)))
-                    : .connectionLost(Self.firstLine(PQerrorMessage(handle)))
-            }
+            if PQresultStatus(result) != PGRES_COMMAND_OK, failed == nil { failed = failure(of: result) }
             PQclear(result)
         }
-        if let failure { throw failure }
+        if let failed { throw failed }
     }
 }
 

@@ -55,6 +55,28 @@ final class SyncMachine {
     }
 }
 
+/// What every sync test starts from: a throwaway server, a database on it, a folder for the
+/// machines' files and a key.
+struct SyncScene {
+    let server: PostgresServer
+    let url: String
+    let folder: TemporaryDirectory
+    let key: SyncKey
+
+    init() throws {
+        server = try PostgresServer()
+        url = try server.newDatabase()
+        folder = try TemporaryDirectory()
+        key = try SyncKey.generate()
+    }
+
+    /// A machine with its own database in the folder (the server prepared for the key first,
+    /// unless `prepare` is false).
+    func machine(_ name: String, prepare: Bool = true) throws -> SyncMachine {
+        try SyncMachine(folder, name, url: url, key: key, prepare: prepare)
+    }
+}
+
 /// Conversations with messages, for imports on several machines.
 func syncFixture(_ index: Int, source: String = "chatgpt", messages: Int = 3, title: String? = nil) -> ImportedConversation {
     ImportedConversation(
@@ -73,12 +95,9 @@ func syncFixture(_ index: Int, source: String = "chatgpt", messages: Int = 3, ti
 struct SyncTests {
     @Test("two machines converge after interleaved imports, renames, pins, deletes and undos: the same JSON Lines export")
     func converge() throws {
-        let server = try PostgresServer()
-        let url = try server.newDatabase()
-        let folder = try TemporaryDirectory()
-        let key = try SyncKey.generate()
-        let a = try SyncMachine(folder, "a", url: url, key: key)
-        let b = try SyncMachine(folder, "b", url: url, key: key)
+        let scene = try SyncScene()
+        let a = try scene.machine("a")
+        let b = try scene.machine("b")
         // A had a history before sync; so had B, partly the same export.
         for index in 0..<6 { _ = try a.store.upsert(syncFixture(index)) }
         for index in 4..<9 { _ = try b.store.upsert(syncFixture(index)) }
@@ -122,12 +141,9 @@ struct SyncTests {
 
     @Test("rename against rename, and delete against rename, end the same on both machines")
     func conflicts() throws {
-        let server = try PostgresServer()
-        let url = try server.newDatabase()
-        let folder = try TemporaryDirectory()
-        let key = try SyncKey.generate()
-        let a = try SyncMachine(folder, "a", url: url, key: key)
-        let b = try SyncMachine(folder, "b", url: url, key: key)
+        let scene = try SyncScene()
+        let a = try scene.machine("a")
+        let b = try scene.machine("b")
         for index in 0..<3 { _ = try a.store.upsert(syncFixture(index)) }
         try a.turnOn()
         try b.turnOn()
@@ -179,12 +195,9 @@ struct SyncTests {
 
     @Test("an import of the same export after a synced delete leaves it deleted; import --restore brings it back everywhere")
     func reimportAfterDelete() throws {
-        let server = try PostgresServer()
-        let url = try server.newDatabase()
-        let folder = try TemporaryDirectory()
-        let key = try SyncKey.generate()
-        let a = try SyncMachine(folder, "a", url: url, key: key)
-        let b = try SyncMachine(folder, "b", url: url, key: key)
+        let scene = try SyncScene()
+        let a = try scene.machine("a")
+        let b = try scene.machine("b")
         try a.turnOn()
         try b.turnOn()
         for index in 0..<3 { _ = try a.store.upsert(syncFixture(index)) }
@@ -213,12 +226,11 @@ struct SyncTests {
 
     @Test("batch boundaries: 0, 1, a batch and a batch + 1 ops each arrive once")
     func batchBoundaries() throws {
-        let server = try PostgresServer()
-        let url = try server.newDatabase()
-        let folder = try TemporaryDirectory()
-        let key = try SyncKey.generate()
-        let a = try SyncMachine(folder, "a", url: url, key: key)
-        let b = try SyncMachine(folder, "b", url: url, key: key)
+        let scene = try SyncScene()
+        let server = scene.server
+        let url = scene.url
+        let a = try scene.machine("a")
+        let b = try scene.machine("b")
         try a.turnOn()
         try b.turnOn()
         let batch = 4
@@ -243,16 +255,13 @@ struct SyncTests {
 
     @Test("a new machine catches up 10,000 conversations from the server")
     func catchUp() throws {
-        let server = try PostgresServer()
-        let url = try server.newDatabase()
-        let folder = try TemporaryDirectory()
-        let key = try SyncKey.generate()
-        let a = try SyncMachine(folder, "a", url: url, key: key)
+        let scene = try SyncScene()
+        let a = try scene.machine("a")
         let outcome = try DemoGenerator(seed: 3).fill(a.store, count: 10_000)
         try a.turnOn()
         let sent = try a.sync()
         #expect(sent.sent == 10_000 + outcome.messages + 10_000)
-        let b = try SyncMachine(folder, "b", url: url, key: key)
+        let b = try scene.machine("b")
         try b.turnOn()
         let received = try b.sync()
         #expect(received.received == sent.sent && received.parked == 0)
@@ -267,11 +276,8 @@ struct SyncTests {
 
     @Test("a large page indexes what it adds at its end, and what it renames, updates or deletes after adding it: the same as page by page")
     func largePages() throws {
-        let server = try PostgresServer()
-        let url = try server.newDatabase()
-        let folder = try TemporaryDirectory()
-        let key = try SyncKey.generate()
-        let a = try SyncMachine(folder, "a", url: url, key: key)
+        let scene = try SyncScene()
+        let a = try scene.machine("a")
         try a.turnOn()
         for index in 0..<250 { _ = try a.store.upsert(syncFixture(index)) }
         // Sent as they are now, then changed: the server holds both.
@@ -287,8 +293,8 @@ struct SyncTests {
         let sent = first + (try a.sync().sent)
         #expect(sent > Store.indexedPage && sent < 2_000)
         // B takes it in one page (up to 2,000: indexed at its end); C in pages of 100, row by row.
-        let b = try SyncMachine(folder, "b", url: url, key: key)
-        let c = try SyncMachine(folder, "c", url: url, key: key)
+        let b = try scene.machine("b")
+        let c = try scene.machine("c")
         try b.turnOn()
         try c.turnOn()
         #expect(try b.sync(batch: 200).received == sent)
@@ -308,12 +314,9 @@ struct SyncTests {
 
     @Test("sync off, edits, sync on again: what was renamed, pinned or deleted meanwhile reaches the others and stays here")
     func offAndOnAgain() throws {
-        let server = try PostgresServer()
-        let url = try server.newDatabase()
-        let folder = try TemporaryDirectory()
-        let key = try SyncKey.generate()
-        let a = try SyncMachine(folder, "a", url: url, key: key)
-        let b = try SyncMachine(folder, "b", url: url, key: key)
+        let scene = try SyncScene()
+        let a = try scene.machine("a")
+        let b = try scene.machine("b")
         for index in 0..<4 { _ = try a.store.upsert(syncFixture(index)) }
         try a.turnOn()
         try b.turnOn()
@@ -348,12 +351,9 @@ struct SyncTests {
 
     @Test("one message id in two conversations of two machines: each keeps all its messages, on both, with nothing left waiting")
     func sharedMessageID() throws {
-        let server = try PostgresServer()
-        let url = try server.newDatabase()
-        let folder = try TemporaryDirectory()
-        let key = try SyncKey.generate()
-        let a = try SyncMachine(folder, "a", url: url, key: key)
-        let b = try SyncMachine(folder, "b", url: url, key: key)
+        let scene = try SyncScene()
+        let a = try scene.machine("a")
+        let b = try scene.machine("b")
         func conversation(_ name: String, _ word: String) -> ImportedConversation {
             ImportedConversation(
                 source: "chatgpt", sourceID: name, title: name, model: nil, createdAt: Timestamp(milliseconds: 1_000),
@@ -383,18 +383,17 @@ struct SyncTests {
 
     @Test("more machines than one pull query reads: a new machine catches up with every one of them")
     func manyMachines() throws {
-        let server = try PostgresServer()
-        let url = try server.newDatabase()
-        let folder = try TemporaryDirectory()
-        let key = try SyncKey.generate()
+        let scene = try SyncScene()
+        let url = scene.url
+        let key = scene.key
         let count = SyncEngine.pullMachines * 2 + 3
         for index in 0..<count {
-            let machine = try SyncMachine(folder, "m\(index)", url: url, key: key, prepare: index == 0)
+            let machine = try scene.machine("m\(index)", prepare: index == 0)
             try machine.turnOn()
             _ = try machine.store.upsert(syncFixture(index))
             try machine.sync()
         }
-        let late = try SyncMachine(folder, "late", url: url, key: key, prepare: false)
+        let late = try scene.machine("late", prepare: false)
         try late.turnOn()
         #expect(try late.sync().received == count * 5)
         #expect(try late.store.conversations.count() == count)
@@ -454,12 +453,10 @@ struct SyncTests {
 
     @Test("the server stopped in the middle of a sync, then started: nothing lost, both converge")
     func serverStops() throws {
-        let server = try PostgresServer()
-        let url = try server.newDatabase()
-        let folder = try TemporaryDirectory()
-        let key = try SyncKey.generate()
-        let a = try SyncMachine(folder, "a", url: url, key: key)
-        let b = try SyncMachine(folder, "b", url: url, key: key)
+        let scene = try SyncScene()
+        let server = scene.server
+        let a = try scene.machine("a")
+        let b = try scene.machine("b")
         _ = try DemoGenerator(seed: 5).fill(a.store, count: 2_000)
         try a.turnOn()
         try b.turnOn()
@@ -501,11 +498,11 @@ struct SyncTests {
 struct SyncDamageTests {
     @Test("the server's key check deleted: a new key is refused and nothing is written; the key that opens the ops puts it back")
     func lostKeyCheck() throws {
-        let server = try PostgresServer()
-        let url = try server.newDatabase()
-        let folder = try TemporaryDirectory()
-        let key = try SyncKey.generate()
-        let a = try SyncMachine(folder, "a", url: url, key: key)
+        let scene = try SyncScene()
+        let server = scene.server
+        let url = scene.url
+        let key = scene.key
+        let a = try scene.machine("a")
         for index in 0..<3 { _ = try a.store.upsert(syncFixture(index)) }
         try a.turnOn()
         try a.sync()
@@ -525,7 +522,7 @@ struct SyncDamageTests {
         _ = try a.store.conversations.rename(id: try a.id("Conversation 0"), to: "After the check was lost")
         #expect(try a.sync().sent == 1)
         #expect(try server.psql(url, "SELECT count(*) FROM scrollback.key_check").hasPrefix("1"))
-        let b = try SyncMachine(folder, "b", url: url, key: key, prepare: false)
+        let b = try scene.machine("b", prepare: false)
         try b.turnOn()
         #expect(try b.sync().received > 0)
         #expect(try a.export() == b.export())
@@ -533,11 +530,12 @@ struct SyncDamageTests {
 
     @Test("a copied database syncing as the same machine: nothing of the clashing batch is sent, both told what to do")
     func copiedDatabase() throws {
-        let server = try PostgresServer()
-        let url = try server.newDatabase()
-        let folder = try TemporaryDirectory()
-        let key = try SyncKey.generate()
-        let a = try SyncMachine(folder, "a", url: url, key: key)
+        let scene = try SyncScene()
+        let server = scene.server
+        let url = scene.url
+        let folder = scene.folder
+        let key = scene.key
+        let a = try scene.machine("a")
         for index in 0..<2 { _ = try a.store.upsert(syncFixture(index)) }
         try a.turnOn()
         try a.sync()
@@ -571,7 +569,7 @@ struct SyncDamageTests {
         #expect(try server.psql(url, "SELECT count(*) FROM scrollback.op") == before)
         // A large batch sent before (the server committed, the kill came before it was marked
         // sent) goes again without a clash: the same ops are there.
-        let fresh = try SyncMachine(folder, "fresh", url: url, key: key)
+        let fresh = try scene.machine("fresh")
         for index in 0..<300 {
             _ = try fresh.store.conversations.create(NewConversation(title: "Fresh \(index)", createdAt: Timestamp(milliseconds: Int64(index))))
         }
@@ -597,12 +595,11 @@ struct SyncDamageTests {
 
     @Test("a gap in a machine's ops on the server is said, with what came before it applied; a server that lost this machine's ops is said before anything is sent")
     func gapsAndResets() throws {
-        let server = try PostgresServer()
-        let url = try server.newDatabase()
-        let folder = try TemporaryDirectory()
-        let key = try SyncKey.generate()
-        let a = try SyncMachine(folder, "a", url: url, key: key)
-        let b = try SyncMachine(folder, "b", url: url, key: key)
+        let scene = try SyncScene()
+        let server = scene.server
+        let url = scene.url
+        let a = try scene.machine("a")
+        let b = try scene.machine("b")
         try a.turnOn()
         try b.turnOn()
         for index in 0..<3 { _ = try a.store.conversations.create(NewConversation(title: "Gap \(index)", createdAt: Timestamp(milliseconds: Int64(index)))) }
@@ -625,11 +622,11 @@ struct SyncDamageTests {
 struct SyncLimitsTests {
     @Test("a server schema whose version row was deleted: sync and init both say so and what to do, and change nothing")
     func lostSchemaVersion() throws {
-        let server = try PostgresServer()
-        let url = try server.newDatabase()
-        let folder = try TemporaryDirectory()
-        let key = try SyncKey.generate()
-        let a = try SyncMachine(folder, "a", url: url, key: key)
+        let scene = try SyncScene()
+        let server = scene.server
+        let url = scene.url
+        let key = scene.key
+        let a = try scene.machine("a")
         for index in 0..<2 { _ = try a.store.upsert(syncFixture(index)) }
         try a.turnOn()
         try a.sync()
@@ -647,11 +644,11 @@ struct SyncLimitsTests {
 
     @Test("a server schema newer than this program: refused before anything is written, with what to do")
     func newerServerSchema() throws {
-        let server = try PostgresServer()
-        let url = try server.newDatabase()
-        let folder = try TemporaryDirectory()
-        let key = try SyncKey.generate()
-        let a = try SyncMachine(folder, "a", url: url, key: key)
+        let scene = try SyncScene()
+        let server = scene.server
+        let url = scene.url
+        let key = scene.key
+        let a = try scene.machine("a")
         try a.turnOn()
         _ = try a.store.conversations.create(NewConversation(title: "Waits", createdAt: Timestamp(milliseconds: 1)))
         _ = try server.psql(url, "UPDATE scrollback.schema_version SET version = 99")
@@ -667,11 +664,10 @@ struct SyncLimitsTests {
     @Test("the disk fills during a catch-up: what was applied is whole, check is clean, the next sync resumes and converges")
     func diskFull() throws {
         guard geteuid() == 0 else { return }
-        let server = try PostgresServer()
-        let url = try server.newDatabase()
-        let folder = try TemporaryDirectory()
-        let key = try SyncKey.generate()
-        let a = try SyncMachine(folder, "a", url: url, key: key)
+        let scene = try SyncScene()
+        let url = scene.url
+        let key = scene.key
+        let a = try scene.machine("a")
         _ = try DemoGenerator(seed: 8).fill(a.store, count: 1_500)
         try a.turnOn()
         try a.sync()
