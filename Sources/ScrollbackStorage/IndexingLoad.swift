@@ -8,8 +8,9 @@ import ScrollbackModel
 /// a database whose older rows still wait for an upgrade's index build.
 ///
 /// A page of synced ops (`SearchIndex.applying`) is a smaller load that also changes rows:
-/// only the insert triggers are set aside, and the rows waiting are indexed before any change
-/// (`changedRows`), which the update and delete triggers then handle as usual.
+/// only the insert triggers are set aside (the index's and the count's), and the rows waiting
+/// are indexed and counted before any change (`changedRows`), which the update and delete
+/// triggers then handle as usual.
 final class IndexingLoad {
     private let database: Database
     private(set) var needsRebuild: Bool
@@ -19,8 +20,8 @@ final class IndexingLoad {
     /// Rows per batch: enough that each batch's statement is a small part of its cost.
     private let batch: Int
     static let batch = 50_000
-    /// A page of synced ops: changes index what waits instead of ending in a rebuild, the
-    /// counts' triggers stay, and the index merges as it does after any write.
+    /// A page of synced ops: changes index and count what waits instead of ending in a
+    /// rebuild, and the index merges as it does after any write.
     private let isPage: Bool
 
     init(database: Database, batch: Int = IndexingLoad.batch) throws {
@@ -41,13 +42,11 @@ final class IndexingLoad {
 
     func inserted(message id: Int64, conversation: Int64, at time: Timestamp) throws {
         guard !needsRebuild else { return }
-        if !isPage {
-            // The count the set-aside trigger would have kept, applied once per conversation.
-            var count = counts[conversation] ?? (0, time.milliseconds)
-            count.messages += 1
-            count.latest = max(count.latest, time.milliseconds)
-            counts[conversation] = count
-        }
+        // The count the set-aside trigger would have kept, applied once per conversation.
+        var count = counts[conversation] ?? (0, time.milliseconds)
+        count.messages += 1
+        count.latest = max(count.latest, time.milliseconds)
+        counts[conversation] = count
         messages.append(id)
         if messages.count >= batch { try index(&messages, into: "message_fts", column: "content", from: "message") }
     }
@@ -61,7 +60,9 @@ final class IndexingLoad {
     /// A row that may be indexed already is about to be changed or removed.
     func changedRows() throws {
         if isPage {
-            // Its index entry (or that of a row removed with it) must be there first.
+            // Its index entry (or that of a row removed with it) must be there first, and
+            // its count (a row's id may be taken again once it is removed).
+            try count()
             try index(&messages, into: "message_fts", column: "content", from: "message")
             try index(&conversations, into: "conversation_fts", column: "title", from: "conversation")
             return
@@ -75,6 +76,15 @@ final class IndexingLoad {
     /// Counts the new messages into their conversations (as `message_counted` does), indexes
     /// what is left, then merges the index's pieces once.
     func finish() throws {
+        try count()
+        try index(&messages, into: "message_fts", column: "content", from: "message")
+        try index(&conversations, into: "conversation_fts", column: "title", from: "conversation")
+        if !isPage { try SearchIndex.mergeOnce(database) }
+    }
+
+    /// The new messages counted into their conversations, as `message_counted` does.
+    private func count() throws {
+        guard !counts.isEmpty else { return }
         let update = try database.statement(
             "UPDATE conversation SET message_count = message_count + ?, updated_at = max(updated_at, ?) WHERE id = ?")
         defer { update.reset() }
@@ -86,9 +96,6 @@ final class IndexingLoad {
             update.reset()
         }
         counts = [:]
-        try index(&messages, into: "message_fts", column: "content", from: "message")
-        try index(&conversations, into: "conversation_fts", column: "title", from: "conversation")
-        if !isPage { try SearchIndex.mergeOnce(database) }
     }
 
     /// One statement for the batch, in id order (FTS5 starts a new piece of index whenever

@@ -70,10 +70,10 @@ enum SearchIndex {
         }
     }
 
-    /// Runs `body`, a page of ops from other machines, in one write transaction with the
-    /// search index's insert triggers set aside (`IndexingLoad(pageIn:)`): the rows it adds
-    /// are indexed in id order at the end, or before a change to an indexed row, which the
-    /// triggers still in place handle. FTS5 starts a new piece of index whenever an id is
+    /// Runs `body`, pages of ops from other machines, in one write transaction with the
+    /// search index's and the message count's insert triggers set aside
+    /// (`IndexingLoad(pageIn:)`): the rows it adds are indexed and counted at the end, in
+    /// id order, or before a change to a row, which the triggers still in place handle. FTS5 starts a new piece of index whenever an id is
     /// lower than the one before, and synced rows come in the order they were made, not of
     /// their ids: row by row, a new machine's catch-up spent more than half its time on it.
     /// A database whose rows wait for an upgrade's index build keeps its triggers.
@@ -88,10 +88,12 @@ enum SearchIndex {
         let outside = database.isOutsideTransaction
         if outside { try database.execute("PRAGMA temp_store = MEMORY") }
         defer { if outside { try? database.execute("PRAGMA temp_store = DEFAULT") } }
-        // A page cache of 16 MiB meanwhile: a catch-up of 100,000 conversations took 54 s
-        // with SQLite's default of 2 MiB, 47 s with 16 MiB (43 s with 64 MiB, for 30 MiB
-        // more).
-        return try settingAside(["conversation_fts_insert", "message_fts_insert"], database, cacheKiB: 16_384) {
+        // A page cache of 8 MiB meanwhile (SQLite's default is 2 MiB): a new machine's
+        // catch-up of 10,000 conversations took 3.5 s with 4 MiB, 2.5 s with 8 or 16 MiB,
+        // whose peak memory was 8 MiB more (65 MiB). The count trigger goes too: it moved
+        // the conversation in its index by date once per message; the load counts each
+        // conversation once.
+        return try settingAside(["conversation_fts_insert", "message_counted", "message_fts_insert"], database, cacheKiB: 8_192) {
             let load = IndexingLoad(pageIn: database)
             database.indexingLoad = load
             defer { database.indexingLoad = nil }

@@ -285,10 +285,17 @@ extension Store {
     /// `Writer`, so the search index and counts follow, and appends nothing to the outbox.
     public func apply(_ ops: [IncomingOp], from machine: String, through seq: Int64) throws -> ApplyResult {
         // A large page indexes the rows it adds at its end, in id order.
-        if ops.count >= Self.indexedPage {
+        if ops.count >= Self.indexedPage && database.indexingLoad == nil {
             return try SearchIndex.applying(database) { try applyPage(ops, from: machine, through: seq) }
         }
         return try applyPage(ops, from: machine, through: seq)
+    }
+
+    /// Runs `body`, which applies pages of ops (`apply(_:from:through:)`), in one write
+    /// transaction, with the rows they add indexed in id order at its end
+    /// (`SearchIndex.applying`): all of its pages, with their cursors, or none of them.
+    public func applyingPages<T>(_ body: () throws -> T) throws -> T {
+        try SearchIndex.applying(database, body)
     }
 
     /// The smallest page of ops whose new rows are indexed at its end (`SearchIndex.applying`)

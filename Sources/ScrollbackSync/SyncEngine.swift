@@ -245,6 +245,9 @@ public final class SyncEngine {
     /// 100,000 ops in memory with the default batch.
     public static let pullMachines = 20
 
+    /// How long a local transaction of a pull goes on taking pages (see `pull(progress:)`).
+    static let transactionTime = Duration.seconds(1)
+
     private func push(progress: ((SyncProgress) -> Void)?) throws -> Int {
         let total = try store.localSyncState().pending
         var sent = 0
@@ -461,7 +464,9 @@ public final class SyncEngine {
         // The machines go by in groups, in the order of their ids; those up to `after` are
         // done for this sync.
         var after = ""
-        while true {
+        // One query's ops, a page per machine, checked and opened; none when a group of
+        // machines is done and another follows; nil when nothing is left.
+        func fetch() throws -> [String: [IncomingOp]]? {
             var cursors = try store.syncCursors()
             for machine in stalled { cursors[machine] = Int64.max }
             let machines = cursors.keys.sorted()
@@ -484,7 +489,7 @@ public final class SyncEngine {
                     .text(machine), .text("{" + machines.joined(separator: ",") + "}"),
                     .text("{" + machines.map { String(cursors[$0] ?? 0) }.joined(separator: ",") + "}"), .text(after),
                 ])
-            guard result.rows > 0 else { break }
+            guard result.rows > 0 else { return nil }
             // Per machine, its ops in order from its cursor on, without a gap.
             var pages: [String: [IncomingOp]] = [:]
             // In (machine, seq) order: the query leaves the order out, which keeps its plan
@@ -522,20 +527,44 @@ public final class SyncEngine {
                 // In place: a copy of the page for each op made a page cost its square.
                 pages[origin, default: []].append(IncomingOp(machine: origin, seq: seq, entity: entity, clock: clock, plaintext: plaintext))
             }
-            var progressed = false
+            if pages.isEmpty {
+                // This group is done; the next, if this one was full.
+                guard group.count >= Self.pullMachines, let last = group.max() else { return nil }
+                after = last
+            }
+            return pages
+        }
+        // Each machine's page applied with its cursor.
+        func apply(_ pages: [String: [IncomingOp]]) throws {
             for origin in pages.keys.sorted() {
                 guard let page = pages[origin], let last = page.last else { continue }
                 let result = try store.apply(page, from: origin, through: last.seq)
                 received += page.count
                 applied += result.applied
                 parked += result.parked
-                progressed = true
                 progress?(SyncProgress(phase: .receiving, done: received, total: nil))
             }
-            if !progressed {
-                // This group is done; the next, if this one was full.
-                guard group.count >= Self.pullMachines, let last = group.max() else { break }
-                after = last
+        }
+        // Pages are applied in local transactions of several pages each, up to about a
+        // second long (another writer waits meanwhile): each commit writes the pages of the
+        // random indexes it touched (public ids, field clocks), so that a commit per page
+        // of 5,000 ops wrote most of them again every time. No transaction when nothing
+        // comes.
+        var fetched = try fetch()
+        while let pages = fetched {
+            guard !pages.isEmpty else {
+                fetched = try fetch()
+                continue
+            }
+            let started = ContinuousClock.now
+            try store.applyingPages {
+                var pages = pages
+                while true {
+                    try apply(pages)
+                    fetched = try fetch()
+                    guard let next = fetched, !next.isEmpty, ContinuousClock.now - started < Self.transactionTime else { return }
+                    pages = next
+                }
             }
         }
         if let origin = stalled.sorted().first {

@@ -1,6 +1,7 @@
 import CLibPQ
 import Foundation
 import ScrollbackDemo
+import ScrollbackImport
 import ScrollbackModel
 import ScrollbackStorage
 import ScrollbackSync
@@ -72,6 +73,23 @@ enum SyncBench {
         report.add(
             "sync", "new machine catches up \(ops) ops", ours: pull, baseline: rawPull, unit: "ms", figure: rawPull / max(pull, 0.001),
             figureName: "raw/ours", atLeast: 1.0 / 3)
+
+        // For scale, not a bar: scrollback's own import of the same history, from its
+        // JSON Lines export, into a new database (what storing it here costs at the least).
+        let exported = folder + "/a.jsonl"
+        var lines = ""
+        let exporter = Exporter(store: a)
+        try exporter.forEachConversation { lines += try exporter.render($0, as: .jsonl) + "\n" }
+        try lines.write(toFile: exported, atomically: false, encoding: .utf8)
+        lines = ""
+        let imported = try Store.open(path: folder + "/import.sqlite")
+        let importing = try Measure.time {
+            let summary = Importer(store: imported).run(paths: [exported], format: nil)
+            guard summary.failed.isEmpty else { throw BenchError("import failed: \(summary.failed)") }
+        }
+        report.add(
+            "sync", "new machine's catch-up vs an import of the same history", ours: pull, baseline: importing, unit: "ms",
+            figure: pull / max(importing, 0.001), figureName: "ours/import")
 
         // Ten changes, then a sync; against one round trip.
         let engineA = try SyncEngine(store: a, conninfo: url, key: key)
