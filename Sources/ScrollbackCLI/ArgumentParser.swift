@@ -41,10 +41,24 @@ enum ArgumentParser {
                 optionsEnded = true
                 continue
             }
-            if !optionsEnded && argument.count == 2 && argument.hasPrefix("-") && Int(argument) == nil,
-               let letter = argument.last, let long = shortForm(letter, spec: spec) {
-                // `-n 20` is `--limit 20`: one letter each, never grouped.
-                arguments[index - 1] = long
+            if !optionsEnded && argument.count >= 2 && argument.hasPrefix("-") && !argument.hasPrefix("--") && Int(argument) == nil {
+                // As getopt has them: `-n 20` and `-n20` are `--limit 20`, `-jv` is `-j -v`.
+                var long: [String] = []
+                var letters = argument.dropFirst()
+                while let letter = letters.popFirst() {
+                    guard let option = shortOption(letter, spec: spec) else {
+                        let within = argument.count > 2 ? " in '\(argument)'" : ""
+                        let place = spec.map { " for '\($0.name)'" } ?? ""
+                        throw UsageError(message: "unknown option '-\(letter)'\(within)\(place)", command: spec?.name)
+                    }
+                    guard option.value != nil, !letters.isEmpty else {
+                        long.append(option.name)
+                        continue
+                    }
+                    long.append(option.name + "=" + letters)
+                    letters = ""
+                }
+                arguments.replaceSubrange((index - 1)..<index, with: long)
                 index -= 1
                 continue
             }
@@ -113,9 +127,9 @@ enum ArgumentParser {
         return parsed
     }
 
-    /// The long option a one-letter option stands for, in this command or globally.
-    private static func shortForm(_ letter: Character, spec: CommandSpec?) -> String? {
-        ((spec?.options ?? []) + CommandTable.global).first { $0.short == letter }?.name
+    /// The option a one-letter option stands for, in this command or globally.
+    private static func shortOption(_ letter: Character, spec: CommandSpec?) -> OptionSpec? {
+        ((spec?.options ?? []) + CommandTable.global).first { $0.short == letter }
     }
 
     /// `unknown command 'lsit'; did you mean 'list'?` when one command is close.

@@ -1,5 +1,6 @@
 import ScrollbackModel
 import ScrollbackStorage
+import TerminalText
 
 /// `scrollback check`: always a report; exit status 1 when anything is wrong.
 struct CheckCommand {
@@ -8,6 +9,8 @@ struct CheckCommand {
     func run() throws -> Int32 {
         let console = context.console
         let report: CheckReport
+        // Sync's state, when it is on here, for the closing line.
+        var sync: LocalSyncState?
         do {
             // The deep check of the search indexes needs a write transaction; it runs only
             // where that cannot change anything: no `-wal` with content beside the file
@@ -20,6 +23,7 @@ struct CheckCommand {
                 console.line("Rebuilt the search indexes, message counts and branches.")
             }
             report = try store.check()
+            sync = (try? store.localSyncState()).flatMap { $0.isOn ? $0 : nil }
         } catch let error as StorageError {
             switch error {
             case .noDatabase, .busy, .readOnly, .newerSchema, .needsUpgrade, .diskFull:
@@ -50,6 +54,16 @@ struct CheckCommand {
         }
         for problem in report.problems {
             console.line("problem: \(OutputFormat.line(problem))")
+        }
+        // A catch-up cut short leaves branches still to come: nothing is damaged.
+        if let sync, sync.lastSync == nil || sync.parked > 0, report.problems.allSatisfy({ $0.hasPrefix("branches:") }) {
+            let waiting =
+                sync.parked > 0
+                ? "\(NumberText.grouped(sync.parked)) change(s) from other machines wait for what they build on"
+                : "the first one never completed"
+            console.errorLine(
+                "scrollback: \(report.problems.count) problem(s) in \(context.databasePath), all in branches, and a sync here is not finished (\(waiting)): run `scrollback sync` first, then `scrollback check` again; if they remain, back it up (cp) and run `scrollback check --repair`")
+            return 1
         }
         console.errorLine(
             "scrollback: \(report.problems.count) problem(s) in \(context.databasePath); back it up (cp), then try `scrollback check --repair` (it rebuilds indexes and counts and puts back missing schema objects; objects that are not scrollback's it leaves for you), or restore a backup")

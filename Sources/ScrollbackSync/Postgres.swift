@@ -212,6 +212,9 @@ final class PostgresResult {
 
     var rows: Int { Int(PQntuples(handle)) }
 
+    /// The type of `column`'s values (`pg_type.oid`: 20 bigint, 25 text, 17 bytea).
+    func type(_ column: Int) -> UInt32 { PQftype(handle, Int32(column)) }
+
     func isNull(_ row: Int, _ column: Int) -> Bool {
         PQgetisnull(handle, Int32(row), Int32(column)) == 1
     }

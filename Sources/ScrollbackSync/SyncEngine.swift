@@ -245,6 +245,13 @@ public final class SyncEngine {
     /// 100,000 ops in memory with the default batch.
     public static let pullMachines = 20
 
+    /// The columns a pull reads, in order, with the types `prepareSchema` gives them: each
+    /// is read as the binary form of its type.
+    static let opColumns: [(name: String, type: String, oid: UInt32)] = [
+        ("machine_id", "text", 25), ("seq", "bigint", 20), ("op_id", "text", 25), ("entity", "text", 25),
+        ("clock_wall", "bigint", 20), ("clock_counter", "bigint", 20), ("payload", "bytea", 17),
+    ]
+
     /// How long a local transaction of a pull goes on taking pages (see `pull(progress:)`).
     static let transactionTime = Duration.seconds(1)
 
@@ -490,6 +497,9 @@ public final class SyncEngine {
                     .text("{" + machines.map { String(cursors[$0] ?? 0) }.joined(separator: ",") + "}"), .text(after),
                 ])
             guard result.rows > 0 else { return nil }
+            for (index, column) in Self.opColumns.enumerated() where result.type(index) != column.oid {
+                throw SyncError.changedColumn(name: column.name, type: column.type)
+            }
             // Per machine, its ops in order from its cursor on, without a gap.
             var pages: [String: [IncomingOp]] = [:]
             // In (machine, seq) order: the query leaves the order out, which keeps its plan
@@ -577,18 +587,26 @@ public final class SyncEngine {
     /// The server's machines and how many of their ops wait to be applied here.
     public func serverState() throws -> ServerState {
         try checkServer()
+        // Counted, not told by the numbers: a damaged or hostile row's number is no count
+        // (and two of them added would not fit in 64 bits).
+        let cursors = try store.syncCursors()
+        let machines = cursors.keys.sorted()
         let result = try connection.query(
             """
-            SELECT m.machine_id, (SELECT coalesce(max(o.seq), 0) FROM scrollback.op AS o WHERE o.machine_id = m.machine_id)::int8
-              FROM scrollback.machine AS m
-            """)
-        let cursors = try store.syncCursors()
-        var waiting: Int64 = 0
-        for row in 0..<result.rows {
-            guard let origin = result.text(row, 0), origin != machine, let last = result.integer(row, 1) else { continue }
-            waiting += max(0, last - (cursors[origin] ?? 0))
+            SELECT (SELECT count(*) FROM scrollback.machine)::int8,
+                   (SELECT count(*) FROM scrollback.op AS o
+                      LEFT JOIN unnest($2::text[], $3::int8[]) AS c (machine_id, seq) ON c.machine_id = o.machine_id
+                     WHERE o.machine_id <> $1 AND o.seq > coalesce(c.seq, 0))::int8
+            """,
+            [
+                .text(machine), .text("{" + machines.joined(separator: ",") + "}"),
+                .text("{" + machines.map { String(cursors[$0] ?? 0) }.joined(separator: ",") + "}"),
+            ])
+        guard result.rows == 1, let count = result.integer(0, 0), let waiting = result.integer(0, 1), let machineCount = Int(exactly: count)
+        else {
+            throw SyncError.damagedOp("the server's count of machines and changes is not a number")
         }
-        return ServerState(machines: result.rows, toReceive: waiting)
+        return ServerState(machines: machineCount, toReceive: waiting)
     }
 }
 

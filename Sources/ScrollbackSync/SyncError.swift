@@ -23,6 +23,8 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
     case notInitialized
     /// The server's schema is there but damaged (its version row deleted).
     case damagedServer
+    /// A column of the server's table of ops has another type than scrollback gave it.
+    case changedColumn(name: String, type: String)
     /// An op on the server does not open, or breaks the order of its machine's ops.
     case damagedOp(String)
     /// The server lacks ops of another machine after `after` (rows deleted, or restored
@@ -68,6 +70,8 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
             "the sync server holds no scrollback history; run `scrollback sync init`"
         case .damagedServer:
             "the sync server's schema `scrollback` has its tables but no version (a row of scrollback.schema_version was deleted); nothing was changed; put it back in psql with `INSERT INTO scrollback.schema_version VALUES (1)`, or restore the server from a backup"
+        case .changedColumn(let name, let type):
+            "the sync server's table scrollback.op was changed: its column \(name) is no longer \(type); nothing was applied; put the column back as it was (or restore the server from a backup) before syncing again"
         case .damagedOp(let message):
             "\(message); nothing of it was applied; the server's copy may have been changed by someone without the key, or lost rows; `scrollback sync status` says more"
         case .gap(let machine, let after):

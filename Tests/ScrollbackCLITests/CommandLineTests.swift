@@ -318,4 +318,26 @@ struct ArgumentParserTests {
             try ArgumentParser.parse(["list", "--version"])
         }
     }
+
+    @Test("one-letter options as getopt has them: -n 5, -n5, -jn5, -jv; an unknown letter in a group is named")
+    func shortForms() throws {
+        for arguments in [["list", "-n", "5"], ["list", "-n5"], ["list", "-jn5"], ["list", "-jn", "5"]] {
+            let parsed = try ArgumentParser.parse(arguments)
+            #expect(parsed.value("--limit") == "5", "\(arguments)")
+            #expect(parsed.has("--json") == arguments.contains { $0.hasPrefix("-j") }, "\(arguments)")
+        }
+        let grouped = try ArgumentParser.parse(["delete", "-yh", "abc"])
+        #expect(grouped.has("--yes") && grouped.has("--help") && grouped.positional == ["abc"])
+        // The value keeps what follows the letter, dashes and equals signs included.
+        #expect(try ArgumentParser.parse(["list", "-n=5"]).value("--limit") == "=5")
+        #expect(throws: UsageError(message: "unknown option '-x' in '-jx' for 'list'", command: "list")) {
+            try ArgumentParser.parse(["list", "-jx"])
+        }
+        #expect(throws: UsageError(message: "unknown option '-x' for 'list'", command: "list")) {
+            try ArgumentParser.parse(["list", "-x"])
+        }
+        #expect(throws: UsageError(message: "--limit needs a value (N)", command: "list")) {
+            try ArgumentParser.parse(["list", "-jn"])
+        }
+    }
 }

@@ -3,7 +3,7 @@ import ScrollbackDemo
 import ScrollbackImport
 import ScrollbackModel
 import ScrollbackStorage
-import ScrollbackSync
+@testable import ScrollbackSync
 import Testing
 import TestSupport
 
@@ -615,6 +615,79 @@ struct SyncDamageTests {
             return held == 0 && sent == 3
         }
         #expect(try a.store.localSyncState().pending == 1)
+    }
+
+    @Test("check after a catch-up cut short: the branches still to come are said as such, with `scrollback sync` as the first advice")
+    func checkAfterCutCatchUp() throws {
+        let scene = try SyncScene()
+        let a = try scene.machine("a")
+        let b = try scene.machine("b")
+        for index in 0..<2 { _ = try a.store.upsert(syncFixture(index)) }
+        try a.turnOn()
+        try b.turnOn()
+        let outbox = try a.store.outgoing(limit: 100)
+        try a.sync()
+        // What a cut catch-up leaves: A's ops up to the first message of a conversation,
+        // which has its first message and not yet its branch.
+        let conversations = try a.store.conversations.page(sort: .title, filter: .none, at: .first, limit: 10).items
+        let message = try #require(try a.store.messages.all(conversationID: conversations[0].id).first)
+        let cut = try #require(outbox.firstIndex { $0.entity == message.publicID })
+        let ops = outbox[...cut].map {
+            IncomingOp(machine: a.machine, seq: $0.seq, entity: $0.entity, clock: $0.clock, plaintext: $0.plaintext)
+        }
+        _ = try b.store.apply(ops, from: a.machine, through: try #require(ops.last?.seq))
+        let parked = try b.store.localSyncState().parked
+        let runner = try BinaryRunner()
+        let checked = try runner.run(["--db", b.path, "check"], withDatabase: false)
+        #expect(checked.status == 1)
+        let problems = checked.output.split(separator: "\n").filter { $0.hasPrefix("problem: ") }
+        #expect(problems.count == 2 && problems.allSatisfy { $0.contains("branches: conversation \(conversations[0].publicID)") })
+        #expect(problems.allSatisfy { $0.hasSuffix("(if a sync did not finish, run `scrollback sync` first)") })
+        let waiting = parked > 0 ? "\(parked) change(s) from other machines wait for what they build on" : "the first one never completed"
+        #expect(
+            checked.error == "scrollback: 2 problem(s) in \(b.path), all in branches, and a sync here is not finished (\(waiting)): run `scrollback sync` first, then `scrollback check` again; if they remain, back it up (cp) and run `scrollback check --repair`\n")
+        _ = try b.sync()
+        let after = try runner.run(["--db", b.path, "check"], withDatabase: false)
+        #expect(after.status == 0 && after.output.split(separator: "\n").contains { $0.hasPrefix("ok: ") } && !after.output.contains("problem"), "\(after.output)\(after.error)")
+        #expect(try a.export() == b.export())
+    }
+
+    @Test("a column of the server's ops changed to another type: the pull names it and applies nothing; status counts what waits, whatever numbers a hostile row bears")
+    func changedColumnAndHostileNumbers() throws {
+        let scene = try SyncScene()
+        let server = scene.server
+        let url = scene.url
+        let a = try scene.machine("a")
+        let b = try scene.machine("b")
+        for index in 0..<3 { _ = try a.store.upsert(syncFixture(index)) }
+        try a.turnOn()
+        try b.turnOn()
+        try a.sync()
+        let engine = try SyncEngine(store: b.store, conninfo: url, key: scene.key)
+        // 3 conversations, 9 messages and 3 branches wait; B is not counted before it syncs.
+        #expect(try engine.serverState() == ServerState(machines: 1, toReceive: 15))
+        _ = try server.psql(url, "ALTER TABLE scrollback.op ALTER COLUMN clock_wall TYPE numeric")
+        #expect(throws: SyncError.changedColumn(name: "clock_wall", type: "bigint")) { try b.sync() }
+        #expect(try b.titles().isEmpty)
+        #expect(try b.store.syncCursors().values.allSatisfy { $0 == 0 })
+        _ = try server.psql(url, "ALTER TABLE scrollback.op ALTER COLUMN clock_wall TYPE bigint")
+        // Two machines whose rows claim numbers near the 64-bit limit: their sum once trapped.
+        for (machine, seq) in [("f" + String(repeating: "0", count: 31), Int64.max), ("e" + String(repeating: "0", count: 31), Int64.max - 1)] {
+            _ = try server.psql(
+                url,
+                """
+                INSERT INTO scrollback.machine (machine_id) VALUES ('\(machine)');
+                INSERT INTO scrollback.op VALUES ('\(machine)', \(seq), '\(machine)-op', 'x', 1, 0, '\\x00');
+                """)
+        }
+        #expect(try engine.serverState() == ServerState(machines: 4, toReceive: 17))
+        // Their rows come after a gap: what A sent is applied, and the gap said.
+        #expect { try b.sync() } throws: { error in
+            guard case SyncError.gap = error else { return false }
+            return true
+        }
+        #expect(try b.titles().count == 3)
+        #expect(try engine.serverState() == ServerState(machines: 4, toReceive: 2))
     }
 }
 
