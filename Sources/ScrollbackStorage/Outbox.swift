@@ -5,7 +5,8 @@ import ScrollbackModel
 /// each change it makes, in the same transaction, so that no change is made without its
 /// op and no op is kept for a change rolled back. Ops are numbered per machine without
 /// gaps (`seq`) and stamped with a hybrid clock; the entity's field clock is kept beside
-/// it (`sync_clock`), so that an older op from elsewhere does not undo it.
+/// it (`sync_clock`; a message's in its row), so that an older op from elsewhere does not
+/// undo it.
 ///
 /// Loaded once per write transaction (`Database.outbox()`), under the write lock, so a
 /// sync turned on by another process meanwhile is seen; the numbers are saved before the
@@ -78,7 +79,8 @@ public final class Outbox {
         while try statement.step() {}
         nextSeq += 1
         changed = true
-        if let field = kind.field {
+        // A message's clock is kept in its row, by `Writer`.
+        if let field = kind.field, kind != .message {
             try Self.record(stamp, entity: entity, field: field, in: database)
         }
         return stamp
@@ -111,7 +113,7 @@ public final class Outbox {
         changed = false
     }
 
-    /// Sets the clock of `entity`'s `field`.
+    /// Sets the clock of `entity`'s `field` (a conversation's; a message's is in its row).
     static func record(_ clock: HybridClock, entity: String, field: String, in database: Database) throws {
         try database.run(
             "INSERT OR REPLACE INTO sync_clock (entity, field, clock) VALUES (?, ?, ?)",

@@ -11,6 +11,7 @@ enum Schema {
         Migration(name: "v3 conversations as trees, source node ids, token usage", sql: version3),
         Migration(name: "v4 pinned first in every order, the database's own id", sql: version4),
         Migration(name: "v5 sync: outbox, field clocks, tombstones, cursors", sql: version5),
+        Migration(name: "v6 a message's clock in its own row", sql: version6),
     ]
 
     static let version1 = """
@@ -362,5 +363,17 @@ enum Schema {
             created_at INTEGER NOT NULL,
             updated_at INTEGER NOT NULL
         ) WITHOUT ROWID;
+        """
+
+    /// Version 6: a message's clock (the change it shows, written while sync is on; NULL
+    /// when none was) in its own row, moved there from `sync_clock`: a new machine's
+    /// catch-up wrote a row of that table for each message, keyed by a random public id,
+    /// and read it back for each newer copy; the table grew to a third of the database.
+    static let version6 = """
+        ALTER TABLE message ADD COLUMN clock TEXT;
+        UPDATE message
+           SET clock = (SELECT c.clock FROM sync_clock AS c WHERE c.entity = message.public_id AND c.field = '*')
+         WHERE public_id IN (SELECT entity FROM sync_clock WHERE field = '*');
+        DELETE FROM sync_clock WHERE field = '*' AND entity IN (SELECT public_id FROM message);
         """
 }

@@ -173,6 +173,7 @@ extension Store {
             DELETE FROM sync_outbox; DELETE FROM sync_clock; DELETE FROM sync_cursor; DELETE FROM sync_parked; DELETE FROM sync_shadow;
             DELETE FROM settings WHERE key LIKE 'sync.%';
             """)
+        try Writer(database: database).forgetMessageClocks()
     }
 
     /// Notes that a sync completed at `time`.
@@ -438,14 +439,18 @@ extension Store {
             let here = try messageHere(entity, in: conversationID, of: conversation)
             let id = here.publicID
             if let row = here.row, let existing = try database.queryFirst(
-                "SELECT id, role, content, model FROM message WHERE id = ?", [.integer(row)],
-                { (id: $0.int64(0), role: $0.text(1), content: $0.text(2), model: $0.optionalText(3)) })
+                "SELECT id, role, content, model, clock FROM message WHERE id = ?", [.integer(row)],
+                {
+                    (id: $0.int64(0), role: $0.text(1), content: $0.text(2), model: $0.optionalText(3),
+                     clock: $0.optionalText(4).flatMap(HybridClock.init(text:)))
+                })
             {
-                guard try isNewer("*", of: id) else { return .ignored }
+                // A message without a clock was here before sync was turned on, as it was then.
+                guard op.clock > existing.clock ?? .origin(of: local) else { return .ignored }
                 if existing.content != content || existing.role != role.rawValue || existing.model != record.model {
                     try writer.update(message: existing.id, role: role, content: content, model: record.model, usage: usage)
                 }
-                try Outbox.record(op.clock, entity: id, field: "*", in: database)
+                try writer.setClock(message: existing.id, op.clock)
                 return .applied
             }
             var parentID: Int64?
@@ -460,8 +465,7 @@ extension Store {
                 Writer.MessageRow(
                     publicID: id, conversationID: conversationID, position: position, role: role, content: content,
                     createdAt: Timestamp(milliseconds: record.createdAt ?? 0), model: record.model, parentID: parentID,
-                    sourceNodeID: record.nodeID, usage: usage))
-            try Outbox.record(op.clock, entity: id, field: "*", in: database)
+                    sourceNodeID: record.nodeID, usage: usage, clock: op.clock))
             return .applied
         case .delete:
             if let restored = try fieldClock(entity, "restore"), restored > op.clock { return .ignored }

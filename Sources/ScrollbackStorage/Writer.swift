@@ -121,7 +121,18 @@ struct Writer {
         guard let outbox = try database.outbox(),
             let publicID = try database.queryFirst("SELECT public_id FROM message WHERE id = ?", [.integer(id)], { $0.text(0) })
         else { return }
-        try outbox.append(.message, entity: publicID, in: database)
+        try setClock(message: id, try outbox.append(.message, entity: publicID, in: database))
+    }
+
+    /// Sets the clock of the change the message `id` shows (kept in its row; `sync_clock`
+    /// holds the conversations' fields).
+    func setClock(message id: Int64, _ clock: HybridClock) throws {
+        try database.run("UPDATE message SET clock = ? WHERE id = ?", [.text(clock.text), .integer(id)])
+    }
+
+    /// Sync turned off for good: no message keeps a clock.
+    func forgetMessageClocks() throws {
+        try database.run("UPDATE message SET clock = NULL WHERE clock IS NOT NULL")
     }
 
     func update(conversation id: Int64, title: String, model: String?, createdAt: Timestamp, updatedAt: Timestamp) throws {
@@ -212,7 +223,7 @@ struct Writer {
 
     /// Records a tombstone for each conversation in `temp.doomed` (stamped with the remote
     /// op's clock while one is applied), and, when sync is on, a delete op each and its
-    /// fields in `sync_shadow` (their clocks stay); forgets its messages' clocks.
+    /// fields in `sync_shadow` (their clocks stay); its messages' clocks go with their rows.
     private func bury() throws {
         let outbox = try database.outbox()
         let doomed = try database.query(
@@ -240,13 +251,6 @@ struct Writer {
                     """, [.text(conversation.publicID)])
             }
         }
-        if syncing {
-            try database.run(
-                """
-                DELETE FROM sync_clock WHERE entity IN
-                  (SELECT public_id FROM message WHERE conversation_id IN (SELECT id FROM temp.doomed))
-                """)
-        }
     }
 
     // MARK: Messages
@@ -265,6 +269,8 @@ struct Writer {
         var parentInBatch: Int? = nil
         var sourceNodeID: String? = nil
         var usage = MessageUsage()
+        /// The clock of the change that brought it, for a message from another machine.
+        var clock: HybridClock? = nil
     }
 
     @discardableResult
@@ -273,7 +279,9 @@ struct Writer {
         let statement = try database.statement(Self.insertMessage)
         defer { statement.reset() }
         try insert(row, id: rowID, with: statement)
-        try database.outbox()?.append(.message, entity: row.publicID, in: database)
+        if let stamp = try database.outbox()?.append(.message, entity: row.publicID, in: database) {
+            try setClock(message: rowID, stamp)
+        }
         return rowID
     }
 
@@ -297,7 +305,7 @@ struct Writer {
             let rowID = try newID(in: .message, at: row.createdAt, after: previous)
             try insert(row, id: rowID, with: statement)
             statement.reset()
-            try outbox?.append(.message, entity: row.publicID, in: database)
+            if let stamp = try outbox?.append(.message, entity: row.publicID, in: database) { try setClock(message: rowID, stamp) }
             previous = rowID
             ids.append(rowID)
         }
@@ -306,8 +314,8 @@ struct Writer {
 
     private static let insertMessage = """
         INSERT INTO message (id, public_id, conversation_id, position, role, content, created_at, model,
-                             parent_id, source_node_id, input_tokens, output_tokens, duration_ms)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                             parent_id, source_node_id, input_tokens, output_tokens, duration_ms, clock)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     private func insert(_ row: MessageRow, id: Int64, with statement: Statement) throws {
@@ -325,6 +333,7 @@ struct Writer {
         if let count = row.usage.inputTokens { try statement.bind(.integer(count), at: 11) }
         if let count = row.usage.outputTokens { try statement.bind(.integer(count), at: 12) }
         if let duration = row.usage.durationMilliseconds { try statement.bind(.integer(duration), at: 13) }
+        if let clock = row.clock { try statement.bind(.text(clock.text), at: 14) }
         while try statement.step() {}
         try database.indexingLoad?.inserted(message: id, conversation: row.conversationID, at: row.createdAt)
     }

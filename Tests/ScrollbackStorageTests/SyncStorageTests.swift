@@ -23,7 +23,7 @@ struct SyncStorageTests {
             }
         }
         let store = try Store.open(path: path)
-        #expect(store.migration.fromVersion == 4 && store.migration.toVersion == 5)
+        #expect(store.migration.fromVersion == 4 && store.migration.toVersion == Migrator.scrollback.latestVersion)
         let backup = try #require(store.migration.backupPath)
         #expect(try Store.open(path: backup, readOnly: true, migrator: Migrator(migrations: Array(Migrator.scrollback.migrations.prefix(4))))
             .conversations.count() == 5)
@@ -42,6 +42,65 @@ struct SyncStorageTests {
         #expect(try store.upsert(again) == .deleted)
         #expect(try store.upsert(again, restoring: true) == .inserted)
         #expect(try store.conversations.count() == 5)
+    }
+
+    @Test("a database of schema 5 upgrades to 6: backup first, each message's clock moved from sync_clock into its row, the conversations' stay; sync goes on by them")
+    func upgradeFromFive() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("five.sqlite")
+        let machine = String(repeating: "b", count: 32)
+        let old = HybridClock(wall: 1_700_000_000_000, counter: 0, machine: machine)
+        let later = HybridClock(wall: 1_700_000_500_000, counter: 2, machine: machine)
+        let five = Migrator(migrations: Array(Migrator.scrollback.migrations.prefix(5)))
+        let conversation = StableID.uuid("five", "conversation")
+        let clocked = StableID.uuid("five", "clocked"), older = StableID.uuid("five", "older")
+        do {
+            let store = try Store.open(path: path, migrator: five)
+            #expect(store.migration.toVersion == 5)
+            // Written with the SQL of schema 5: a synced conversation, its two messages (one
+            // with a clock, one from before sync), a title's clock.
+            try store.database.execute(
+                """
+                INSERT INTO conversation (id, public_id, title, source, created_at, updated_at)
+                VALUES (65536000, '\(conversation)', 'Five', 'local', 1000, 2000);
+                INSERT INTO message (id, public_id, conversation_id, position, role, content, created_at, parent_id)
+                VALUES (65536001, '\(clocked)', 65536000, 0, 'user', 'question', 1000, NULL),
+                       (65536002, '\(older)', 65536000, 1, 'assistant', 'answer', 2000, 65536001);
+                UPDATE conversation SET current_leaf_id = 65536002, branch_length = 2 WHERE id = 65536000;
+                INSERT INTO sync_clock (entity, field, clock) VALUES
+                    ('\(clocked)', '*', '\(old.text)'), ('\(conversation)', 'title', '\(later.text)'), ('\(conversation)', '*', '\(old.text)');
+                INSERT INTO settings (key, value) VALUES ('sync.machine', '\(machine)'), ('sync.next_seq', '1'), ('sync.clock', '\(later.text)');
+                """)
+        }
+        let store = try Store.open(path: path)
+        #expect(store.migration.fromVersion == 5 && store.migration.toVersion == 6)
+        let backup = try #require(store.migration.backupPath)
+        #expect(try Store.open(path: backup, readOnly: true, migrator: five).database.scalarInt("SELECT count(*) FROM sync_clock") == 3)
+        let clocks = try store.database.query("SELECT public_id, clock FROM message ORDER BY id") { ($0.text(0), $0.optionalText(1)) }
+        #expect(clocks.map(\.0) == [clocked, older] && clocks.map(\.1) == [old.text, nil])
+        let kept = try store.database.query("SELECT entity, field FROM sync_clock ORDER BY entity, field") { "\($0.text(0)) \($0.text(1))" }
+        #expect(kept == ["\(conversation) *", "\(conversation) title"])
+        let problems = try store.check().problems
+        #expect(problems.isEmpty, "\(problems)")
+        // Sync goes on by them: an op for the clocked message older than its clock changes
+        // nothing; a newer one does, and its clock is the message's.
+        let other = String(repeating: "c", count: 32)
+        func op(_ seq: Int64, _ clock: HybridClock, _ content: String) -> IncomingOp {
+            IncomingOp(
+                machine: other, seq: seq, entity: clocked, clock: clock,
+                plaintext: SyncRecord(kind: .message, conversation: conversation, createdAt: 1_000, role: "user", content: content).encoded())
+        }
+        let before = HybridClock(wall: 1_600_000_000_000, counter: 0, machine: other)
+        let after = HybridClock(wall: 1_800_000_000_000, counter: 0, machine: other)
+        #expect(try store.apply([op(1, before, "older text")], from: other, through: 1).ignored == 1)
+        #expect(try store.apply([op(2, after, "newer text")], from: other, through: 2).applied == 1)
+        #expect(try store.database.query("SELECT content, clock FROM message WHERE public_id = '\(clocked)'") { "\($0.text(0)) \($0.text(1))" }
+            == ["newer text \(after.text)"])
+        #expect(try store.database.scalarInt("SELECT count(*) FROM sync_clock WHERE entity = ?", [.text(clocked)]) == 0)
+        // Sync turned off for good: no clock is left, in either place.
+        try store.turnSyncOff(forget: true)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM message WHERE clock IS NOT NULL") == 0)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM sync_clock") == 0)
     }
 
     @Test("ops are numbered without gaps, in the transaction of their change; a change rolled back leaves no op")
