@@ -91,10 +91,8 @@ struct SyncCommand {
         let (url, key) = (try storedURL(), try storedKey())
         let lock = try SyncLock(databasePath: store.path)
         let report = try withExtendedLifetime(lock) {
-            let engine = try SyncEngine(store: store, conninfo: url, key: key)
-            return try engine.sync(progress: progressLine)
+            try syncing(SyncEngine(store: store, conninfo: url, key: key))
         }
-        clearProgress()
         console.line(summary(report))
         return 0
     }
@@ -105,15 +103,25 @@ struct SyncCommand {
         return line + "."
     }
 
+    /// Syncs with progress on a terminal, the line cleared before anything else is said (a
+    /// failure's line included).
+    private func syncing(_ engine: SyncEngine) throws -> SyncReport {
+        defer { clearProgress() }
+        return try engine.sync(progress: progressLine)
+    }
+
+    /// Progress goes on a terminal that can clear a line: not a pipe, not TERM=dumb.
+    private var showsProgress: Bool { console.errorIsTerminal && context.environment["TERM"] != "dumb" }
+
     private func progressLine(_ progress: SyncProgress) {
-        guard console.errorIsTerminal else { return }
+        guard showsProgress else { return }
         let verb = progress.phase == .sending ? "sending" : "receiving"
         let count = progress.total.map { "\(NumberText.grouped(progress.done)) of \(NumberText.grouped($0))" } ?? NumberText.grouped(progress.done)
         console.writeError("\r\u{1B}[K\(verb) \(count) changes…")
     }
 
     private func clearProgress() {
-        if console.errorIsTerminal { console.writeError("\r\u{1B}[K") }
+        if showsProgress { console.writeError("\r\u{1B}[K") }
     }
 
     // MARK: init
@@ -204,9 +212,8 @@ struct SyncCommand {
         }
         let lock = try SyncLock(databasePath: store.path)
         let report = try withExtendedLifetime(lock) {
-            try SyncEngine(store: store, conninfo: url, key: key).sync(progress: progressLine)
+            try syncing(SyncEngine(store: store, conninfo: url, key: key))
         }
-        clearProgress()
         console.line(summary(report))
         return 0
     }
@@ -236,9 +243,8 @@ struct SyncCommand {
         console.line("Sync is on already; the new connection string is kept.")
         let lock = try SyncLock(databasePath: store.path)
         let report = try withExtendedLifetime(lock) {
-            try SyncEngine(store: store, conninfo: url, key: key).sync(progress: progressLine)
+            try syncing(SyncEngine(store: store, conninfo: url, key: key))
         }
-        clearProgress()
         console.line(summary(report))
         return 0
     }

@@ -169,7 +169,8 @@ final class PostgresConnection {
         let state = PQresultErrorField(result, scrollback_pg_diag_sqlstate).map { String(cString: $0) } ?? ""
         let primary = PQresultErrorField(result, scrollback_pg_diag_message_primary)
         let message = primary.map { Self.firstLine($0) } ?? Self.firstLine(PQerrorMessage(handle))
-        if !isOpen || state.hasPrefix("57P") || state.hasPrefix("08") { return .connectionLost(message) }
+        // No SQLSTATE: libpq's own failure, not the server's answer (the server went away).
+        if !isOpen || state.isEmpty || state.hasPrefix("57P") || state.hasPrefix("08") { return .connectionLost(message) }
         return .server(state: state, message: message)
     }
 

@@ -465,123 +465,194 @@ public final class SyncEngine {
         }
     }
 
-    private func pull(progress: ((SyncProgress) -> Void)?) throws -> (received: Int, applied: Int, parked: Int) {
-        var received = 0, applied = 0, parked = 0
+    /// What the pull's reader knows: the cursors as far as it has read (ahead of what is
+    /// applied), the machines read up to a gap, and the group of machines it is in. Used by
+    /// one thread at a time: the reader's while a read is in flight, else the caller's.
+    private final class PullReader: @unchecked Sendable {
+        var cursors: [String: Int64]
         var stalled = Set<String>()
-        // The machines go by in groups, in the order of their ids; those up to `after` are
-        // done for this sync.
+        /// The machines go by in groups, in the order of their ids; those up to `after` are
+        /// done for this sync.
         var after = ""
-        // One query's ops, a page per machine, checked and opened; none when a group of
-        // machines is done and another follows; nil when nothing is left.
-        func fetch() throws -> [String: [IncomingOp]]? {
-            var cursors = try store.syncCursors()
-            for machine in stalled { cursors[machine] = Int64.max }
-            let machines = cursors.keys.sorted()
-            // Shaped so that the planner's estimate stays under PostgreSQL's JIT threshold
-            // (literal limits, a group of machines a query): compiling the query took 25 ms
-            // of an incremental sync. Every machine of the group comes back, with a row of
-            // nulls when nothing of it waits. Each machine's ops come in order; they are
-            // checked so.
-            let result = try connection.query(
-                """
-                SELECT m.machine_id, o.seq, o.op_id, o.entity, o.clock_wall, o.clock_counter, o.payload
-                  FROM (SELECT machine_id FROM scrollback.machine WHERE machine_id <> $1 AND machine_id > $4
-                         ORDER BY machine_id LIMIT \(Self.pullMachines)) AS m
-                  LEFT JOIN unnest($2::text[], $3::int8[]) AS c (machine_id, seq) ON c.machine_id = m.machine_id
-                  LEFT JOIN LATERAL (SELECT * FROM scrollback.op AS o
-                                      WHERE o.machine_id = m.machine_id AND o.seq > coalesce(c.seq, 0)
-                                      ORDER BY o.seq LIMIT \(max(1, batch * 10))) AS o ON true
-                """,
-                [
-                    .text(machine), .text("{" + machines.joined(separator: ",") + "}"),
-                    .text("{" + machines.map { String(cursors[$0] ?? 0) }.joined(separator: ",") + "}"), .text(after),
-                ])
-            guard result.rows > 0 else { return nil }
-            for (index, column) in Self.opColumns.enumerated() where result.type(index) != column.oid {
-                throw SyncError.changedColumn(name: column.name, type: column.type)
-            }
-            // Per machine, its ops in order from its cursor on, without a gap.
-            var pages: [String: [IncomingOp]] = [:]
-            // In (machine, seq) order: the query leaves the order out, which keeps its plan
-            // cheap; the keys are read once, not at every comparison.
-            let keys = (0..<result.rows).map { (machine: result.text($0, 0) ?? "", seq: result.integer($0, 1) ?? 0) }
-            let order = keys.indices.sorted { keys[$0].machine != keys[$1].machine ? keys[$0].machine < keys[$1].machine : keys[$0].seq < keys[$1].seq }
-            var group = Set<String>()
-            for row in order {
-                guard let origin = result.text(row, 0), HybridClock.isMachineID(origin) else {
-                    throw SyncError.damagedOp("the server holds a machine id that is not 32 hex digits")
-                }
-                group.insert(origin)
-                if result.isNull(row, 1) { continue }
-                guard let seq = result.integer(row, 1), seq >= 1,
-                    let opID = result.text(row, 2), let entity = result.text(row, 3), let wall = result.integer(row, 4),
-                    let counter = result.integer(row, 5), let sealed = result.bytes(row, 6)
-                else {
-                    throw SyncError.damagedOp("an op on the server has a field out of range")
-                }
-                let expected = (pages[origin]?.last?.seq ?? cursors[origin] ?? 0) + 1
-                guard seq == expected else {
-                    // A gap: the rest of this machine waits for the next sync.
-                    stalled.insert(origin)
-                    continue
-                }
-                guard wall >= 0, wall <= HybridClock.wallLimit, counter >= 0, counter <= HybridClock.counterLimit else {
-                    throw SyncError.damagedOp("op \(seq) of machine \(origin) has a clock out of range")
-                }
-                let clock = HybridClock(wall: wall, counter: counter, machine: origin)
-                guard
-                    let plaintext = key.open(sealed, aad: Self.aad(machine: origin, seq: seq, opID: opID, entity: entity, clock: clock))
-                else {
-                    throw SyncError.damagedOp("op \(seq) of machine \(origin) does not open with this key")
-                }
-                // In place: a copy of the page for each op made a page cost its square.
-                pages[origin, default: []].append(IncomingOp(machine: origin, seq: seq, entity: entity, clock: clock, plaintext: plaintext))
-            }
-            if pages.isEmpty {
-                // This group is done; the next, if this one was full.
-                guard group.count >= Self.pullMachines, let last = group.max() else { return nil }
-                after = last
-            }
-            return pages
+        /// Ops read per machine of a group: a query reads about ten batches in all.
+        let perMachine: Int
+
+        init(cursors: [String: Int64], perMachine: Int) {
+            self.cursors = cursors
+            self.perMachine = perMachine
         }
-        // Each machine's page applied with its cursor.
-        func apply(_ pages: [String: [IncomingOp]]) throws {
-            for origin in pages.keys.sorted() {
-                guard let page = pages[origin], let last = page.last else { continue }
-                let result = try store.apply(page, from: origin, through: last.seq)
-                received += page.count
-                applied += result.applied
-                parked += result.parked
-                progress?(SyncProgress(phase: .receiving, done: received, total: nil))
-            }
+    }
+
+    /// One read of the pull: a page of ops per machine of a group, in the order of the
+    /// machines' ids, checked and opened; empty when a group of machines is done and another
+    /// follows; nil when nothing is left. Moves the reader's cursors past what it read.
+    private func read(_ reader: PullReader) throws -> [(origin: String, page: [IncomingOp])]? {
+        var cursors = reader.cursors
+        for machine in reader.stalled { cursors[machine] = Int64.max }
+        let machines = cursors.keys.sorted()
+        // Shaped so that the planner's estimate stays under PostgreSQL's JIT threshold
+        // (literal limits, a group of machines a query): compiling the query took 25 ms
+        // of an incremental sync. Every machine of the group comes back, with a row of
+        // nulls when nothing of it waits. Each machine's ops come in order; they are
+        // checked so.
+        let result = try connection.query(
+            """
+            SELECT m.machine_id, o.seq, o.op_id, o.entity, o.clock_wall, o.clock_counter, o.payload
+              FROM (SELECT machine_id FROM scrollback.machine WHERE machine_id <> $1 AND machine_id > $4
+                     ORDER BY machine_id LIMIT \(Self.pullMachines)) AS m
+              LEFT JOIN unnest($2::text[], $3::int8[]) AS c (machine_id, seq) ON c.machine_id = m.machine_id
+              LEFT JOIN LATERAL (SELECT * FROM scrollback.op AS o
+                                  WHERE o.machine_id = m.machine_id AND o.seq > coalesce(c.seq, 0)
+                                  ORDER BY o.seq LIMIT \(reader.perMachine)) AS o ON true
+            """,
+            [
+                .text(machine), .text("{" + machines.joined(separator: ",") + "}"),
+                .text("{" + machines.map { String(cursors[$0] ?? 0) }.joined(separator: ",") + "}"), .text(reader.after),
+            ])
+        guard result.rows > 0 else { return nil }
+        for (index, column) in Self.opColumns.enumerated() where result.type(index) != column.oid {
+            throw SyncError.changedColumn(name: column.name, type: column.type)
         }
-        // Pages are applied in local transactions of several pages each, up to about a
-        // second long (another writer waits meanwhile): each commit writes the pages of the
-        // random indexes it touched (public ids, field clocks), so that a commit per page
-        // of 5,000 ops wrote most of them again every time. No transaction when nothing
-        // comes.
-        var fetched = try fetch()
-        while let pages = fetched {
-            guard !pages.isEmpty else {
-                fetched = try fetch()
+        // Per machine, its ops in order from its cursor on, without a gap.
+        var pages: [String: [IncomingOp]] = [:]
+        // In (machine, seq) order: the query leaves the order out, which keeps its plan
+        // cheap; the keys are read once, not at every comparison.
+        let keys = (0..<result.rows).map { (machine: result.text($0, 0) ?? "", seq: result.integer($0, 1) ?? 0) }
+        let order = keys.indices.sorted { keys[$0].machine != keys[$1].machine ? keys[$0].machine < keys[$1].machine : keys[$0].seq < keys[$1].seq }
+        var group = Set<String>()
+        for row in order {
+            guard let origin = result.text(row, 0), HybridClock.isMachineID(origin) else {
+                throw SyncError.damagedOp("the server holds a machine id that is not 32 hex digits")
+            }
+            group.insert(origin)
+            if result.isNull(row, 1) { continue }
+            guard let seq = result.integer(row, 1), seq >= 1,
+                let opID = result.text(row, 2), let entity = result.text(row, 3), let wall = result.integer(row, 4),
+                let counter = result.integer(row, 5), let sealed = result.bytes(row, 6)
+            else {
+                throw SyncError.damagedOp("an op on the server has a field out of range")
+            }
+            let expected = (pages[origin]?.last?.seq ?? cursors[origin] ?? 0) + 1
+            guard seq == expected else {
+                // A gap: the rest of this machine waits for the next sync.
+                reader.stalled.insert(origin)
                 continue
             }
-            let started = ContinuousClock.now
-            try store.applyingPages {
-                var pages = pages
-                while true {
-                    try apply(pages)
-                    fetched = try fetch()
-                    guard let next = fetched, !next.isEmpty, ContinuousClock.now - started < Self.transactionTime else { return }
-                    pages = next
-                }
+            guard wall >= 0, wall <= HybridClock.wallLimit, counter >= 0, counter <= HybridClock.counterLimit else {
+                throw SyncError.damagedOp("op \(seq) of machine \(origin) has a clock out of range")
+            }
+            let clock = HybridClock(wall: wall, counter: counter, machine: origin)
+            guard
+                let plaintext = key.open(sealed, aad: Self.aad(machine: origin, seq: seq, opID: opID, entity: entity, clock: clock))
+            else {
+                throw SyncError.damagedOp("op \(seq) of machine \(origin) does not open with this key")
+            }
+            // In place: a copy of the page for each op made a page cost its square.
+            pages[origin, default: []].append(IncomingOp(machine: origin, seq: seq, entity: entity, clock: clock, plaintext: plaintext))
+        }
+        if pages.isEmpty {
+            // This group is done; the next, if this one was full.
+            guard group.count >= Self.pullMachines, let last = group.max() else { return nil }
+            reader.after = last
+        }
+        for (origin, page) in pages {
+            if let last = page.last { reader.cursors[origin] = last.seq }
+        }
+        return pages.keys.sorted().compactMap { origin in pages[origin].map { (origin, $0) } }
+    }
+
+    /// Reads the other machines' ops and applies them. The next read is in flight on another
+    /// thread while a page is applied here, and the network is never waited for inside a
+    /// local transaction: a slow or stalled server would keep every other writer of the
+    /// database out (the browser's own keys included). Pages are applied in local
+    /// transactions of several pages each, up to about a second long, each page with its
+    /// cursor: a commit per page of 5,000 ops wrote the pages of the random indexes it
+    /// touched (public ids, field clocks) again every time. A transaction takes the next
+    /// read only when it has arrived; no transaction when nothing comes.
+    private func pull(progress: ((SyncProgress) -> Void)?) throws -> (received: Int, applied: Int, parked: Int) {
+        final class Flight: @unchecked Sendable {
+            let done = DispatchSemaphore(value: 0)
+            var pages: [(origin: String, page: [IncomingOp])]?
+            var error: (any Error)?
+            /// Whether the read is over; once true, `land` does not wait.
+            var isOver: Bool {
+                guard done.wait(timeout: .now()) == .success else { return false }
+                done.signal()
+                return true
             }
         }
-        if let origin = stalled.sorted().first {
+        struct Cargo: @unchecked Sendable {
+            let engine: SyncEngine
+            let reader: PullReader
+        }
+        let others = try connection.query("SELECT count(*)::int8 FROM scrollback.machine WHERE machine_id <> $1", [.text(machine)])
+        let group = max(1, min(Self.pullMachines, Int(clamping: others.integer(0, 0) ?? 1)))
+        let reader = PullReader(cursors: try store.syncCursors(), perMachine: max(batch, batch * 10 / group))
+        func launch() -> Flight {
+            let flight = Flight()
+            let cargo = Cargo(engine: self, reader: reader)
+            Thread.detachNewThread {
+                do {
+                    flight.pages = try cargo.engine.read(cargo.reader)
+                } catch {
+                    flight.error = error
+                }
+                flight.done.signal()
+            }
+            return flight
+        }
+        func land(_ flight: Flight) throws -> [(origin: String, page: [IncomingOp])]? {
+            flight.done.wait()
+            if let error = flight.error { throw error }
+            return flight.pages
+        }
+        var received = 0, applied = 0
+        var inFlight: Flight? = launch()
+        do {
+            var pending: [(origin: String, page: [IncomingOp])] = []
+            while true {
+                if pending.isEmpty {
+                    guard let flight = inFlight else { break }
+                    inFlight = nil
+                    guard let pages = try land(flight) else { break }
+                    inFlight = launch()
+                    pending = pages
+                    if pending.isEmpty { continue }
+                }
+                let started = ContinuousClock.now
+                var counted = (received: 0, applied: 0)
+                try store.applyingPages {
+                    counted = (0, 0)
+                    while let (origin, page) = pending.first, let last = page.last {
+                        let result = try store.apply(page, from: origin, through: last.seq)
+                        pending.removeFirst()
+                        counted.received += page.count
+                        counted.applied += result.applied
+                        guard ContinuousClock.now - started < Self.transactionTime else { return }
+                        // The next read, if it is here already.
+                        if pending.isEmpty, let flight = inFlight, flight.isOver {
+                            inFlight = nil
+                            guard let pages = try land(flight) else { return }
+                            inFlight = launch()
+                            pending = pages
+                        }
+                    }
+                }
+                received += counted.received
+                applied += counted.applied
+                progress?(SyncProgress(phase: .receiving, done: received, total: nil))
+            }
+        } catch {
+            // The connection is the reader's until it is done.
+            inFlight?.done.wait()
+            throw error
+        }
+        if let origin = reader.stalled.sorted().first {
             let cursor = (try store.syncCursors())[origin] ?? 0
             throw SyncError.gap(machine: origin, after: cursor)
         }
-        return (received, applied, parked)
+        // What still waits at the end, not what waited on the way.
+        return (received, applied, try store.localSyncState().parked)
     }
 
     /// The server's machines and how many of their ops wait to be applied here.

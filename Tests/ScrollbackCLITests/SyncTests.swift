@@ -451,6 +451,114 @@ struct SyncTests {
         }
     }
 
+    @Test("a server that stalls during a catch-up keeps no other writer out: the network is never waited for inside a local transaction")
+    func stalledServer() throws {
+        let scene = try SyncScene()
+        let server = scene.server
+        let a = try scene.machine("a")
+        let b = try scene.machine("b")
+        _ = try DemoGenerator(seed: 6).fill(a.store, count: 4_000)
+        let local = try b.store.conversations.create(NewConversation(title: "Made on B", createdAt: Timestamp(milliseconds: 5)))
+        try a.turnOn()
+        try b.turnOn()
+        try a.sync()
+        // B catches up in small reads on another thread; another connection to its file
+        // writes meanwhile, as the browser or a command would.
+        // The engine is the thread's alone.
+        final class Outcome: @unchecked Sendable {
+            let engine: SyncEngine
+            var error: (any Error)?
+            init(_ engine: SyncEngine) { self.engine = engine }
+        }
+        let outcome = Outcome(try SyncEngine(store: b.store, conninfo: scene.url, key: scene.key))
+        outcome.engine.batch = 50
+        let catchUp = Thread {
+            do { _ = try outcome.engine.sync() } catch { outcome.error = error }
+        }
+        let beside = try Store.open(path: b.path)
+        catchUp.start()
+        // Stalled a moment after it began: mid-way, most likely inside a local transaction.
+        usleep(150_000)
+        try server.signalAll(SIGSTOP)
+        for round in 0..<4 {
+            usleep(400_000)
+            // Busy for more than SQLite's 5 s wait would throw here.
+            #expect(throws: Never.self) { _ = try beside.conversations.rename(id: local.id, to: "Renamed beside \(round)") }
+        }
+        #expect(!catchUp.isFinished, "the catch-up ended before the server stalled: the machine is too fast for this test")
+        try server.signalAll(SIGCONT)
+        while !catchUp.isFinished { usleep(10_000) }
+        #expect(outcome.error == nil, "\(String(describing: outcome.error))")
+        try b.sync()
+        try a.sync()
+        #expect(try a.export() == b.export())
+        #expect(try a.titles().filter { $0.hasPrefix("Renamed beside") } == ["Renamed beside 3"])
+        let problems = try b.store.check().problems
+        #expect(problems.isEmpty, "\(problems)")
+    }
+
+    @Test("on a terminal, a catch-up cut short clears its progress line before the error, which says the connection broke; TERM=dumb gets no progress and no escape sequence")
+    func progressOnATerminal() throws {
+        let scene = try SyncScene()
+        let server = scene.server
+        let a = try scene.machine("a")
+        let b = try scene.machine("b")
+        _ = try DemoGenerator(seed: 7).fill(a.store, count: 10_000)
+        try a.turnOn()
+        try b.turnOn()
+        try a.sync()
+        let environment = "SCROLLBACK_SYNC_URL='\(scene.url)' SCROLLBACK_SYNC_KEY='\(scene.key.text)'"
+        // The server stopped once the first progress line is out.
+        let output = scene.folder.file("terminal")
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "\(environment) script -q -e -c \"\\\"$0\\\" --db \(b.path) sync\" /dev/null", BinaryRunner.binary.path]
+        process.environment = ["TZ": "UTC", "LANG": "C.UTF-8", "HOME": scene.folder.path, "PATH": "/usr/bin:/bin", "TERM": "xterm-256color"]
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        while process.isRunning, !(String(decoding: try Data(contentsOf: URL(fileURLWithPath: output)), as: UTF8.self).contains("receiving ")) {
+            usleep(5_000)
+        }
+        try server.stop()
+        process.waitUntilExit()
+        let bytes = String(decoding: try Data(contentsOf: URL(fileURLWithPath: output)), as: UTF8.self)
+        #expect(process.terminationStatus == 1, "the sync ended before the server stopped: the machine is too fast for this test")
+        #expect(bytes.contains("receiving "), "\(bytes)")
+        // The error starts a line of its own: the progress line is cleared first.
+        #expect(bytes.contains("\r\u{1B}[Kscrollback: the connection to the sync server broke"), "\(bytes)")
+        try server.restart()
+        // TERM=dumb: the same sync, finished, with no progress line and no escape sequence.
+        let dumb = try HostileOutputTests.shell("\(environment) TERM=dumb script -q -e -c \"\\\"$0\\\" --db \(b.path) sync\" /dev/null")
+        let plain = String(decoding: dumb.output, as: UTF8.self)
+        #expect(dumb.status == 0 && plain.contains("Synced: sent 0, received "), "\(plain)")
+        #expect(!plain.contains("\u{1B}") && !plain.contains("receiving"), "\(plain)")
+        #expect(try a.export() == b.export())
+    }
+
+    @Test("a sync says how many changes still wait at its end, not how many waited on the way")
+    func parkedAtTheEnd() throws {
+        let scene = try SyncScene()
+        let p = try scene.machine("p")
+        let q = try scene.machine("q")
+        // The one whose changes a new machine reads first renames what the other made.
+        let (renamer, maker) = p.machine < q.machine ? (p, q) : (q, p)
+        try maker.turnOn()
+        try renamer.turnOn()
+        _ = try maker.store.upsert(syncFixture(1))
+        try maker.sync()
+        try renamer.sync()
+        _ = try renamer.store.conversations.rename(id: try renamer.id("Conversation 1"), to: "Renamed first")
+        try renamer.sync()
+        let newcomer = try scene.machine("newcomer")
+        try newcomer.turnOn()
+        let report = try newcomer.sync()
+        #expect(try newcomer.titles() == ["Renamed first"])
+        let waiting = try newcomer.store.localSyncState().parked
+        #expect(report.parked == 0 && waiting == 0, "\(report)")
+    }
+
     @Test("the server stopped in the middle of a sync, then started: nothing lost, both converge")
     func serverStops() throws {
         let scene = try SyncScene()

@@ -76,6 +76,17 @@ public final class PostgresServer: @unchecked Sendable {
         try runAsServer("\(binaries)/pg_ctl", ["-D", "\(folder)/data", "-m", "immediate", "-w", "stop"])
     }
 
+    /// Sends `signal` to the server and every process it started (SIGSTOP: a server that
+    /// stalls, as behind a dead link; SIGCONT: it goes on).
+    public func signalAll(_ signal: Int32) throws {
+        let pidFile = try String(contentsOfFile: "\(folder)/data/postmaster.pid", encoding: .utf8)
+        guard let first = pidFile.split(separator: "\n").first, let postmaster = Int32(first) else {
+            throw Failure.failed("no postmaster.pid")
+        }
+        let children = try Self.run("/usr/bin/pgrep", ["-P", String(postmaster)]).split(separator: "\n").compactMap { Int32($0) }
+        for pid in [postmaster] + children { kill(pid, signal) }
+    }
+
     /// Starts it again after `stop`.
     public func restart() throws {
         try start(options: options)
