@@ -293,10 +293,14 @@ extension Store {
     }
 
     /// Runs `body`, which applies pages of ops (`apply(_:from:through:)`), in one write
-    /// transaction, with the rows they add indexed in id order at its end
-    /// (`SearchIndex.applying`): all of its pages, with their cursors, or none of them.
-    public func applyingPages<T>(_ body: () throws -> T) throws -> T {
-        try SearchIndex.applying(database, body)
+    /// transaction: all of its pages, with their cursors, or none of them. When about
+    /// `count` ops or more come (a page's worth, `indexedPage`), the rows they add are
+    /// indexed and counted at its end, in id order (`SearchIndex.applying`); fewer go row by
+    /// row, without setting triggers aside (which changes the schema, so that every other
+    /// connection prepares its statements again).
+    public func applyingPages<T>(about count: Int, _ body: () throws -> T) throws -> T {
+        if count >= Self.indexedPage { return try SearchIndex.applying(database, body) }
+        return try database.write(body)
     }
 
     /// The smallest page of ops whose new rows are indexed at its end (`SearchIndex.applying`)

@@ -621,7 +621,7 @@ public final class SyncEngine {
                 }
                 let started = ContinuousClock.now
                 var counted = (received: 0, applied: 0)
-                try store.applyingPages {
+                try store.applyingPages(about: pending.reduce(0) { $0 + $1.page.count }) {
                     counted = (0, 0)
                     while let (origin, page) = pending.first, let last = page.last {
                         let result = try store.apply(page, from: origin, through: last.seq)
