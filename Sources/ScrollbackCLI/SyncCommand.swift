@@ -107,7 +107,13 @@ struct SyncCommand {
     /// failure's line included).
     private func syncing(_ engine: SyncEngine) throws -> SyncReport {
         defer { clearProgress() }
-        return try engine.sync(progress: progressLine)
+        do {
+            return try engine.sync(progress: progressLine)
+        } catch StorageError.diskFull(let path) {
+            // Each page is applied with its place: what came before the last transaction stays.
+            throw CommandFailure(
+                message: "the disk holding \(path) is full; what this sync applied before is kept, the rest was not changed; free some space and run `scrollback sync` again")
+        }
     }
 
     /// Progress goes on a terminal that can clear a line: not a pipe, not TERM=dumb.
@@ -130,8 +136,10 @@ struct SyncCommand {
         do {
             return try initializing()
         } catch let error as SyncError {
-            // Said with init as what to run again: plain `sync` would answer that sync is off.
-            throw CommandFailure(message: error.described(retrying: "scrollback sync init"))
+            // Said with init as what to run again while sync is off here (plain `sync` would
+            // answer that it is off); once init turned it on, plain `sync` goes on.
+            let on = (try? context.openStore().localSyncState().isOn) ?? false
+            throw CommandFailure(message: error.described(retrying: on ? "scrollback sync" : "scrollback sync init"))
         }
     }
 

@@ -106,8 +106,12 @@ final class PostgresConnection {
     static func firstLine(_ pointer: UnsafePointer<CChar>?) -> String {
         guard let pointer else { return "no message" }
         let text = String(decoding: Data(bytes: pointer, count: strlen(pointer)), as: UTF8.self)
-        let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? text
-        return UntrustedText.sanitized(line.trimmingCharacters(in: .whitespaces))
+        var line = (text.split(whereSeparator: \.isNewline).first.map(String.init) ?? text).trimmingCharacters(in: .whitespaces)
+        // The server's severity, as libpq puts it before the words ("FATAL:  terminating…").
+        for severity in ["FATAL:", "ERROR:", "PANIC:"] where line.hasPrefix(severity) {
+            line = String(line.dropFirst(severity.count)).trimmingCharacters(in: .whitespaces)
+        }
+        return UntrustedText.sanitized(line)
     }
 
     /// Runs a script of statements without parameters (schema changes, BEGIN/COMMIT).

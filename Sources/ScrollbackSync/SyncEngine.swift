@@ -474,12 +474,20 @@ public final class SyncEngine {
         /// The machines go by in groups, in the order of their ids; those up to `after` are
         /// done for this sync.
         var after = ""
-        /// Ops read per machine of a group: a query reads about ten batches in all.
-        let perMachine: Int
+        /// Ops a read takes in all (about ten batches), split among the machines that had
+        /// ops to read the last time (all of a group at first): a machine done leaves its
+        /// share to the others.
+        let perRead: Int
+        var active: Int
+        var perMachine: Int { max(perRead / 10, perRead / max(1, active)) }
+        /// The first damaged op of a machine: that machine is read no further in this sync,
+        /// what came before it is applied, and the pull says so at its end.
+        var damaged: [(machine: String, error: SyncError)] = []
 
-        init(cursors: [String: Int64], perMachine: Int) {
+        init(cursors: [String: Int64], perRead: Int, active: Int) {
             self.cursors = cursors
-            self.perMachine = perMachine
+            self.perRead = perRead
+            self.active = active
         }
     }
 
@@ -520,32 +528,43 @@ public final class SyncEngine {
         let keys = (0..<result.rows).map { (machine: result.text($0, 0) ?? "", seq: result.integer($0, 1) ?? 0) }
         let order = keys.indices.sorted { keys[$0].machine != keys[$1].machine ? keys[$0].machine < keys[$1].machine : keys[$0].seq < keys[$1].seq }
         var group = Set<String>()
+        var halted = Set<String>()
+        // The machine read no further; its ops before this one are applied.
+        func halt(_ origin: String, _ message: String) {
+            halted.insert(origin)
+            reader.stalled.insert(origin)
+            reader.damaged.append((origin, SyncError.damagedOp(message)))
+        }
         for row in order {
             guard let origin = result.text(row, 0), HybridClock.isMachineID(origin) else {
                 throw SyncError.damagedOp("the server holds a machine id that is not 32 hex digits")
             }
             group.insert(origin)
-            if result.isNull(row, 1) { continue }
+            if result.isNull(row, 1) || halted.contains(origin) { continue }
+            let cursor = pages[origin]?.last?.seq ?? cursors[origin] ?? 0
             guard let seq = result.integer(row, 1), seq >= 1,
                 let opID = result.text(row, 2), let entity = result.text(row, 3), let wall = result.integer(row, 4),
                 let counter = result.integer(row, 5), let sealed = result.bytes(row, 6)
             else {
-                throw SyncError.damagedOp("an op on the server has a field out of range")
+                halt(origin, "the op after change \(cursor) of machine \(origin) on the server has a field out of range")
+                continue
             }
-            let expected = (pages[origin]?.last?.seq ?? cursors[origin] ?? 0) + 1
-            guard seq == expected else {
+            guard seq == cursor + 1 else {
                 // A gap: the rest of this machine waits for the next sync.
                 reader.stalled.insert(origin)
+                halted.insert(origin)
                 continue
             }
             guard wall >= 0, wall <= HybridClock.wallLimit, counter >= 0, counter <= HybridClock.counterLimit else {
-                throw SyncError.damagedOp("op \(seq) of machine \(origin) has a clock out of range")
+                halt(origin, "op \(seq) of machine \(origin) has a clock out of range")
+                continue
             }
             let clock = HybridClock(wall: wall, counter: counter, machine: origin)
             guard
                 let plaintext = key.open(sealed, aad: Self.aad(machine: origin, seq: seq, opID: opID, entity: entity, clock: clock))
             else {
-                throw SyncError.damagedOp("op \(seq) of machine \(origin) does not open with this key")
+                halt(origin, "op \(seq) of machine \(origin) does not open with this key")
+                continue
             }
             // In place: a copy of the page for each op made a page cost its square.
             pages[origin, default: []].append(IncomingOp(machine: origin, seq: seq, entity: entity, clock: clock, plaintext: plaintext))
@@ -558,6 +577,7 @@ public final class SyncEngine {
         for (origin, page) in pages {
             if let last = page.last { reader.cursors[origin] = last.seq }
         }
+        reader.active = pages.isEmpty ? Self.pullMachines : pages.count
         return pages.keys.sorted().compactMap { origin in pages[origin].map { (origin, $0) } }
     }
 
@@ -587,7 +607,7 @@ public final class SyncEngine {
         }
         let others = try connection.query("SELECT count(*)::int8 FROM scrollback.machine WHERE machine_id <> $1", [.text(machine)])
         let group = max(1, min(Self.pullMachines, Int(clamping: others.integer(0, 0) ?? 1)))
-        let reader = PullReader(cursors: try store.syncCursors(), perMachine: max(batch, batch * 10 / group))
+        let reader = PullReader(cursors: try store.syncCursors(), perRead: max(10, batch * 10), active: group)
         func launch() -> Flight {
             let flight = Flight()
             let cargo = Cargo(engine: self, reader: reader)
@@ -647,6 +667,7 @@ public final class SyncEngine {
             inFlight?.done.wait()
             throw error
         }
+        if let first = reader.damaged.first { throw first.error }
         if let origin = reader.stalled.sorted().first {
             let cursor = (try store.syncCursors())[origin] ?? 0
             throw SyncError.gap(machine: origin, after: cursor)
@@ -666,6 +687,7 @@ public final class SyncEngine {
             """
             SELECT (SELECT count(*) FROM scrollback.machine)::int8,
                    (SELECT count(*) FROM scrollback.op AS o
+                      JOIN scrollback.machine AS m ON m.machine_id = o.machine_id
                       LEFT JOIN unnest($2::text[], $3::int8[]) AS c (machine_id, seq) ON c.machine_id = o.machine_id
                      WHERE o.machine_id <> $1 AND o.seq > coalesce(c.seq, 0))::int8
             """,

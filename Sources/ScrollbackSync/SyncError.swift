@@ -73,7 +73,7 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
         case .changedColumn(let name, let type):
             "the sync server's table scrollback.op was changed: its column \(name) is no longer \(type); nothing was applied; put the column back as it was (or restore the server from a backup) before syncing again"
         case .damagedOp(let message):
-            "\(message); nothing of it was applied; the server's copy may have been changed by someone without the key, or lost rows; `scrollback sync status` says more"
+            "\(message); it was not applied, nor what that machine sent after it (what came before it, and the other machines' changes, were); the server's copy was changed by someone without the key, or damaged: restore the server's database from a backup, then run `scrollback sync` again"
         case .gap(let machine, let after):
             "the sync server lacks changes of machine \(machine) after its change \(after) (rows were deleted, or it was restored from an older backup); everything before them was applied, and the rest of that machine's changes wait; when that machine syncs again against a server that lost them, it says so"
         case .machineClash(let message):

@@ -725,6 +725,44 @@ struct SyncDamageTests {
         #expect(try a.store.localSyncState().pending == 1)
     }
 
+    @Test("a damaged op on the server: what its machine sent before it is applied, and the other machines' changes; the rest of its machine waits; the line says what to do")
+    func damagedOp() throws {
+        let scene = try SyncScene()
+        let server = scene.server
+        let url = scene.url
+        let a = try scene.machine("a")
+        let c = try scene.machine("c")
+        let b = try scene.machine("b")
+        for index in 0..<30 { _ = try a.store.upsert(syncFixture(index)) }
+        _ = try c.store.upsert(syncFixture(100, source: "claude"))
+        try a.turnOn()
+        try c.turnOn()
+        try b.turnOn()
+        try a.sync()
+        try c.sync()
+        let sentByC = try #require(Int64(try server.psql(url, "SELECT count(*) FROM scrollback.op WHERE machine_id = '\(c.machine)'").prefix { $0.isNumber }))
+        _ = try server.psql(url, "UPDATE scrollback.op SET payload = '\\x00' WHERE machine_id = '\(a.machine)' AND seq = 77")
+        // Small reads, one ahead of what is applied: the bad op is read while the pages
+        // before it wait to be applied, and they are applied all the same.
+        for _ in 0..<2 {
+            #expect { try b.sync(batch: 5) } throws: { error in
+                guard case SyncError.damagedOp(let message) = error else { return false }
+                return message == "op 77 of machine \(a.machine) does not open with this key"
+                    && "\(error)".contains("restore the server's database from a backup")
+            }
+            let cursors = try b.store.syncCursors()
+            #expect(cursors[a.machine] == 76 && cursors[c.machine] == sentByC, "\(cursors)")
+        }
+        #expect(try b.titles().contains("Conversation 100"))
+        // Status counts what waits of registered machines only, as the pull reads them.
+        let engine = try SyncEngine(store: b.store, conninfo: url, key: scene.key)
+        let before = try engine.serverState().toReceive
+        _ = try server.psql(url, "INSERT INTO scrollback.op VALUES ('\(String(repeating: "d", count: 32))', 1, 'stray-op', 'x', 1, 0, '\\x00')")
+        #expect(try engine.serverState().toReceive == before)
+        // libpq's words without the server's severity.
+        #expect(PostgresConnection.firstLine("FATAL:  terminating connection due to administrator command\nmore") == "terminating connection due to administrator command")
+    }
+
     @Test("check after a catch-up cut short: the branches still to come are said as such, with `scrollback sync` as the first advice")
     func checkAfterCutCatchUp() throws {
         let scene = try SyncScene()
