@@ -73,7 +73,8 @@ enum SearchIndex {
     /// Runs `body`, pages of ops from other machines, in one write transaction with the
     /// search index's and the message count's insert triggers set aside
     /// (`IndexingLoad(pageIn:)`): the rows it adds are indexed and counted at the end, in
-    /// id order, or before a change to a row, which the triggers still in place handle. FTS5 starts a new piece of index whenever an id is
+    /// id order, or before a change to a row, which the triggers still in place handle.
+    /// FTS5 starts a new piece of index whenever an id is
     /// lower than the one before, and synced rows come in the order they were made, not of
     /// their ids: row by row, a new machine's catch-up spent more than half its time on it.
     /// A database whose rows wait for an upgrade's index build keeps its triggers.

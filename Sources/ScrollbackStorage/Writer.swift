@@ -278,10 +278,11 @@ struct Writer {
         let rowID = try id ?? newID(in: .message, at: row.createdAt)
         let statement = try database.statement(Self.insertMessage)
         defer { statement.reset() }
+        var row = row
+        // Its op first, so that the row is written once, with the op's clock (a failure
+        // takes both back with the transaction).
+        if let stamp = try database.outbox()?.append(.message, entity: row.publicID, in: database) { row.clock = stamp }
         try insert(row, id: rowID, with: statement)
-        if let stamp = try database.outbox()?.append(.message, entity: row.publicID, in: database) {
-            try setClock(message: rowID, stamp)
-        }
         return rowID
     }
 
@@ -303,9 +304,9 @@ struct Writer {
                 row.parentID = ids[parent]
             }
             let rowID = try newID(in: .message, at: row.createdAt, after: previous)
+            if let stamp = try outbox?.append(.message, entity: row.publicID, in: database) { row.clock = stamp }
             try insert(row, id: rowID, with: statement)
             statement.reset()
-            if let stamp = try outbox?.append(.message, entity: row.publicID, in: database) { try setClock(message: rowID, stamp) }
             previous = rowID
             ids.append(rowID)
         }

@@ -480,9 +480,9 @@ public final class SyncEngine {
         let perRead: Int
         var active: Int
         var perMachine: Int { max(perRead / 10, perRead / max(1, active)) }
-        /// The first damaged op of a machine: that machine is read no further in this sync,
-        /// what came before it is applied, and the pull says so at its end.
-        var damaged: [(machine: String, error: SyncError)] = []
+        /// The first damaged op read: its machine is read no further in this sync, what
+        /// came before it is applied, and the pull says so at its end.
+        var damaged: SyncError?
 
         init(cursors: [String: Int64], perRead: Int, active: Int) {
             self.cursors = cursors
@@ -497,7 +497,6 @@ public final class SyncEngine {
     private func read(_ reader: PullReader) throws -> [(origin: String, page: [IncomingOp])]? {
         var cursors = reader.cursors
         for machine in reader.stalled { cursors[machine] = Int64.max }
-        let machines = cursors.keys.sorted()
         // Shaped so that the planner's estimate stays under PostgreSQL's JIT threshold
         // (literal limits, a group of machines a query): compiling the query took 25 ms
         // of an incremental sync. Every machine of the group comes back, with a row of
@@ -513,10 +512,7 @@ public final class SyncEngine {
                                   WHERE o.machine_id = m.machine_id AND o.seq > coalesce(c.seq, 0)
                                   ORDER BY o.seq LIMIT \(reader.perMachine)) AS o ON true
             """,
-            [
-                .text(machine), .text("{" + machines.joined(separator: ",") + "}"),
-                .text("{" + machines.map { String(cursors[$0] ?? 0) }.joined(separator: ",") + "}"), .text(reader.after),
-            ])
+            [.text(machine)] + Self.arrays(of: cursors) + [.text(reader.after)])
         guard result.rows > 0 else { return nil }
         for (index, column) in Self.opColumns.enumerated() where result.type(index) != column.oid {
             throw SyncError.changedColumn(name: column.name, type: column.type)
@@ -528,19 +524,18 @@ public final class SyncEngine {
         let keys = (0..<result.rows).map { (machine: result.text($0, 0) ?? "", seq: result.integer($0, 1) ?? 0) }
         let order = keys.indices.sorted { keys[$0].machine != keys[$1].machine ? keys[$0].machine < keys[$1].machine : keys[$0].seq < keys[$1].seq }
         var group = Set<String>()
-        var halted = Set<String>()
         // The machine read no further; its ops before this one are applied.
         func halt(_ origin: String, _ message: String) {
-            halted.insert(origin)
             reader.stalled.insert(origin)
-            reader.damaged.append((origin, SyncError.damagedOp(message)))
+            if reader.damaged == nil { reader.damaged = .damagedOp(message) }
         }
         for row in order {
             guard let origin = result.text(row, 0), HybridClock.isMachineID(origin) else {
                 throw SyncError.damagedOp("the server holds a machine id that is not 32 hex digits")
             }
             group.insert(origin)
-            if result.isNull(row, 1) || halted.contains(origin) { continue }
+            // A machine stalled before this read has no rows; one stalled in it, no more.
+            if result.isNull(row, 1) || reader.stalled.contains(origin) { continue }
             let cursor = pages[origin]?.last?.seq ?? cursors[origin] ?? 0
             guard let seq = result.integer(row, 1), seq >= 1,
                 let opID = result.text(row, 2), let entity = result.text(row, 3), let wall = result.integer(row, 4),
@@ -552,7 +547,6 @@ public final class SyncEngine {
             guard seq == cursor + 1 else {
                 // A gap: the rest of this machine waits for the next sync.
                 reader.stalled.insert(origin)
-                halted.insert(origin)
                 continue
             }
             guard wall >= 0, wall <= HybridClock.wallLimit, counter >= 0, counter <= HybridClock.counterLimit else {
@@ -667,7 +661,7 @@ public final class SyncEngine {
             inFlight?.done.wait()
             throw error
         }
-        if let first = reader.damaged.first { throw first.error }
+        if let damaged = reader.damaged { throw damaged }
         if let origin = reader.stalled.sorted().first {
             let cursor = (try store.syncCursors())[origin] ?? 0
             throw SyncError.gap(machine: origin, after: cursor)
@@ -676,13 +670,21 @@ public final class SyncEngine {
         return (received, applied, try store.localSyncState().parked)
     }
 
+    /// `cursors` as two parameters, PostgreSQL arrays of the machine ids and of their
+    /// cursors in the same order (for `unnest($n::text[], $m::int8[])`).
+    private static func arrays(of cursors: [String: Int64]) -> [PostgresValue] {
+        let machines = cursors.keys.sorted()
+        return [
+            .text("{" + machines.joined(separator: ",") + "}"),
+            .text("{" + machines.map { String(cursors[$0] ?? 0) }.joined(separator: ",") + "}"),
+        ]
+    }
+
     /// The server's machines and how many of their ops wait to be applied here.
     public func serverState() throws -> ServerState {
         try checkServer()
         // Counted, not told by the numbers: a damaged or hostile row's number is no count
         // (and two of them added would not fit in 64 bits).
-        let cursors = try store.syncCursors()
-        let machines = cursors.keys.sorted()
         let result = try connection.query(
             """
             SELECT (SELECT count(*) FROM scrollback.machine)::int8,
@@ -691,10 +693,7 @@ public final class SyncEngine {
                       LEFT JOIN unnest($2::text[], $3::int8[]) AS c (machine_id, seq) ON c.machine_id = o.machine_id
                      WHERE o.machine_id <> $1 AND o.seq > coalesce(c.seq, 0))::int8
             """,
-            [
-                .text(machine), .text("{" + machines.joined(separator: ",") + "}"),
-                .text("{" + machines.map { String(cursors[$0] ?? 0) }.joined(separator: ",") + "}"),
-            ])
+            [.text(machine)] + Self.arrays(of: try store.syncCursors()))
         guard result.rows == 1, let count = result.integer(0, 0), let waiting = result.integer(0, 1), let machineCount = Int(exactly: count)
         else {
             throw SyncError.damagedOp("the server's count of machines and changes is not a number")

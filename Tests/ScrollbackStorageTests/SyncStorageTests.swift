@@ -108,6 +108,10 @@ struct SyncStorageTests {
         let store = try Store.open(path: ":memory:")
         _ = try store.turnSyncOn(machine: String(repeating: "a", count: 32))
         let one = try store.addConversation(title: "one", createdAt: 1_000, messages: ["q", "a"])
+        // Each message made with sync on has its op's clock in its row.
+        #expect(try store.database.query("SELECT m.clock = o.clock FROM message AS m JOIN sync_outbox AS o ON o.entity = m.public_id") {
+            $0.bool(0)
+        } == [true, true])
         _ = try store.conversations.rename(id: one.id, to: "uno")
         // A savepoint that fails: its ops go with it, and the next op follows the last kept.
         #expect(throws: (any Error).self) {
