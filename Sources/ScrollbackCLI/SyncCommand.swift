@@ -211,7 +211,7 @@ struct SyncCommand {
                 "Sync is on again: this machine is \(kept); \(NumberText.grouped(pending)) change\(pending == 1 ? "" : "s") made here to send.")
         } else {
             let machine = SyncEngine.newMachineID()
-            let queued = try store.turnSyncOn(machine: machine)
+            let queued = try store.turnSyncOn(machine: machine, joining: probe.hasHistory)
             console.line(
                 "Sync is on: this machine is \(machine); \(NumberText.grouped(queued)) change\(queued == 1 ? "" : "s") of what is here to send.")
         }

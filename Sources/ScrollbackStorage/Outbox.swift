@@ -15,24 +15,48 @@ public final class Outbox {
     let machine: String
     private(set) var nextSeq: Int64
     private(set) var clock: HybridClock
+    /// The clock of what this machine held when sync was turned on and has no clock of its
+    /// own (imported, or from before): see `Store.turnSyncOn`.
+    let base: HybridClock
     private var changed = false
 
-    init(machine: String, nextSeq: Int64, clock: HybridClock) {
+    init(machine: String, nextSeq: Int64, clock: HybridClock, base: HybridClock) {
         self.machine = machine
         self.nextSeq = nextSeq
         self.clock = clock
+        self.base = base
     }
 
     enum Key {
         static let machine = "sync.machine"
         static let nextSeq = "sync.next_seq"
         static let clock = "sync.clock"
+        /// `base`; none on a machine that turned sync on before this version: the origin.
+        static let base = "sync.base"
+        /// The last reading of the clock of edits made while sync is off (not a `sync.`
+        /// setting: it outlives `sync off --force`).
+        static let unsyncedClock = "edits.clock"
+    }
+
+    /// The machine id of a clock read while sync is off (never on, or forgotten): `sync init`
+    /// gives such clocks the machine's own id (`Store.turnSyncOn`).
+    static let unsyncedMachine = String(repeating: "0", count: 32)
+
+    /// A new reading of the clock of edits made here while sync is off: the time now, after
+    /// every reading before it (`Key.unsyncedClock`), so that a later edit is never older.
+    static func tickUnsynced(in database: Database) throws -> HybridClock {
+        let last = try database.queryFirst("SELECT value FROM settings WHERE key = ?", [.text(Key.unsyncedClock)]) { $0.text(0) }
+            .flatMap(HybridClock.init(text:)) ?? .origin(of: unsyncedMachine)
+        var next = last.tick(now: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+        next.machine = unsyncedMachine
+        try database.run("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(Key.unsyncedClock), .text(next.text)])
+        return next
     }
 
     /// The outbox when sync is on in `database`, else nil.
     static func load(_ database: Database) throws -> Outbox? {
         let values = try database.query(
-            "SELECT key, value FROM settings WHERE key IN ('sync.machine', 'sync.next_seq', 'sync.clock')"
+            "SELECT key, value FROM settings WHERE key IN ('sync.machine', 'sync.next_seq', 'sync.clock', 'sync.base')"
         ) { ($0.text(0), $0.text(1)) }
         var found: [String: String] = [:]
         for (key, value) in values { found[key] = value }
@@ -40,7 +64,8 @@ public final class Outbox {
         let next = found[Key.nextSeq].flatMap { Int64($0) }.flatMap { $0 >= 1 ? $0 : nil } ?? 1
         var clock = found[Key.clock].flatMap(HybridClock.init(text:)) ?? .origin(of: machine)
         clock.machine = machine
-        return Outbox(machine: machine, nextSeq: next, clock: clock)
+        let base = found[Key.base].flatMap(HybridClock.init(text:)) ?? .origin(of: machine)
+        return Outbox(machine: machine, nextSeq: next, clock: clock, base: base)
     }
 
     /// A new reading of this machine's clock.

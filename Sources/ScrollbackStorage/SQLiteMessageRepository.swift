@@ -166,7 +166,7 @@ public final class SQLiteMessageRepository: MessageRepository {
             }
             let writer = Writer(database: database)
             if let leaving { try writer.remember(conversation: conversationID, message: leaving.message, leaf: leaving.leaf) }
-            try writer.setBranch(conversation: conversationID, leaf: leaf, length: length)
+            try writer.setBranch(conversation: conversationID, leaf: leaf, length: length, chosen: true)
         }
     }
 

@@ -12,6 +12,7 @@ enum Schema {
         Migration(name: "v4 pinned first in every order, the database's own id", sql: version4),
         Migration(name: "v5 sync: outbox, field clocks, tombstones, cursors", sql: version5),
         Migration(name: "v6 a message's clock in its own row", sql: version6),
+        Migration(name: "v7 edits clocked while sync is off", sql: version7),
     ]
 
     static let version1 = """
@@ -375,5 +376,18 @@ enum Schema {
            SET clock = (SELECT c.clock FROM sync_clock AS c WHERE c.entity = message.public_id AND c.field = '*')
          WHERE public_id IN (SELECT entity FROM sync_clock WHERE field = '*');
         DELETE FROM sync_clock WHERE field = '*' AND entity IN (SELECT public_id FROM message);
+        """
+
+    /// Version 7: from this version on, every edit made here (a title, a pin, a branch
+    /// chosen, a delete, a restore) records its clock in `sync_clock` even while sync is off
+    /// (with the machine id of zeros until sync is turned on), so that an edit made before
+    /// `sync init` keeps its real time on every machine. What was stored before cannot say
+    /// whether or when it was edited: `sync_unclocked` lists those conversations (by row id)
+    /// of a database where sync was not on, for `sync init` to stamp with its own time on
+    /// the first machine, and as older than anything on the server on a joining one.
+    static let version7 = """
+        CREATE TABLE sync_unclocked (id INTEGER PRIMARY KEY);
+        INSERT INTO sync_unclocked (id)
+        SELECT id FROM conversation WHERE NOT EXISTS (SELECT 1 FROM settings WHERE key = 'sync.machine');
         """
 }

@@ -91,56 +91,108 @@ extension Store {
         }
     }
 
-    /// Turns sync on with the machine id `machine`: everything stored is put in the outbox,
-    /// stamped with the clock's origin (older than any change made with sync on, so that
-    /// a machine joining late does not undo the others' edits with its old copies).
+    /// Turns sync on with the machine id `machine`: everything stored is put in the outbox.
     /// Returns how many ops were queued.
-    public func turnSyncOn(machine: String) throws -> Int {
+    ///
+    /// What was merely stored (imported, received before) carries no edit, and is stamped
+    /// with the machine's base clock, older than any edit: on the first machine (`joining`
+    /// false: the server holds no history yet) the origin's next reading, and on a `joining`
+    /// one the origin, older than that, so that a machine joining late does not undo the
+    /// server's history with its own copies (where both have a conversation, the server's
+    /// fields win). An edit made here while sync was off keeps the clock it recorded then
+    /// (with this machine's id now), so that it wins over what was merely stored anywhere
+    /// and over older edits, on every machine, whichever joins first. A conversation stored
+    /// before edits had clocks (`sync_unclocked`, see `Schema.version7`) may have been
+    /// edited at any time: on the first machine it is stamped with this moment, and on a
+    /// joining one it is stored state like any other.
+    public func turnSyncOn(machine: String, joining: Bool) throws -> Int {
         guard HybridClock.isMachineID(machine) else { throw StorageError.conflict("a machine id is 32 hex digits") }
         return try database.write {
             if let existing = try Outbox.load(database) {
                 throw StorageError.conflict("sync is on already here (machine \(existing.machine))")
             }
             try clearSyncState()
-            let origin = HybridClock.origin(of: machine).text
+            // The edits' clocks become this machine's; the clock goes on after all of them.
+            let unsynced = Outbox.unsyncedMachine
             try database.run(
+                "UPDATE sync_clock SET clock = substr(clock, 1, 20) || ? WHERE substr(clock, 21) = ?", [.text(machine), .text(unsynced)])
+            try database.run(
+                "UPDATE sync_tombstone SET clock = substr(clock, 1, 20) || ? WHERE substr(clock, 21) = ?", [.text(machine), .text(unsynced)])
+            var now = try Outbox.tickUnsynced(in: database)
+            now.machine = machine
+            let base = HybridClock(wall: 0, counter: joining ? 0 : 1, machine: machine)
+            let origin = base.text
+            let legacy = joining ? origin : now.text
+            if !joining {
+                // Here too, their fields are as of now: what comes from elsewhere older than
+                // this does not replace them.
+                try database.run(
+                    """
+                    INSERT OR IGNORE INTO sync_clock (entity, field, clock)
+                    SELECT c.public_id, f.field, ? FROM sync_unclocked AS u JOIN conversation AS c ON c.id = u.id
+                     CROSS JOIN (SELECT '*' AS field UNION ALL SELECT 'leaf') AS f
+                    """, [.text(now.text)])
+            }
+            var queued: Int64 = 0
+            func queue(_ sql: String, _ values: [SQLValue]) throws {
+                try database.run(sql, [.integer(queued)] + values)
+                queued = try database.scalarInt("SELECT count(*) FROM sync_outbox")
+            }
+            // A restore first: the conversation's op after it brings it back where it was deleted.
+            try queue(
                 """
                 INSERT INTO sync_outbox (seq, op_id, entity, kind, clock)
-                SELECT row_number() OVER (ORDER BY id), lower(hex(randomblob(16))), public_id, 'conv', ? FROM conversation
-                """, [.text(origin)])
-            var queued = try database.scalarInt("SELECT count(*) FROM sync_outbox")
-            try database.run(
+                SELECT ? + row_number() OVER (ORDER BY k.entity), lower(hex(randomblob(16))), k.entity, 'restore', k.clock
+                  FROM sync_clock AS k WHERE k.field = 'restore' AND k.entity IN (SELECT public_id FROM conversation)
+                """, [])
+            try queue(
+                """
+                INSERT INTO sync_outbox (seq, op_id, entity, kind, clock)
+                SELECT ? + row_number() OVER (ORDER BY id), lower(hex(randomblob(16))), public_id, 'conv',
+                       CASE WHEN id IN (SELECT id FROM sync_unclocked) THEN ? ELSE ? END
+                  FROM conversation
+                """, [.text(legacy), .text(origin)])
+            try queue(
                 """
                 INSERT INTO sync_outbox (seq, op_id, entity, kind, clock)
                 SELECT ? + row_number() OVER (ORDER BY conversation_id, position), lower(hex(randomblob(16))), public_id, 'msg', ?
                   FROM message
-                """, [.integer(queued), .text(origin)])
-            queued = try database.scalarInt("SELECT count(*) FROM sync_outbox")
-            try database.run(
+                """, [.text(origin)])
+            try queue(
                 """
                 INSERT INTO sync_outbox (seq, op_id, entity, kind, clock)
-                SELECT ? + row_number() OVER (ORDER BY id), lower(hex(randomblob(16))), public_id, 'leaf', ?
-                  FROM conversation WHERE current_leaf_id IS NOT NULL
-                """, [.integer(queued), .text(origin)])
-            queued = try database.scalarInt("SELECT count(*) FROM sync_outbox")
+                SELECT ? + row_number() OVER (ORDER BY c.id), lower(hex(randomblob(16))), c.public_id, 'leaf',
+                       coalesce(k.clock, CASE WHEN c.id IN (SELECT id FROM sync_unclocked) THEN ? ELSE ? END)
+                  FROM conversation AS c LEFT JOIN sync_clock AS k ON k.entity = c.public_id AND k.field = 'leaf'
+                 WHERE c.current_leaf_id IS NOT NULL
+                """, [.text(legacy), .text(origin)])
+            // Each field edited here, with its edit's clock (the conversation's op above
+            // carries it as well, as of the origin).
+            try queue(
+                """
+                INSERT INTO sync_outbox (seq, op_id, entity, kind, clock)
+                SELECT ? + row_number() OVER (ORDER BY k.entity, k.field), lower(hex(randomblob(16))), k.entity, k.field, k.clock
+                  FROM sync_clock AS k JOIN conversation AS c ON c.public_id = k.entity
+                 WHERE k.field IN ('title', 'model', 'pin', 'times')
+                """, [])
             // What was deleted here goes too, at the time it was deleted (never older than
             // the origin): a delete made while sync was off and forgotten would otherwise
             // never reach the others, and the tombstone would keep their copy out of here.
             let tombstones = try database.query("SELECT public_id, source, source_id, clock FROM sync_tombstone ORDER BY public_id") {
                 (publicID: $0.text(0), source: $0.optionalText(1), sourceID: $0.optionalText(2), clock: HybridClock(text: $0.text(3)))
             }
-            let originClock = HybridClock.origin(of: machine)
             for tombstone in tombstones {
                 queued += 1
-                let clock = max(tombstone.clock ?? originClock, originClock)
+                let clock = max(tombstone.clock ?? base, base)
                 try database.run(
                     "INSERT INTO sync_outbox (seq, op_id, entity, kind, clock, payload) VALUES (?, ?, ?, ?, ?, ?)",
                     [.integer(queued), .text(Outbox.newID()), .text(tombstone.publicID), .text(SyncOpKind.delete.rawValue), .text(clock.text),
                      .blob(SyncRecord(kind: .delete, source: tombstone.source, sourceID: tombstone.sourceID).encoded())])
             }
+            try database.run("DELETE FROM sync_unclocked")
             try database.run(
-                "INSERT OR REPLACE INTO settings (key, value) VALUES ('sync.machine', ?), ('sync.next_seq', ?), ('sync.clock', ?)",
-                [.text(machine), .text(String(queued + 1)), .text(origin)])
+                "INSERT OR REPLACE INTO settings (key, value) VALUES ('sync.machine', ?), ('sync.next_seq', ?), ('sync.clock', ?), ('sync.base', ?)",
+                [.text(machine), .text(String(queued + 1)), .text(now.text), .text(base.text)])
             return Int(queued)
         }
     }
@@ -167,12 +219,15 @@ extension Store {
         }
     }
 
+    /// Forgets the machine: its outbox, clocks, cursors and parked ops. The clocks of edits
+    /// made while sync was off stay (there are none while it is on: its edits have ops).
     private func clearSyncState() throws {
         try database.execute(
             """
-            DELETE FROM sync_outbox; DELETE FROM sync_clock; DELETE FROM sync_cursor; DELETE FROM sync_parked; DELETE FROM sync_shadow;
+            DELETE FROM sync_outbox; DELETE FROM sync_cursor; DELETE FROM sync_parked; DELETE FROM sync_shadow;
             DELETE FROM settings WHERE key LIKE 'sync.%';
             """)
+        try database.run("DELETE FROM sync_clock WHERE substr(clock, 21) <> ?", [.text(Outbox.unsyncedMachine)])
         try Writer(database: database).forgetMessageClocks()
     }
 
@@ -322,14 +377,14 @@ extension Store {
                     result.ignored += 1
                     continue
                 }
-                switch try apply(record, op: op, local: outbox.machine) {
+                switch try apply(record, op: op, base: outbox.base) {
                 case .applied: result.applied += 1
                 case .ignored: result.ignored += 1
                 case .parked: result.parked += 1
                 }
             }
             try database.run("INSERT OR REPLACE INTO sync_cursor (machine, seq) VALUES (?, ?)", [.text(machine), .integer(seq)])
-            if result.applied > 0 { try retryParked(local: outbox.machine) }
+            if result.applied > 0 { try retryParked(base: outbox.base) }
             return result
         }
     }
@@ -340,12 +395,12 @@ extension Store {
 
     /// Applies one op: last writer wins per field by the clock; a delete wins over edits
     /// and loses only to a newer restore; an op about something not here yet is parked.
-    private func apply(_ record: SyncRecord, op: IncomingOp, local: String) throws -> Applied {
+    private func apply(_ record: SyncRecord, op: IncomingOp, base: HybridClock) throws -> Applied {
         database.applyingRemote = op.clock
         let writer = Writer(database: database)
         let entity = op.entity
         func isNewer(_ field: String, of entity: String = entity) throws -> Bool {
-            op.clock > (try fieldClock(entity, field) ?? .origin(of: local))
+            op.clock > (try fieldClock(entity, field) ?? base)
         }
         func park(_ waitsFor: String, conversation: String?) throws -> Applied {
             try database.run(
@@ -450,7 +505,7 @@ extension Store {
                 })
             {
                 // A message without a clock was here before sync was turned on, as it was then.
-                guard op.clock > existing.clock ?? .origin(of: local) else { return .ignored }
+                guard op.clock > existing.clock ?? base else { return .ignored }
                 if existing.content != content || existing.role != role.rawValue || existing.model != record.model {
                     try writer.update(message: existing.id, role: role, content: content, model: record.model, usage: usage)
                 }
@@ -518,7 +573,7 @@ extension Store {
     /// The clock of `entity`'s `field`: the later of the field's own and the entity's as a
     /// whole (which a conversation op sets for every field it carries: all but the leaf and
     /// the restore); nil when neither is recorded, which means the entity was here before
-    /// sync was turned on, as it was then (the caller takes the origin of this machine's
+    /// sync was turned on, as it was then, unedited (the caller takes the machine's base
     /// clock). A leaf never set on a conversation made with sync on is older than any.
     private func fieldClock(_ entity: String, _ field: String) throws -> HybridClock? {
         let rows = try database.query(
@@ -561,7 +616,7 @@ extension Store {
 
     /// Applies the parked ops whose wait is over (what they wait for is here, or their
     /// conversation is deleted), until none is left that can go.
-    private func retryParked(local: String) throws {
+    private func retryParked(base: HybridClock) throws {
         while true {
             let ready = try database.query(
                 """
@@ -581,7 +636,7 @@ extension Store {
                 try database.run("DELETE FROM sync_parked WHERE machine = ? AND seq = ?", [.text(row.machine), .integer(row.seq)])
                 guard let clock = row.clock, let record = SyncRecord(decoding: row.payload) else { continue }
                 let op = IncomingOp(machine: row.machine, seq: row.seq, entity: row.entity, clock: clock, plaintext: row.payload)
-                if try apply(record, op: op, local: local) != .parked { progress = true }
+                if try apply(record, op: op, base: base) != .parked { progress = true }
             }
             database.applyingRemote = nil
             if !progress { return }

@@ -98,21 +98,41 @@ struct Writer {
     }
 
     /// A conversation made (or made again): a tombstone of it is lifted, and the outbox
-    /// says so (a restore first, when it was deleted).
+    /// says so (a restore first, when it was deleted); while sync is off, a restore's clock
+    /// is recorded all the same, as an edit's is.
     private func made(conversation publicID: String) throws {
         guard database.applyingRemote == nil else { return }
         try database.run("DELETE FROM sync_tombstone WHERE public_id = ?", [.text(publicID)])
         let restored = database.changes > 0
-        guard let outbox = try database.outbox() else { return }
+        guard let outbox = try database.outbox() else {
+            if restored, !database.repairingLocally {
+                try Outbox.record(try Outbox.tickUnsynced(in: database), entity: publicID, field: "restore", in: database)
+            }
+            return
+        }
         if restored { try outbox.append(.restore, entity: publicID, in: database) }
         try outbox.append(.conversation, entity: publicID, in: database)
     }
 
     /// Appends `kinds` for the conversation `id` when sync is on.
     private func changed(conversation id: Int64, _ kinds: SyncOpKind...) throws {
-        guard let outbox = try database.outbox(),
+        try changed(conversation: id, kinds, edit: false)
+    }
+
+    /// Appends `kinds` for the conversation `id` when sync is on. An `edit` is the person's
+    /// (a rename, a pin, a branch chosen), not an import's: while sync is off, the clocks of
+    /// its fields are recorded all the same (see `Schema.version7`), so that it keeps its
+    /// time once sync is turned on, on every machine.
+    private func changed(conversation id: Int64, _ kinds: [SyncOpKind], edit: Bool) throws {
+        let outbox = try database.outbox()
+        guard outbox != nil || (edit && database.applyingRemote == nil && !database.repairingLocally),
             let publicID = try database.queryFirst("SELECT public_id FROM conversation WHERE id = ?", [.integer(id)], { $0.text(0) })
         else { return }
+        guard let outbox else {
+            let clock = try Outbox.tickUnsynced(in: database)
+            for field in kinds.compactMap(\.field) { try Outbox.record(clock, entity: publicID, field: field, in: database) }
+            return
+        }
         for kind in kinds { try outbox.append(kind, entity: publicID, in: database) }
     }
 
@@ -146,7 +166,7 @@ struct Writer {
     func rename(conversation id: Int64, to title: String) throws {
         try database.indexingLoad?.changedRows()
         try database.run("UPDATE conversation SET title = ? WHERE id = ?", [.text(title), .integer(id)])
-        try changed(conversation: id, .title)
+        try changed(conversation: id, [.title], edit: true)
     }
 
     func setModel(conversation id: Int64, _ model: String?) throws {
@@ -163,7 +183,7 @@ struct Writer {
 
     func setPinned(conversation id: Int64, _ pinned: Bool) throws {
         try database.run("UPDATE conversation SET pinned = ? WHERE id = ?", [SQLValue(pinned), .integer(id)])
-        try changed(conversation: id, .pin)
+        try changed(conversation: id, [.pin], edit: true)
     }
 
     /// Pins or unpins each of `ids` that is not so already; returns how many changed.
@@ -174,7 +194,7 @@ struct Writer {
                 "UPDATE conversation SET pinned = ? WHERE id = ? AND pinned <> ?", [SQLValue(pinned), .integer(id), SQLValue(pinned)])
             guard database.changes == 1 else { continue }
             changed += 1
-            try self.changed(conversation: id, .pin)
+            try self.changed(conversation: id, [.pin], edit: true)
         }
         return changed
     }
@@ -229,11 +249,12 @@ struct Writer {
         let doomed = try database.query(
             "SELECT public_id, source, source_id FROM conversation WHERE id IN (SELECT id FROM temp.doomed) ORDER BY id"
         ) { (publicID: $0.text(0), source: $0.text(1), sourceID: $0.optionalText(2)) }
-        let unsynced = HybridClock(
-            wall: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)), counter: 0, machine: String(repeating: "0", count: 32))
+        // While sync is off, one reading for all: each names another conversation.
+        let unsynced = outbox == nil && database.applyingRemote == nil && !doomed.isEmpty ? try Outbox.tickUnsynced(in: database) : nil
         let syncing = try database.syncOutbox() != nil
+        try database.run("DELETE FROM sync_unclocked WHERE id IN (SELECT id FROM temp.doomed)")
         for conversation in doomed {
-            let clock = database.applyingRemote ?? outbox?.tick() ?? unsynced
+            let clock = database.applyingRemote ?? outbox?.tick() ?? unsynced ?? .origin(of: Outbox.unsyncedMachine)
             try database.run(
                 """
                 INSERT INTO sync_tombstone (public_id, source, source_id, clock) VALUES (?, ?, ?, ?)
@@ -377,11 +398,14 @@ struct Writer {
 
     /// The branch a conversation shows by default: its last message and its length. Neither
     /// the updated time nor the search index changes.
-    func setBranch(conversation id: Int64, leaf: Int64?, length: Int) throws {
+    ///
+    /// - Parameter chosen: the person chose it (in the reader), rather than an import or a
+    ///   restore setting it: an edit, whose clock is recorded while sync is off too.
+    func setBranch(conversation id: Int64, leaf: Int64?, length: Int, chosen: Bool = false) throws {
         try database.run(
             "UPDATE conversation SET current_leaf_id = ?, branch_length = ? WHERE id = ?",
             [SQLValue(leaf), .integer(Int64(length)), .integer(id)])
-        try changed(conversation: id, .leaf)
+        try changed(conversation: id, [.leaf], edit: chosen)
     }
 
     /// Remembers that the reader left the branch through `message` while on `leaf`.

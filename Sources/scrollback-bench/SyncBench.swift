@@ -29,7 +29,7 @@ enum SyncBench {
         let outcome = try DemoGenerator(seed: 1).fill(a, count: count)
         try SyncEngine.prepareServer(conninfo: url, key: key)
         let machineA = SyncEngine.newMachineID()
-        let ops = try a.turnSyncOn(machine: machineA)
+        let ops = try a.turnSyncOn(machine: machineA, joining: false)
 
         // Raw: the same ops, sealed the same way, copied in binary into a table like ours
         // (sealing is not timed: it is the same work on both sides).
@@ -65,7 +65,7 @@ enum SyncBench {
         // A new machine catches up; raw reads the same rows out in binary.
         let rawPull = try Measure.time { _ = try rawConnection.copyOut("COPY (SELECT * FROM op ORDER BY machine_id, seq) TO STDOUT (FORMAT binary)") }
         let b = try Store.open(path: folder + "/b.sqlite")
-        _ = try b.turnSyncOn(machine: SyncEngine.newMachineID())
+        _ = try b.turnSyncOn(machine: SyncEngine.newMachineID(), joining: true)
         let pull = try Measure.time {
             let received = try SyncEngine(store: b, conninfo: url, key: key).sync()
             guard received.received == ops else { throw BenchError("catch-up received \(received.received) of \(ops)") }
@@ -110,7 +110,7 @@ enum SyncBench {
         let c = try Store.open(path: folder + "/c.sqlite")
         _ = try DemoGenerator(seed: 2).fill(c, count: max(count / 10, 1))
         try SyncEngine.prepareServer(conninfo: small, key: key)
-        _ = try c.turnSyncOn(machine: SyncEngine.newMachineID())
+        _ = try c.turnSyncOn(machine: SyncEngine.newMachineID(), joining: false)
         _ = try SyncEngine(store: c, conninfo: small, key: key).sync()
         func peak(_ conninfo: String, _ name: String) throws -> Double {
             let result = try Measure.run(
@@ -132,7 +132,7 @@ enum SyncBench {
             throw BenchError("no key")
         }
         let store = try Store.open(path: database)
-        _ = try store.turnSyncOn(machine: SyncEngine.newMachineID())
+        _ = try store.turnSyncOn(machine: SyncEngine.newMachineID(), joining: true)
         _ = try SyncEngine(store: store, conninfo: conninfo, key: key).sync()
     }
 }

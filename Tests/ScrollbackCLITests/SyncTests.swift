@@ -15,17 +15,19 @@ final class SyncMachine {
     let url: String
     let machine: String
 
-    init(_ folder: TemporaryDirectory, _ name: String, url: String, key: SyncKey, prepare: Bool = true) throws {
+    init(_ folder: TemporaryDirectory, _ name: String, url: String, key: SyncKey, prepare: Bool = true, machine: String? = nil) throws {
         path = folder.file("\(name).sqlite")
         store = try Store.open(path: path)
         self.key = key
         self.url = url
-        machine = SyncEngine.newMachineID()
+        self.machine = machine ?? SyncEngine.newMachineID()
         if prepare { try SyncEngine.prepareServer(conninfo: url, key: key) }
     }
 
-    func turnOn() throws {
-        _ = try store.turnSyncOn(machine: machine)
+    /// Sync on, as `sync init` turns it on: joining when the server holds a history (by
+    /// default as `sync init` finds out).
+    func turnOn(joining: Bool? = nil) throws {
+        _ = try store.turnSyncOn(machine: machine, joining: try joining ?? SyncEngine.probe(conninfo: url, key: key).hasHistory)
     }
 
     @discardableResult
@@ -72,8 +74,8 @@ struct SyncScene {
 
     /// A machine with its own database in the folder (the server prepared for the key first,
     /// unless `prepare` is false).
-    func machine(_ name: String, prepare: Bool = true) throws -> SyncMachine {
-        try SyncMachine(folder, name, url: url, key: key, prepare: prepare)
+    func machine(_ name: String, prepare: Bool = true, id: String? = nil) throws -> SyncMachine {
+        try SyncMachine(folder, name, url: url, key: key, prepare: prepare, machine: id)
     }
 }
 
@@ -342,7 +344,7 @@ struct SyncTests {
         // Off and forgotten, a delete, then on as a new machine: the delete reaches the others.
         try b.store.turnSyncOff(forget: true)
         _ = try b.store.conversations.delete(id: try b.id("Conversation 3"))
-        _ = try b.store.turnSyncOn(machine: SyncEngine.newMachineID())
+        _ = try b.store.turnSyncOn(machine: SyncEngine.newMachineID(), joining: true)
         try b.sync()
         try a.sync()
         #expect(try !a.titles().contains("Conversation 3"))
@@ -894,7 +896,7 @@ struct SyncLimitsTests {
         guard HostileOutputTests.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.path]) == 0 else { return }
         defer { _ = HostileOutputTests.run("/bin/umount", [mountPoint.path]) }
         let store = try Store.open(path: mountPoint.file("b.sqlite"))
-        _ = try store.turnSyncOn(machine: SyncEngine.newMachineID())
+        _ = try store.turnSyncOn(machine: SyncEngine.newMachineID(), joining: true)
         #expect { try SyncEngine(store: store, conninfo: url, key: key).sync() } throws: { error in
             guard case StorageError.diskFull = error else { return false }
             return true

@@ -73,7 +73,7 @@ struct SyncStorageTests {
                 """)
         }
         let store = try Store.open(path: path)
-        #expect(store.migration.fromVersion == 5 && store.migration.toVersion == 6)
+        #expect(store.migration.fromVersion == 5 && store.migration.toVersion == Migrator.scrollback.latestVersion)
         let backup = try #require(store.migration.backupPath)
         #expect(try Store.open(path: backup, readOnly: true, migrator: five).database.scalarInt("SELECT count(*) FROM sync_clock") == 3)
         let clocks = try store.database.query("SELECT public_id, clock FROM message ORDER BY id") { ($0.text(0), $0.optionalText(1)) }
@@ -106,7 +106,7 @@ struct SyncStorageTests {
     @Test("ops are numbered without gaps, in the transaction of their change; a change rolled back leaves no op")
     func gapless() throws {
         let store = try Store.open(path: ":memory:")
-        _ = try store.turnSyncOn(machine: String(repeating: "a", count: 32))
+        _ = try store.turnSyncOn(machine: String(repeating: "a", count: 32), joining: false)
         let one = try store.addConversation(title: "one", createdAt: 1_000, messages: ["q", "a"])
         // Each message made with sync on has its op's clock in its row.
         #expect(try store.database.query("SELECT m.clock = o.clock FROM message AS m JOIN sync_outbox AS o ON o.entity = m.public_id") {
@@ -161,7 +161,7 @@ struct SyncStorageTests {
     @Test("a repaired branch stays here: check --repair sends nothing, and check says a sync cut short may be why")
     func repairStaysLocal() throws {
         let store = try Store.open(path: ":memory:")
-        _ = try store.turnSyncOn(machine: String(repeating: "b", count: 32))
+        _ = try store.turnSyncOn(machine: String(repeating: "b", count: 32), joining: false)
         let one = try store.addConversation(title: "one", createdAt: 1_000, messages: ["q", "a"])
         let before = try store.localSyncState().pending
         // As a catch-up cut short leaves it: messages, and the branch still to come.
