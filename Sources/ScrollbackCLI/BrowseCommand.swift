@@ -68,9 +68,11 @@ struct BrowseCommand {
     /// says what is missing when the secrets are.
     private func startSync(store: Store, config: BrowserConfig) throws -> (any SyncMonitor)? {
         guard !store.isReadOnly, let local = try? store.localSyncState(), local.isOn else { return nil }
-        let initial = SyncFooterState(lastSync: local.lastSync, toSend: local.pending)
+        var initial = SyncFooterState(lastSync: local.lastSync, toSend: local.pending)
+        // A failure that stands is said from the first frame, until the first sync here.
+        if local.failure != nil { BackgroundSync.describe(local.failure, in: &initial) }
         let secrets = SecretChain(
-            environment: context.environment, secretCommand: config.secretCommand,
+            environment: context.environment, secretCommand: config.secretCommand, secretTimeout: config.secretTimeout,
             file: PathText.parent(of: ConfigLocation.path(environment: context.environment)) + "/secrets")
         guard let url = try? secrets.read(.url), let keyText = try? secrets.read(.key), let key = SyncKey(text: keyText) else {
             var missing = initial

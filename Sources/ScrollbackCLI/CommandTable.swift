@@ -167,7 +167,9 @@ enum CommandTable {
         CommandSpec(
             name: "sync",
             summary: "Sync with your other machines through a PostgreSQL server, end-to-end encrypted: init, status, key show, key import, off; alone, sync now",
-            arguments: "[init|status|off|key show|key import]", minimumArguments: 0, maximumArguments: 2,
+            // Any number: `sync` itself says what is wrong, without echoing an argument (a
+            // connection string or a key given where neither is taken).
+            arguments: "[init|status|off|key show|key import]", minimumArguments: 0, maximumArguments: nil,
             options: [
                 OptionSpec(
                     name: "--force", value: nil,
@@ -180,10 +182,10 @@ enum CommandTable {
             options: [
                 OptionSpec(name: "--print-default", value: nil, help: "print the default config.toml, every setting with a comment"),
                 OptionSpec(name: "--check", value: nil, help: "read the config file and list its problems (exit 1 when there are any)"),
-            ], example: "scrollback config --print-default > ~/.config/scrollback/config.toml"),
+            ], example: "mkdir -p ~/.config/scrollback && scrollback config --print-default > ~/.config/scrollback/config.toml"),
         CommandSpec(
             name: "completions", summary: "Print the shell completion script for bash, zsh or fish", arguments: "bash|zsh|fish",
-            minimumArguments: 1, maximumArguments: 1, options: [], example: "scrollback completions bash > ~/.local/share/bash-completion/completions/scrollback"),
+            minimumArguments: 1, maximumArguments: 1, options: [], example: "mkdir -p ~/.local/share/bash-completion/completions && scrollback completions bash > ~/.local/share/bash-completion/completions/scrollback"),
     ]
 
     static func command(named name: String) -> CommandSpec? {

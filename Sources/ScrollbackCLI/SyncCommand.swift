@@ -12,11 +12,27 @@ import TerminalText
 struct SyncCommand {
     let context: CommandContext
     var console: Console { context.console }
+    /// Read once per run: a secret_command runs once per secret, and what went wrong with
+    /// one is said once.
+    let secrets: SecretChain
+
+    init(context: CommandContext) {
+        self.context = context
+        let config = ConfigLocation.load(environment: context.environment)
+        secrets = SecretChain(
+            environment: context.environment, secretCommand: config.secretCommand, secretTimeout: config.secretTimeout,
+            file: PathText.parent(of: ConfigLocation.path(environment: context.environment)) + "/secrets")
+    }
 
     /// The subcommands, as `sync --help` and the completions list them.
     static let subcommands = ["init", "status", "off", "key show", "key import"]
 
     func run() throws -> Int32 {
+        defer {
+            // A backend passed over for a later one (a failing secret_command, the file used
+            // instead) is said, once, whatever the command's outcome.
+            for note in secrets.passedOver { console.errorLine("scrollback: \(OutputFormat.line(note))") }
+        }
         let words = context.parsed.positional
         let joined = words.joined(separator: " ")
         if context.readOnly && ["", "init", "off", "key import"].contains(joined) {
@@ -37,16 +53,36 @@ struct SyncCommand {
         case "key show": return try showKey()
         case "key import": return try importKey()
         default:
-            throw UsageError(
-                message: "unknown sync command '\(OutputFormat.line(words.joined(separator: " ")))'; the commands are \(Self.subcommands.map { "sync \($0)" }.joined(separator: ", ")), and sync alone",
-                command: "sync")
+            throw Self.unknown(words)
         }
     }
 
-    private var secrets: SecretChain {
-        SecretChain(
-            environment: context.environment, secretCommand: ConfigLocation.load(environment: context.environment).secretCommand,
-            file: PathText.parent(of: ConfigLocation.path(environment: context.environment)) + "/secrets")
+    /// An unknown subcommand, said without its arguments: they may be a connection string
+    /// with its password, or a key, given where neither is taken. Only a short word close to
+    /// a command (a typo) is shown, with the command meant.
+    static func unknown(_ words: [String]) -> UsageError {
+        let secretsNote = "the connection string and the key are read from standard input or the prompt, never taken as arguments"
+        let commands = subcommands.map { $0.split(separator: " ").map(String.init) }
+        // `sync init URL`, `sync key import KEY`: a known command with something after it.
+        if let known = commands.first(where: { words.count > $0.count && Array(words.prefix($0.count)) == $0 }) {
+            let extra = words.count - known.count
+            return UsageError(
+                message: "`sync \(known.joined(separator: " "))` takes no argument (\(extra) given, not shown); \(secretsNote)", command: "sync")
+        }
+        if words == ["key"] {
+            return UsageError(message: "`sync key` needs show or import: `sync key show` prints the key, `sync key import` reads one", command: "sync")
+        }
+        let typed = words.joined(separator: " ").lowercased()
+        if words.count <= 2, typed.count <= 16,
+            let nearest = subcommands.min(by: { ArgumentParser.editDistance($0, typed) < ArgumentParser.editDistance($1, typed) }),
+            ArgumentParser.editDistance(nearest, typed) <= 2
+        {
+            return UsageError(message: "unknown sync command '\(OutputFormat.line(typed))'; did you mean `sync \(nearest)`?", command: "sync")
+        }
+        let list = subcommands.map { "sync \($0)" }.joined(separator: ", ")
+        return UsageError(
+            message: "unknown sync command (\(words.count) word\(words.count == 1 ? "" : "s"), not shown); the commands are \(list), and sync alone; \(secretsNote)",
+            command: "sync")
     }
 
     /// A problem of the config's `secret_command`, said beside "no secret here": the command
@@ -91,7 +127,7 @@ struct SyncCommand {
         let (url, key) = (try storedURL(), try storedKey())
         let lock = try SyncLock(databasePath: store.path)
         let report = try withExtendedLifetime(lock) {
-            try syncing(SyncEngine(store: store, conninfo: url, key: key))
+            try syncing(store, url: url, key: key)
         }
         console.line(summary(report))
         return 0
@@ -104,11 +140,11 @@ struct SyncCommand {
     }
 
     /// Syncs with progress on a terminal, the line cleared before anything else is said (a
-    /// failure's line included).
-    private func syncing(_ engine: SyncEngine) throws -> SyncReport {
+    /// failure's line included); a failure is noted for `sync status` and the browser.
+    private func syncing(_ store: Store, url: String, key: SyncKey) throws -> SyncReport {
         defer { clearProgress() }
         do {
-            return try engine.sync(progress: progressLine)
+            return try SyncEngine.run(store: store, conninfo: url, key: key, progress: progressLine)
         } catch StorageError.diskFull(let path) {
             // Each page is applied with its place: what came before the last transaction stays.
             throw CommandFailure(
@@ -220,7 +256,7 @@ struct SyncCommand {
         }
         let lock = try SyncLock(databasePath: store.path)
         let report = try withExtendedLifetime(lock) {
-            try syncing(SyncEngine(store: store, conninfo: url, key: key))
+            try syncing(store, url: url, key: key)
         }
         console.line(summary(report))
         return 0
@@ -251,7 +287,7 @@ struct SyncCommand {
         console.line("Sync is on already; the new connection string is kept.")
         let lock = try SyncLock(databasePath: store.path)
         let report = try withExtendedLifetime(lock) {
-            try syncing(SyncEngine(store: store, conninfo: url, key: key))
+            try syncing(store, url: url, key: key)
         }
         console.line(summary(report))
         return 0
@@ -276,11 +312,21 @@ struct SyncCommand {
         let pending: Int
         let waiting: Int
         let lastSync: String?
+        let failure: FailureJSON?
         let server: ServerJSON?
         let secrets: SecretsJSON
     }
 
+    /// The last sync failed: what it said, since when syncs fail, and when it was.
+    struct FailureJSON: Encodable {
+        let message: String
+        let since: String
+        let last: String
+    }
+
     struct ServerJSON: Encodable {
+        /// Whether status asked the server at all (not without a connection string and key).
+        let contacted: Bool
         let reachable: Bool
         let machines: Int?
         let toReceive: Int64?
@@ -291,45 +337,60 @@ struct SyncCommand {
         let url: String?
         let key: String?
         let file: String
+        let problems: [String]
     }
 
     private func status() throws -> Int32 {
         let store = try context.openStore(forReading: true)
         let local = try store.localSyncState()
-        let chain = secrets
         var problems: [String] = []
-        func location(_ name: SecretName) -> String? {
+        /// The secret and where it is from; a problem reading it is noted once.
+        func found(_ name: SecretName) -> (value: String, location: String)? {
             do {
-                return try chain.found(name)?.location
+                return try secrets.found(name)
             } catch {
-                problems.append("\(error)")
+                let line = OutputFormat.line("\(error)")
+                if !problems.contains(line) { problems.append(line) }
                 return nil
             }
         }
-        let urlLocation = location(.url), keyLocation = location(.key)
+        let url = found(.url), key = found(.key)
         var server: ServerJSON?
         if local.isOn {
-            do {
-                let engine = try SyncEngine(store: store, conninfo: try storedURL(), key: try storedKey())
-                let state = try engine.serverState()
-                server = ServerJSON(reachable: true, machines: state.machines, toReceive: state.toReceive, problem: nil)
-            } catch let error as SyncError {
-                let reachable: Bool
-                switch error {
-                case .unreachable, .badConnectionString, .connectionLost: reachable = false
-                default: reachable = true
+            if let url, let key, let syncKey = SyncKey(text: key.value) {
+                do {
+                    let state = try SyncEngine(store: store, conninfo: url.value, key: syncKey).serverState()
+                    server = ServerJSON(contacted: true, reachable: true, machines: state.machines, toReceive: state.toReceive, problem: nil)
+                } catch let error as SyncError {
+                    let reachable: Bool
+                    switch error {
+                    case .unreachable, .badConnectionString, .connectionLost: reachable = false
+                    default: reachable = true
+                    }
+                    server = ServerJSON(contacted: true, reachable: reachable, machines: nil, toReceive: nil, problem: error.description)
                 }
-                server = ServerJSON(reachable: reachable, machines: nil, toReceive: nil, problem: error.description)
-            } catch let failure as CommandFailure {
-                server = ServerJSON(reachable: false, machines: nil, toReceive: nil, problem: failure.message)
+            } else {
+                // Never asked: what is missing is said, not guessed as the server's state.
+                let why: String
+                if url == nil && key == nil {
+                    why = problems.isEmpty ? "no connection string or key here" : "the secrets cannot be read (see below)"
+                } else if url == nil {
+                    why = problems.isEmpty ? "no connection string here; run `scrollback sync init`" : "the connection string cannot be read (see below)"
+                } else if key == nil {
+                    why = problems.isEmpty ? "no key here; run `scrollback sync key import`" : "the key cannot be read (see below)"
+                } else {
+                    why = Self.badKey(at: key?.location ?? "").message
+                }
+                server = ServerJSON(contacted: false, reachable: false, machines: nil, toReceive: nil, problem: why)
             }
         }
+        let failure = local.failure.map { FailureJSON(message: $0.message, since: $0.since.iso8601, last: $0.last.iso8601) }
         let status = StatusJSON(
             on: local.isOn, machine: local.machine, pending: local.pending, waiting: local.parked,
-            lastSync: local.lastSync?.iso8601, server: server,
-            secrets: SecretsJSON(url: urlLocation, key: keyLocation, file: chain.file.path))
+            lastSync: local.lastSync?.iso8601, failure: failure, server: server,
+            secrets: SecretsJSON(url: url?.location, key: key?.location, file: secrets.file.path, problems: problems))
         if context.wantsJSON {
-            console.write(try OutputFormat.json(status, for: console))
+            console.line(try OutputFormat.json(status, for: console))
             return 0
         }
         guard let machine = local.machine, local.isOn else {
@@ -339,23 +400,31 @@ struct SyncCommand {
             } else {
                 console.line("Sync is off for \(OutputFormat.line(store.path)); `scrollback sync init` turns it on.")
             }
-            for problem in problems { console.line("secrets: \(OutputFormat.line(problem))") }
+            for problem in problems { console.line("secrets: \(problem)") }
             return 0
         }
+        let now = Timestamp.now()
+        func when(_ time: Timestamp) -> String { "\(TimeText.relative(time, now: now)) (\(time.iso8601))" }
         console.line("machine:    \(machine)")
-        console.line("last sync:  \(local.lastSync.map { "\(TimeText.relative($0, now: .now())) (\($0.iso8601))" } ?? "never")")
+        console.line("last sync:  \(local.lastSync.map(when) ?? "never")")
+        if let failure = local.failure {
+            // The last sync did not complete: what it said, and since when, before anything else.
+            console.line("failing:    since \(when(failure.since)); the last try, \(TimeText.relative(failure.last, now: now)), said: \(OutputFormat.line(failure.message))")
+        }
         console.line("to send:    \(NumberText.grouped(local.pending))")
         if local.parked > 0 { console.line("waiting:    \(NumberText.grouped(local.parked)) received, for changes not here yet") }
         if let server {
-            if server.reachable, let machines = server.machines, let toReceive = server.toReceive {
+            if !server.contacted {
+                console.line("server:     not contacted: \(OutputFormat.line(server.problem ?? ""))")
+            } else if server.reachable, let machines = server.machines, let toReceive = server.toReceive {
                 console.line("server:     reachable; \(NumberText.grouped(machines)) machine\(machines == 1 ? "" : "s"); \(NumberText.grouped(Int(clamping: toReceive))) to receive")
             } else {
                 console.line("server:     \(server.reachable ? "answers, but" : "offline:") \(OutputFormat.line(server.problem ?? ""))")
             }
         }
-        console.line("url from:   \(OutputFormat.line(urlLocation ?? "nowhere"))")
-        console.line("key from:   \(OutputFormat.line(keyLocation ?? "nowhere"))")
-        for problem in problems { console.line("secrets:    \(OutputFormat.line(problem))") }
+        console.line("url from:   \(OutputFormat.line(url?.location ?? "nowhere"))")
+        console.line("key from:   \(OutputFormat.line(key?.location ?? "nowhere"))")
+        for problem in problems { console.line("secrets:    \(problem)") }
         return 0
     }
 
@@ -410,7 +479,7 @@ struct SyncCommand {
             throw CommandFailure(message: "no key given; give it on standard input or at the prompt (it is never taken as an argument)")
         }
         guard let key = SyncKey(text: text) else {
-            throw CommandFailure(message: "that is not a scrollback key (44 characters of base64, as `scrollback sync key show` prints it); nothing was changed")
+            throw CommandFailure(message: "that is not a scrollback key: \(SyncKey.problem(with: text) ?? ""); nothing was changed")
         }
         if let stored = try chain.found(.key), stored.location != chain.file.location {
             throw CommandFailure(message: "the key comes from \(stored.location), which scrollback cannot change; put the new key there")

@@ -47,21 +47,57 @@ public struct Exporter {
         return messages
     }
 
+    /// Every message of the conversation in the tree's own order (`treeOrder`), not the
+    /// order they were stored in: two machines that received the same tree in another order
+    /// export the same bytes.
+    func allMessages(of conversation: ConversationDTO) throws -> [MessageDTO] {
+        Self.treeOrder(try store.messages.all(conversationID: conversation.id))
+    }
+
+    /// Parents before children, depth first; a message's children (and the first messages)
+    /// in the order of their time, then of their public ids, which every machine has the
+    /// same. A message on a loop of parents (a damaged file; `check` finds it) comes after
+    /// the rest, in the same order.
+    static func treeOrder(_ messages: [MessageDTO]) -> [MessageDTO] {
+        func before(_ a: MessageDTO, _ b: MessageDTO) -> Bool {
+            a.createdAt != b.createdAt ? a.createdAt < b.createdAt : a.publicID < b.publicID
+        }
+        let ids = Set(messages.map(\.id))
+        var children: [Int64?: [MessageDTO]] = [:]
+        for message in messages {
+            children[message.parentID.flatMap { ids.contains($0) ? $0 : nil }, default: []].append(message)
+        }
+        var ordered: [MessageDTO] = []
+        ordered.reserveCapacity(messages.count)
+        var seen = Set<Int64>()
+        // An explicit stack: a chain of 200,000 messages is as deep as a tree gets.
+        var stack = (children[nil] ?? []).sorted(by: before).reversed().map { $0 }
+        while let next = stack.popLast() {
+            guard seen.insert(next.id).inserted else { continue }
+            ordered.append(next)
+            stack += (children[next.id] ?? []).sorted(by: before).reversed()
+        }
+        if ordered.count < messages.count {
+            ordered += messages.filter { !seen.contains($0.id) }.sorted(by: before)
+        }
+        return ordered
+    }
+
     public func render(_ conversation: ConversationDTO, as format: ExportFormat) throws -> String {
         switch format {
         case .md:
             let messages = try messages(of: conversation)
             var others: [MarkdownTranscript.OtherBranch] = []
             if conversation.isBranched {
-                let all = try store.messages.all(conversationID: conversation.id)
+                let all = try allMessages(of: conversation)
                 others = MarkdownTranscript.otherBranches(all, tree: try store.messages.tree(conversationID: conversation.id), shown: messages.map(\.id))
             }
             return MarkdownTranscript.render(conversation, messages, otherBranches: others)
-        case .jsonl: return try Self.jsonLine(conversation, try store.messages.all(conversationID: conversation.id))
+        case .jsonl: return try Self.jsonLine(conversation, try allMessages(of: conversation))
         case .json:
             let encoder = ScrollbackRecord.encoder()
             encoder.outputFormatting.insert(.prettyPrinted)
-            let record = ScrollbackRecord(conversation: conversation, messages: try store.messages.all(conversationID: conversation.id))
+            let record = ScrollbackRecord(conversation: conversation, messages: try allMessages(of: conversation))
             return String(decoding: try encoder.encode(record), as: UTF8.self)
         }
     }

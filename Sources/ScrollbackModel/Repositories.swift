@@ -158,12 +158,21 @@ public struct SyncFooterState: Sendable, Equatable {
     /// Why the last sync did not complete, in a few words ("offline", "wrong key"); nil
     /// when it did.
     public var problem: String?
+    /// What went wrong, when the few words do not say it ("sync failed"): the sync's line.
+    public var reason: String?
+    /// When syncs began to fail (the first failure since the last that completed).
+    public var failingSince: Timestamp?
 
-    public init(lastSync: Timestamp?, toSend: Int, syncing: Bool = false, problem: String? = nil) {
+    public init(
+        lastSync: Timestamp?, toSend: Int, syncing: Bool = false, problem: String? = nil, reason: String? = nil,
+        failingSince: Timestamp? = nil
+    ) {
         self.lastSync = lastSync
         self.toSend = toSend
         self.syncing = syncing
         self.problem = problem
+        self.reason = reason
+        self.failingSince = failingSince
     }
 }
 

@@ -47,6 +47,17 @@ public struct LocalSyncState: Sendable, Equatable {
     public var lastSync: Timestamp?
     /// The machines whose ops were applied here, with the last one applied.
     public var cursors: [String: Int64]
+    /// What the last sync said when it did not complete, and since when syncs fail; nil
+    /// when the last one completed (or none ran).
+    public var failure: SyncFailure? = nil
+}
+
+/// The last sync failed: what it said, when, and when the failures began.
+public struct SyncFailure: Sendable, Equatable {
+    public var message: String
+    /// The first failure since the last sync that completed.
+    public var since: Timestamp
+    public var last: Timestamp
 }
 
 /// What applying a page of ops did.
@@ -65,6 +76,10 @@ extension Store {
         static let sentThrough = "sync.sent_through"
         /// Set while sync is off but the machine kept (`turnSyncOff(forget: false)`).
         static let paused = "sync.paused"
+        /// The last sync's failure (`SyncFailure`): its message, and the first and last times.
+        static let failure = "sync.failure"
+        static let failingSince = "sync.failing_since"
+        static let failedAt = "sync.failed_at"
     }
 
     /// `SyncKey.sentThrough`, 0 when none (or not a number: then everything in the outbox
@@ -84,10 +99,24 @@ extension Store {
                 cursors[machine] = seq
             }
             let paused = try database.queryFirst("SELECT 1 FROM settings WHERE key = ?", [.text(SyncKey.paused)]) { _ in true } ?? false
+            var settings: [String: String] = [:]
+            for (key, value) in try database.query(
+                "SELECT key, value FROM settings WHERE key IN (?, ?, ?)",
+                [.text(SyncKey.failure), .text(SyncKey.failingSince), .text(SyncKey.failedAt)], { ($0.text(0), $0.text(1)) })
+            {
+                settings[key] = value
+            }
+            let failure = settings[SyncKey.failure].map { message in
+                let last = Timestamp(milliseconds: settings[SyncKey.failedAt].flatMap { Int64($0) } ?? 0)
+                return SyncFailure(
+                    message: message, since: settings[SyncKey.failingSince].flatMap { Int64($0) }.map(Timestamp.init(milliseconds:)) ?? last,
+                    last: last)
+            }
             return LocalSyncState(
                 machine: outbox?.machine, paused: paused, nextSeq: outbox?.nextSeq ?? 1,
                 pending: Int(try database.scalarInt("SELECT count(*) FROM sync_outbox WHERE seq > ?", [.integer(try sentThrough())])),
-                parked: Int(try database.scalarInt("SELECT count(*) FROM sync_parked")), lastSync: last, cursors: cursors)
+                parked: Int(try database.scalarInt("SELECT count(*) FROM sync_parked")), lastSync: last, cursors: cursors,
+                failure: failure)
         }
     }
 
@@ -231,11 +260,26 @@ extension Store {
         try Writer(database: database).forgetMessageClocks()
     }
 
-    /// Notes that a sync completed at `time`.
+    /// Notes that a sync completed at `time`: no failure stands any more.
     public func recordSync(at time: Timestamp) throws {
         try database.write {
             try database.run(
                 "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(SyncKey.lastSync), .text(String(time.milliseconds))])
+            try database.run(
+                "DELETE FROM settings WHERE key IN (?, ?, ?)", [.text(SyncKey.failure), .text(SyncKey.failingSince), .text(SyncKey.failedAt)])
+        }
+    }
+
+    /// Notes that a sync failed at `time` with `message` (one line, safe to show), for
+    /// `sync status` and the browser's footer; the first failure since the last sync that
+    /// completed stays as when the failures began.
+    public func recordSyncFailure(_ message: String, at time: Timestamp) throws {
+        try database.write {
+            try database.run(
+                "INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)", [.text(SyncKey.failingSince), .text(String(time.milliseconds))])
+            try database.run(
+                "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?), (?, ?)",
+                [.text(SyncKey.failure), .text(message), .text(SyncKey.failedAt), .text(String(time.milliseconds))])
         }
     }
 

@@ -92,8 +92,7 @@ public final class BackgroundSync: SyncMonitor, @unchecked Sendable {
         var problem: String?
         do {
             try withExtendedLifetime(lock) {
-                let engine = try SyncEngine(store: store, conninfo: conninfo, key: key)
-                _ = try engine.sync()
+                _ = try SyncEngine.run(store: store, conninfo: conninfo, key: key)
             }
         } catch let error as SyncError {
             problem = Self.words(for: error)
@@ -104,10 +103,24 @@ public final class BackgroundSync: SyncMonitor, @unchecked Sendable {
         update {
             $0.syncing = false
             $0.problem = problem
+            $0.reason = nil
+            $0.failingSince = nil
             if let local {
                 $0.toSend = local.pending
                 $0.lastSync = local.lastSync
+                if problem != nil { Self.describe(local.failure, in: &$0) }
             }
+        }
+    }
+
+    /// The footer's state where the last sync failed: since when, and what it said where
+    /// the few words do not say it.
+    public static func describe(_ failure: SyncFailure?, in state: inout SyncFooterState) {
+        guard let failure else { return }
+        state.failingSince = failure.since
+        if state.problem == nil || state.problem == "sync failed" {
+            state.problem = "sync failed"
+            state.reason = failure.message
         }
     }
 

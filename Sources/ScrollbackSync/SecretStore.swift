@@ -42,61 +42,152 @@ public struct EnvironmentSecrets: SecretStore {
 
 /// A configured command (`[sync] secret_command = "pass show scrollback/%s"`): its standard
 /// output, first line, is the secret; `%s` is the secret's name. Read-only: a password
-/// manager is written with its own tools. A command that fails or prints nothing has no
-/// such secret.
-public struct CommandSecrets: SecretStore {
+/// manager is written with its own tools. A command that prints nothing has no such secret;
+/// one that fails, or does not finish within `timeout` (a pinentry waiting for input that
+/// never comes), is an error that names it, with what it said on standard error (captured,
+/// made safe, its first line). It runs in a process group of its own, with standard input
+/// from /dev/null, and at its time limit the whole group is killed.
+public final class CommandSecrets: SecretStore {
     let command: String
-    /// Seconds before a command that does not finish is stopped.
-    var timeout: TimeInterval = 15
+    /// Seconds before a command that does not finish is stopped (`[sync] secret_timeout`).
+    let timeout: Int
+    /// What each name's run gave, so that a command runs once per secret per process.
+    private var answers: [SecretName: Result<String?, SyncError>] = [:]
+    /// Its time limit passed once: it is not waited for again, for the other secret.
+    private var stuck: SyncError?
 
-    public init(command: String) { self.command = command }
+    public static let standardTimeout = 15
+
+    public init(command: String, timeout: Int = CommandSecrets.standardTimeout) {
+        self.command = command
+        self.timeout = timeout
+    }
 
     public var location: String { "the command \(UntrustedText.sanitized(command)) (secret_command)" }
     public func location(of name: SecretName) -> String { location }
 
     public func read(_ name: SecretName) throws -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command.replacingOccurrences(of: "%s", with: name.rawValue)]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
+        if let answer = answers[name] { return try answer.get() }
+        if let stuck { throw stuck }
+        let answer: Result<String?, SyncError>
         do {
-            try process.run()
+            answer = .success(try run(name))
         } catch {
-            throw SyncError.secretStore("cannot run secret_command (\(error.localizedDescription)); check [sync] in config.toml")
+            answer = .failure(error)
         }
-        let deadline = DispatchTime.now() + timeout
-        let done = DispatchSemaphore(value: 0)
-        let box = OutputBox()
-        let reader = output.fileHandleForReading
-        DispatchQueue.global().async {
-            box.data = (try? reader.readToEnd()) ?? Data()
-            done.signal()
+        answers[name] = answer
+        return try answer.get()
+    }
+
+    private var shownCommand: String { "`\(DisplayWidth.truncated(UntrustedText.sanitized(command), to: 60))`" }
+
+    private func run(_ name: SecretName) throws(SyncError) -> String? {
+        let script = command.replacingOccurrences(of: "%s", with: name.rawValue)
+        var output: [Int32] = [-1, -1], errors: [Int32] = [-1, -1]
+        guard pipe(&output) == 0 else { throw .secretStore("cannot run secret_command: \(Self.reason(errno))") }
+        guard pipe(&errors) == 0 else {
+            close(output[0]); close(output[1])
+            throw .secretStore("cannot run secret_command: \(Self.reason(errno))")
         }
-        if done.wait(timeout: deadline) == .timedOut {
-            process.terminate()
-            throw SyncError.secretStore("secret_command did not finish in \(Int(timeout)) s; check [sync] in config.toml")
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, output[1], STDOUT_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, errors[1], STDERR_FILENO)
+        for end in output + errors { posix_spawn_file_actions_addclose(&actions, end) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var all = sigset_t(), none = sigset_t()
+        sigfillset(&all)
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        // A group of its own: what it starts is stopped with it, and a Ctrl-C meant for
+        // scrollback is scrollback's to handle.
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
+        var child: pid_t = 0
+        let words: [String] = ["/bin/sh", "-c", script]
+        var arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        defer { for argument in arguments { free(argument) } }
+        let spawned = posix_spawn(&child, "/bin/sh", &actions, &attributes, &arguments, environ)
+        close(output[1])
+        close(errors[1])
+        defer { close(output[0]); close(errors[0]) }
+        guard spawned == 0 else { throw .secretStore("cannot run secret_command: \(Self.reason(spawned))") }
+        // Both pipes read until they close, or until the time limit.
+        var outputBytes: [UInt8] = [], errorBytes: [UInt8] = []
+        var open = [output[0], errors[0]]
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(timeout, 1)) * 1_000_000_000
+        var timedOut = false
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !open.isEmpty {
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now < deadline else {
+                timedOut = true
+                break
+            }
+            var descriptors = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            let waitMilliseconds = Int32(clamping: (deadline - now) / 1_000_000 + 1)
+            let ready = poll(&descriptors, nfds_t(descriptors.count), waitMilliseconds)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            for entry in descriptors where entry.revents != 0 {
+                let count = buffer.withUnsafeMutableBytes { Foundation.read(entry.fd, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 {
+                    open.removeAll { $0 == entry.fd }
+                    continue
+                }
+                // Kept to 64 KiB each: a secret is a line, a complaint a few.
+                if entry.fd == output[0] {
+                    if outputBytes.count < 65_536 { outputBytes += buffer.prefix(count) }
+                } else if errorBytes.count < 65_536 {
+                    errorBytes += buffer.prefix(count)
+                }
+            }
         }
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw SyncError.secretStore(
-                "secret_command failed for '\(name.rawValue)' (exit status \(process.terminationStatus)); check [sync] secret_command in config.toml")
+        if timedOut { kill(-child, SIGKILL) }
+        var status: Int32 = 0
+        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+        if timedOut {
+            let error = SyncError.secretStore(
+                "secret_command \(shownCommand) did not finish in \(timeout) s (for '\(name.rawValue)') and was stopped; check [sync] secret_command in config.toml, or raise [sync] secret_timeout")
+            stuck = error
+            throw error
         }
-        let text = String(decoding: box.data, as: UTF8.self)
+        let said = Self.firstLine(errorBytes)
+        let exited = status & 0x7F == 0
+        let code = (status >> 8) & 0xFF
+        guard exited && code == 0 else {
+            let how = exited ? (code == 127 ? "its program was not found" : "exit status \(code)") : "killed by signal \(status & 0x7F)"
+            throw .secretStore(
+                "secret_command \(shownCommand) failed for '\(name.rawValue)' (\(how)\(said.map { ": \($0)" } ?? "")); check [sync] secret_command in config.toml")
+        }
+        let text = String(decoding: outputBytes, as: UTF8.self)
         let line = text.split(whereSeparator: \.isNewline).first.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? ""
         return line.isEmpty ? nil : line
     }
+
+    /// The first line that says something, made safe to show and short.
+    static func firstLine(_ bytes: [UInt8]) -> String? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let line = text.split(whereSeparator: \.isNewline).map({ $0.trimmingCharacters(in: .whitespaces) }).first(where: { !$0.isEmpty })
+        else { return nil }
+        return DisplayWidth.truncated(UntrustedText.sanitized(line), to: 120)
+    }
+
+    static func reason(_ code: Int32) -> String { String(cString: strerror(code)).lowercased() }
 
     public func write(_ value: String, for name: SecretName) throws {
         throw SyncError.secretStore("secret_command is read-only")
     }
 
     public func remove(_ name: SecretName) throws {}
-
-    private final class OutputBox: @unchecked Sendable {
-        var data = Data()
-    }
 }
 
 /// The file `secrets` beside the config file (`$XDG_CONFIG_HOME/scrollback/secrets`, else
@@ -264,15 +355,18 @@ public struct FileSecrets: SecretStore {
 
 /// The backends in order: the environment, the configured command, the file. A secret is
 /// read from the first that has it; it is written to the file.
-public struct SecretChain {
+public final class SecretChain {
     public let backends: [any SecretStore]
     public let file: FileSecrets
+    /// What went wrong with a backend that was passed over for a later one (a failing
+    /// secret_command, the secrets file used instead), once each: for the caller to say.
+    public private(set) var passedOver: [String] = []
 
     /// - Parameter file: the secrets file (beside the config file).
-    public init(environment: [String: String], secretCommand: String?, file path: String) {
+    public init(environment: [String: String], secretCommand: String?, secretTimeout: Int = CommandSecrets.standardTimeout, file path: String) {
         file = FileSecrets(path: path)
         var backends: [any SecretStore] = [EnvironmentSecrets(environment: environment)]
-        if let secretCommand { backends.append(CommandSecrets(command: secretCommand)) }
+        if let secretCommand { backends.append(CommandSecrets(command: secretCommand, timeout: secretTimeout)) }
         backends.append(file)
         self.backends = backends
     }
@@ -282,20 +376,30 @@ public struct SecretChain {
     }
 
     /// The secret and where it was found: from the first backend that has it. A backend
-    /// that fails (a command that exits non-zero, a file others can read) is passed over
-    /// when a later one has the secret; else its error is the answer.
+    /// that fails (a command that exits non-zero or times out, a file others can read) is
+    /// passed over when a later one has the secret, and noted in `passedOver`; else its
+    /// error is the answer.
     public func found(_ name: SecretName) throws -> (value: String, location: String)? {
-        var failure: (any Error)?
+        var failure: (backend: String, error: any Error)?
         for backend in backends {
             do {
-                if let value = try backend.read(name) { return (value, backend.location(of: name)) }
+                if let value = try backend.read(name) {
+                    // Once per backend passed over, whichever secrets it failed for.
+                    if let failure, !noted.contains(failure.backend) {
+                        noted.insert(failure.backend)
+                        passedOver.append("\(failure.error); read from \(backend.location(of: name)) instead")
+                    }
+                    return (value, backend.location(of: name))
+                }
             } catch {
-                failure = failure ?? error
+                failure = failure ?? (backend.location, error)
             }
         }
-        if let failure { throw failure }
+        if let failure { throw failure.error }
         return nil
     }
+    /// The backends said in `passedOver` already.
+    private var noted = Set<String>()
 
     public func write(_ value: String, for name: SecretName) throws {
         try file.write(value, for: name)

@@ -1,6 +1,7 @@
 import Foundation
 import ScrollbackModel
 import ScrollbackStorage
+import TerminalText
 
 /// How far a sync has come, for a progress line.
 public struct SyncProgress: Sendable, Equatable {
@@ -209,6 +210,34 @@ public final class SyncEngine {
     }
 
     // MARK: Sync
+
+    /// Connects and syncs (`sync(progress:)`); a failure of either is noted in the store
+    /// (`Store.recordSyncFailure`) before it is thrown, so that `sync status` and the
+    /// browser's footer say what the last sync said, and since when.
+    public static func run(store: Store, conninfo: String, key: SyncKey, progress: ((SyncProgress) -> Void)? = nil) throws -> SyncReport {
+        do {
+            return try SyncEngine(store: store, conninfo: conninfo, key: key).sync(progress: progress)
+        } catch SyncError.off {
+            throw SyncError.off
+        } catch SyncError.busy {
+            throw SyncError.busy
+        } catch {
+            // A full disk or a busy database may refuse this note too: the error is the answer.
+            try? store.recordSyncFailure(Self.line(for: error), at: .now())
+            throw error
+        }
+    }
+
+    /// What `error` says, on one line safe to show.
+    static func line(for error: any Error) -> String {
+        let text: String
+        switch error {
+        case let error as SyncError: text = error.description
+        case StorageError.diskFull(let path): text = "the disk holding \(path) is full"
+        default: text = String(describing: error)
+        }
+        return UntrustedText.sanitized(text.split(whereSeparator: \.isNewline).joined(separator: " "))
+    }
 
     /// Sends the outbox, then applies the other machines' new ops. Refuses a wrong key or a
     /// newer server schema before anything is written. Each batch sent is marked sent only

@@ -41,6 +41,18 @@ public struct SyncKey: Sendable, Equatable {
         self.bytes = Array(data)
     }
 
+    /// Why `text` is not a key (nil when it is one), in words that say what is wrong with it.
+    public static func problem(with text: String) -> String? {
+        guard SyncKey(text: text) == nil else { return nil }
+        let compact = String(text.unicodeScalars.filter { !CharacterSet.whitespacesAndNewlines.contains($0) })
+        let shape = "a key is 44 characters of base64, as `scrollback sync key show` prints it"
+        guard compact.utf8.count == 44 else { return "it is \(compact.count) characters long; \(shape)" }
+        guard let data = Data(base64Encoded: compact), data.count == byteCount else {
+            return "it is not base64 (letters, digits, + and /, ending in =); \(shape)"
+        }
+        return "it is 32 equal bytes (a placeholder such as all zeros), not a key scrollback made; use the key `scrollback sync key show` prints on a machine that syncs"
+    }
+
     /// `plaintext` sealed with a fresh random nonce, bound to `aad`: nonce, ciphertext, tag.
     public func seal(_ plaintext: [UInt8], aad: [UInt8]) throws -> [UInt8] {
         let nonce = try Self.randomBytes(Self.nonceCount)

@@ -58,6 +58,8 @@ public struct BrowserConfig: Sendable, Equatable {
     public var secretCommand: String?
     /// `[sync] interval`: seconds between the browser's background syncs.
     public var syncInterval = 60
+    /// `[sync] secret_timeout`: seconds a secret_command may take before it is stopped.
+    public var secretTimeout = 15
     /// What was wrong, one line each: `config.toml:12: unknown key 'colour'`.
     public var problems: [String] = []
 
@@ -224,8 +226,13 @@ public struct BrowserConfig: Sendable, Equatable {
                     return "interval is a whole number of seconds from 10 to 3600"
                 }
                 syncInterval = seconds
+            case "secret_timeout":
+                guard case .number(let seconds) = value, (1...600).contains(seconds) else {
+                    return "secret_timeout is a whole number of seconds from 1 to 600"
+                }
+                secretTimeout = seconds
             default:
-                return "unknown key '\(Self.shown(key))' in [sync]; the names are secret_command and interval"
+                return "unknown key '\(Self.shown(key))' in [sync]; the names are secret_command, secret_timeout and interval"
             }
         default:
             return "'\(Self.shown(key))' is outside a section; put it under [keys], [colors], [display], [programs] or [sync]"
@@ -373,6 +380,9 @@ public struct BrowserConfig: Sendable, Equatable {
             # command that prints one (%s is its name: url or key), like "pass show scrollback/%s";
             # else the file secrets beside this one (mode 0600).
             secret_command = ""
+            # Seconds the command may take (a pinentry waiting for a passphrase); then it is
+            # stopped, with everything it started, and sync says so.
+            secret_timeout = 15
             # Seconds between the browser's syncs (it also syncs soon after a change).
             interval = 60
 

@@ -355,7 +355,13 @@ public final class BrowserViewModel {
     static func syncNote(_ state: SyncFooterState, now: Timestamp) -> String {
         let toSend = state.toSend > 0 ? "\(NumberText.grouped(state.toSend)) to send" : nil
         if let problem = state.problem {
-            return [UntrustedText.sanitized(problem), toSend].compactMap { $0 }.joined(separator: ", ")
+            var head = UntrustedText.sanitized(problem)
+            if let since = state.failingSince {
+                let ago = TimeText.relative(since, now: now)
+                if ago != "now" { head += " since \(ago)" }
+            }
+            let note = [head, toSend].compactMap { $0 }.joined(separator: ", ")
+            return note + (state.reason.map { ": " + UntrustedText.sanitized($0) } ?? "")
         }
         if state.syncing { return "syncing…" }
         if let toSend { return toSend }

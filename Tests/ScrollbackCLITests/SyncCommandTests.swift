@@ -95,7 +95,7 @@ struct SyncCommandTests {
         let garbage = try b.run(["sync", "key", "import"], input: "not a key\n")
         #expect(garbage.status == 1 && garbage.error.contains("44 characters"))
         let zeros = try b.run(["sync", "key", "import"], input: Data(count: 32).base64EncodedString() + "\n")
-        #expect(zeros.status == 1 && zeros.error.contains("44 characters"), "\(zeros.error)")
+        #expect(zeros.status == 1 && zeros.error.contains("32 equal bytes"), "\(zeros.error)")
         #expect(try b.run(["sync", "key", "import"], input: key + "\n").status == 0)
         let joined = try b.run(["sync", "init"], input: url + "\n")
         #expect(joined.status == 0, "\(joined.error)")
