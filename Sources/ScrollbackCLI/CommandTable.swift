@@ -30,17 +30,6 @@ struct CommandSpec: Sendable {
     let options: [OptionSpec]
     let example: String
 
-    /// The words a positional argument may be, when the usage lists them (`bash|zsh|fish`,
-    /// `[init|status|key show]`): for the completions.
-    var argumentWords: [String] {
-        guard arguments.contains("|"), !arguments.contains("...") else { return [] }
-        var words: [String] = []
-        for choice in arguments.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).split(separator: "|") {
-            for word in choice.split(separator: " ") where !words.contains(String(word)) { words.append(String(word)) }
-        }
-        return words
-    }
-
     var usage: String {
         var parts = ["scrollback", name]
         for option in options {
@@ -185,7 +174,13 @@ enum CommandTable {
             ], example: "mkdir -p ~/.config/scrollback && scrollback config --print-default > ~/.config/scrollback/config.toml"),
         CommandSpec(
             name: "completions", summary: "Print the shell completion script for bash, zsh or fish", arguments: "bash|zsh|fish",
-            minimumArguments: 1, maximumArguments: 1, options: [], example: "mkdir -p ~/.local/share/bash-completion/completions && scrollback completions bash > ~/.local/share/bash-completion/completions/scrollback"),
+            minimumArguments: 0, maximumArguments: 1,
+            options: [
+                // What the scripts run for `--source` and `--model`: the words this database holds.
+                OptionSpec(
+                    name: "--words", value: "source|model", help: "print the sources or models of the database, one a line (for the scripts)",
+                    hidden: true)
+            ], example: "mkdir -p ~/.local/share/bash-completion/completions && scrollback completions bash > ~/.local/share/bash-completion/completions/scrollback"),
     ]
 
     static func command(named name: String) -> CommandSpec? {

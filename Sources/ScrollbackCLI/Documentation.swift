@@ -118,77 +118,209 @@ enum Documentation {
         return value.split(separator: "|").map(String.init)
     }
 
-    private static var globalOptions: [String] { (CommandTable.global + CommandTable.browser).map(\.name) + ["--version"] }
+    // The completions of every shell are made from one reading of the tables, so that the
+    // three offer the same words at the same places.
+
+    /// Options the scripts offer: hidden ones (for benchmarks and the scripts themselves) left out.
+    private static func shown(_ options: [OptionSpec]) -> [OptionSpec] { options.filter { !$0.hidden } }
+
+    private static var globalOptions: [String] { shown(CommandTable.global + CommandTable.browser).map(\.name) + ["--version"] }
+
+    /// A command's options with the global ones, as offered after it.
+    private static func options(of command: CommandSpec) -> [String] {
+        shown(command.options + CommandTable.global).map(\.name)
+    }
+
+    /// Every option that takes a value, with its short form: the word after one is that
+    /// value, never a command (`--db PATH list`).
+    private static var valueOptions: [String] {
+        var names: [String] = []
+        for option in CommandTable.global + CommandTable.commands.flatMap(\.options) where option.value != nil {
+            for name in [option.name] + (option.short.map { ["-\($0)"] } ?? []) where !names.contains(name) { names.append(name) }
+        }
+        return names
+    }
+
+    /// What completes an option's value.
+    private enum ValueCompletion: Equatable {
+        case words([String])
+        case files, folders
+        /// What the database holds (`completions --words source`).
+        case database(String)
+        /// Nothing to offer (a number, a date, a token).
+        case nothing
+    }
+
+    private static func valueCompletion(_ option: OptionSpec) -> ValueCompletion {
+        if let words = choices(option) { return .words(words) }
+        switch option.name {
+        case "--db", "--out": return .files
+        case "--out-dir": return .folders
+        case "--source": return .database("source")
+        case "--model": return .database("model")
+        default: return .nothing
+        }
+    }
+
+    /// Per command, each option that takes a value, with what completes it.
+    private static func values(of command: CommandSpec) -> [(option: OptionSpec, completion: ValueCompletion)] {
+        command.options.filter { $0.value != nil && !$0.hidden }.map { ($0, valueCompletion($0)) }
+    }
+
+    /// The words of a command's arguments as a tree (`sync key show`): for each list of
+    /// words typed after the command, the words that may come next. Empty for a command
+    /// whose arguments are free (ids, paths, a query).
+    private static func argumentTree(of command: CommandSpec) -> [(typed: [String], next: [String])] {
+        guard command.arguments.contains("|"), !command.arguments.contains("...") else { return [] }
+        let choices = command.arguments.filter { $0 != "[" && $0 != "]" }.split(separator: "|")
+            .map { $0.split(separator: " ").map(String.init) }
+        var tree: [(typed: [String], next: [String])] = []
+        var prefixes: [[String]] = [[]]
+        while let typed = prefixes.first {
+            prefixes.removeFirst()
+            var next: [String] = []
+            for choice in choices where choice.count > typed.count && Array(choice.prefix(typed.count)) == typed {
+                if !next.contains(choice[typed.count]) { next.append(choice[typed.count]) }
+            }
+            guard !next.isEmpty else { continue }
+            tree.append((typed, next))
+            prefixes += next.map { typed + [$0] }
+        }
+        return tree
+    }
 
     private static func bash() -> String {
+        let skip = valueOptions.filter { $0 != "--db" }.joined(separator: "|")
         var script = """
             # bash completion for scrollback (made by `scrollback completions bash`)
+            _scrollback_words() {
+                "$1" ${2:+--db "$2"} completions --words "$3" 2>/dev/null
+            }
             _scrollback() {
-                local current previous command word
-                current="${COMP_WORDS[COMP_CWORD]}"
-                previous="${COMP_WORDS[COMP_CWORD-1]}"
-                command=""
-                for word in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
-                    case "$word" in -*) ;; *) command="$word"; break ;; esac
+                local current="${COMP_WORDS[COMP_CWORD]}" previous="" command="" db="" i word
+                local -a typed=()
+                (( COMP_CWORD > 0 )) && previous="${COMP_WORDS[COMP_CWORD-1]}"
+                # The command and the words after it; an option's value is neither.
+                for (( i = 1; i < COMP_CWORD; i++ )); do
+                    word="${COMP_WORDS[i]}"
+                    case "$word" in
+                        --db) db="${COMP_WORDS[i+1]}"; i=$((i + 1)); continue ;;
+                        \(skip)) i=$((i + 1)); continue ;;
+                        -*) continue ;;
+                    esac
+                    if [[ -z "$command" ]]; then command="$word"; else typed+=("$word"); fi
                 done
+                [[ "$db" == "~/"* ]] && db="$HOME/${db#"~/"}"
                 case "$previous" in
-                    --db|--out) COMPREPLY=($(compgen -f -- "$current")); return ;;
-                    --out-dir) COMPREPLY=($(compgen -d -- "$current")); return ;;
+                    --db) COMPREPLY=($(compgen -f -- "$current")); return ;;
+                esac
+                case "$command $previous" in
 
             """
-        var seen = Set<String>()
-        for command in CommandTable.commands {
-            for option in command.options {
-                guard let words = choices(option), seen.insert(option.name).inserted else { continue }
-                script += "        \(option.name)) COMPREPLY=($(compgen -W \"\(words.joined(separator: " "))\" -- \"$current\")); return ;;\n"
+        func reply(_ completion: ValueCompletion) -> String {
+            switch completion {
+            case .words(let words): "COMPREPLY=($(compgen -W \"\(words.joined(separator: " "))\" -- \"$current\"))"
+            case .files: "COMPREPLY=($(compgen -f -- \"$current\"))"
+            case .folders: "COMPREPLY=($(compgen -d -- \"$current\"))"
+            case .database(let kind): "COMPREPLY=($(compgen -W \"$(_scrollback_words \"${COMP_WORDS[0]}\" \"$db\" \(kind))\" -- \"$current\"))"
+            case .nothing: "COMPREPLY=()"
             }
         }
-        script += "    esac\n    case \"$command\" in\n"
+        for command in CommandTable.commands {
+            for (option, completion) in values(of: command) {
+                let names = ([option.name] + (option.short.map { ["-\($0)"] } ?? [])).map { "\"\(command.name) \($0)\"" }
+                script += "        \(names.joined(separator: "|"))) \(reply(completion)); return ;;\n"
+            }
+        }
+        script += "    esac\n"
+        script += "    case \"$command\" in\n"
         script += "        \"\") COMPREPLY=($(compgen -W \"\(CommandTable.commands.map(\.name).joined(separator: " ")) \(globalOptions.joined(separator: " "))\" -- \"$current\")) ;;\n"
         for command in CommandTable.commands {
-            let options = (command.argumentWords + command.options.map(\.name) + CommandTable.global.map(\.name)).joined(separator: " ")
-            let files = command.name == "import" ? " -f" : ""
-            script += "        \(command.name)) COMPREPLY=($(compgen\(files) -W \"\(options)\" -- \"$current\")) ;;\n"
+            let options = "COMPREPLY=($(compgen -W \"\(options(of: command).joined(separator: " "))\" -- \"$current\"))"
+            let tree = argumentTree(of: command)
+            if !tree.isEmpty {
+                script += "        \(command.name))\n            if [[ \"$current\" == -* ]]; then \(options); return; fi\n"
+                script += "            case \"${typed[*]}\" in\n"
+                for (typed, next) in tree {
+                    script += "                \"\(typed.joined(separator: " "))\") COMPREPLY=($(compgen -W \"\(next.joined(separator: " "))\" -- \"$current\")) ;;\n"
+                }
+                script += "            esac ;;\n"
+            } else if command.name == "import" {
+                script += "        import) if [[ \"$current\" == -* ]]; then \(options); else COMPREPLY=($(compgen -f -- \"$current\")); fi ;;\n"
+            } else {
+                script += "        \(command.name)) \(options) ;;\n"
+            }
         }
         script += "    esac\n}\ncomplete -F _scrollback scrollback\n"
         return script
     }
 
     private static func zsh() -> String {
-        func spec(_ option: OptionSpec) -> String {
-            let help = option.help.replacingOccurrences(of: "'", with: "'\\''").replacingOccurrences(of: "[", with: "(")
-                .replacingOccurrences(of: "]", with: ")").replacingOccurrences(of: ":", with: "\\:")
-            let action: String
-            if let words = choices(option) {
-                action = ":\(option.value ?? ""):(\(words.joined(separator: " ")))"
-            } else if let value = option.value {
-                action = ":\(value):" + (["--db", "--out"].contains(option.name) ? "_files" : option.name == "--out-dir" ? "_directories" : "")
-            } else {
-                action = ""
-            }
-            guard let short = option.short else { return "'\(option.name)[\(help)]\(action)'" }
-            return "'(-\(short) \(option.name))'{-\(short),\(option.name)}'[\(help)]\(action)'"
-        }
+        func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let skip = valueOptions.filter { $0 != "--db" }.joined(separator: "|")
         var script = """
             #compdef scrollback
             # zsh completion for scrollback (made by `scrollback completions zsh`)
+            _scrollback_words() {
+                "$1" ${2:+--db} ${2:+"$2"} completions --words "$3" 2>/dev/null
+            }
             _scrollback() {
-                local -a commands
-                commands=(
+                local current=${words[CURRENT]} previous=${words[CURRENT-1]} command= db= i word
+                local -a typed described
+                # The command and the words after it; an option's value is neither.
+                for (( i = 2; i < CURRENT; i++ )); do
+                    word=${words[i]}
+                    case $word in
+                        (--db) db=${words[i+1]}; i=$((i + 1)); continue ;;
+                        (\(skip)) i=$((i + 1)); continue ;;
+                        (-*) continue ;;
+                    esac
+                    if [[ -z $command ]]; then command=$word; else typed+=("$word"); fi
+                done
+                db=${db/#\\~\\//$HOME/}
+                case $previous in
+                    (--db) _files; return ;;
+                esac
+                case "$command $previous" in
 
             """
-        for command in CommandTable.commands {
-            script += "        '\(command.name):\(command.summary.replacingOccurrences(of: "'", with: "'\\''").replacingOccurrences(of: ":", with: "\\:"))'\n"
+        func reply(_ completion: ValueCompletion) -> String {
+            switch completion {
+            case .words(let words): "compadd -- \(words.joined(separator: " "))"
+            case .files: "_files"
+            case .folders: "_directories"
+            case .database(let kind): "compadd -- ${(f)\"$(_scrollback_words ${words[1]} \"$db\" \(kind))\"}"
+            case .nothing: ":"
+            }
         }
-        script += "    )\n    if (( CURRENT == 2 )); then\n        _describe 'command' commands\n        _arguments \\\n"
-        script += (CommandTable.global + CommandTable.browser).map { "            \(spec($0))" }.joined(separator: " \\\n") + "\n"
-        script += "        return\n    fi\n    case \"$words[2]\" in\n"
         for command in CommandTable.commands {
-            let options = (command.options + CommandTable.global).map { "            \(spec($0))" }
-            let rest =
-                command.name == "import" ? " \\\n            '*:file:_files'"
-                : command.argumentWords.isEmpty ? "" : " \\\n            '*:argument:(\(command.argumentWords.joined(separator: " ")))'"
-            script += "        \(command.name))\n            _arguments \\\n\(options.joined(separator: " \\\n"))\(rest) ;;\n"
+            for (option, completion) in values(of: command) {
+                let names = ([option.name] + (option.short.map { ["-\($0)"] } ?? [])).map { "\"\(command.name) \($0)\"" }
+                script += "        (\(names.joined(separator: "|"))) \(reply(completion)); return ;;\n"
+            }
+        }
+        script += "    esac\n    case $command in\n"
+        script += "        (\"\")\n            if [[ $current == -* ]]; then compadd -- \(globalOptions.joined(separator: " ")); return; fi\n"
+        script += "            described=(\n"
+        for command in CommandTable.commands {
+            script += "                \(quoted(command.name + ":" + command.summary.replacingOccurrences(of: ":", with: "\\:")))\n"
+        }
+        script += "            )\n            _describe 'command' described ;;\n"
+        for command in CommandTable.commands {
+            let options = "compadd -- \(options(of: command).joined(separator: " "))"
+            let tree = argumentTree(of: command)
+            script += "        (\(command.name))\n            if [[ $current == -* ]]; then \(options); return; fi\n"
+            if !tree.isEmpty {
+                script += "            case \"${typed[*]}\" in\n"
+                for (typed, next) in tree {
+                    script += "                (\"\(typed.joined(separator: " "))\") compadd -- \(next.joined(separator: " ")) ;;\n"
+                }
+                script += "            esac ;;\n"
+            } else if command.name == "import" {
+                script += "            _files ;;\n"
+            } else {
+                script += "            ;;\n"
+            }
         }
         script += "    esac\n}\n_scrollback \"$@\"\n"
         return script
@@ -198,34 +330,90 @@ enum Documentation {
         func quoted(_ text: String) -> String {
             "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
         }
-        let names = CommandTable.commands.map(\.name).joined(separator: " ")
-        var script = "# fish completion for scrollback (made by `scrollback completions fish`)\n"
-        script += "complete -c scrollback -f\n"
+        let skip = valueOptions.filter { $0 != "--db" }.joined(separator: " ")
+        var script = """
+            # fish completion for scrollback (made by `scrollback completions fish`)
+            # The command and the words after it, and the database, as typed so far; an
+            # option's value is neither.
+            function __scrollback_typed
+                set -l tokens (commandline -opc)
+                set -l found
+                set -l skip 0
+                set -l db
+                for token in $tokens[2..-1]
+                    if test $skip -eq 2
+                        set db $token
+                        set skip 0
+                        continue
+                    else if test $skip -eq 1
+                        set skip 0
+                        continue
+                    end
+                    switch $token
+                        case --db
+                            set skip 2
+                        case \(skip)
+                            set skip 1
+                        case '-*'
+                        case '*'
+                            set -a found $token
+                    end
+                end
+                if test "$argv[1]" = --db
+                    string replace -r '^~/' "$HOME/" -- $db
+                else
+                    string join ' ' -- $found
+                end
+            end
+            # True when the words typed after `scrollback` are exactly these.
+            function __scrollback_at
+                test "$(__scrollback_typed)" = "$argv"
+            end
+            # True when the command typed is this one.
+            function __scrollback_in
+                set -l typed (string split ' ' -- (__scrollback_typed))
+                test "$typed[1]" = "$argv[1]"
+            end
+            function __scrollback_words
+                set -l program (commandline -opc)[1]
+                set -l db (__scrollback_typed --db)
+                if test -n "$db"
+                    $program --db $db completions --words $argv[1] 2>/dev/null
+                else
+                    $program completions --words $argv[1] 2>/dev/null
+                end
+            end
+            complete -c scrollback -f
+
+            """
         for command in CommandTable.commands {
-            script += "complete -c scrollback -n 'not __fish_seen_subcommand_from \(names)' -a \(command.name) -d \(quoted(command.summary))\n"
+            script += "complete -c scrollback -n __scrollback_at -a \(command.name) -d \(quoted(command.summary))\n"
         }
         func line(_ option: OptionSpec, condition: String) -> String {
             var text = "complete -c scrollback -n \(quoted(condition)) -l \(option.name.dropFirst(2))"
             if let short = option.short { text += " -s \(short)" }
-            if let words = choices(option) {
-                text += " -x -a \(quoted(words.joined(separator: " ")))"
-            } else if option.value != nil {
-                text += " -r" + (["--db", "--out", "--out-dir"].contains(option.name) ? " -F" : "")
+            switch option.value == nil ? nil : valueCompletion(option) {
+            case .words(let words): text += " -x -a \(quoted(words.joined(separator: " ")))"
+            case .files, .folders: text += " -r -F"
+            case .database(let kind): text += " -x -a \(quoted("(__scrollback_words \(kind))"))"
+            case .nothing: text += " -x"
+            case nil: break
             }
             return text + " -d \(quoted(option.help))\n"
         }
-        for option in CommandTable.global + CommandTable.browser {
+        for option in shown(CommandTable.global + CommandTable.browser) {
             script += line(option, condition: "true")
         }
         for command in CommandTable.commands {
-            for option in command.options {
-                script += line(option, condition: "__fish_seen_subcommand_from \(command.name)")
+            for option in shown(command.options) {
+                script += line(option, condition: "__scrollback_in \(command.name)")
             }
             if command.name == "import" {
-                script += "complete -c scrollback -n '__fish_seen_subcommand_from import' -F\n"
+                script += "complete -c scrollback -n '__scrollback_in import' -F\n"
             }
-            if !command.argumentWords.isEmpty {
-                script += "complete -c scrollback -n '__fish_seen_subcommand_from \(command.name)' -a \(quoted(command.argumentWords.joined(separator: " ")))\n"
+            for (typed, next) in argumentTree(of: command) {
+                let condition = "__scrollback_at " + ([command.name] + typed).joined(separator: " ")
+                script += "complete -c scrollback -n \(quoted(condition)) -a \(quoted(next.joined(separator: " ")))\n"
             }
         }
         return script

@@ -150,6 +150,10 @@ struct CommandContext {
         case "export": try ExportCommand(context: self).run()
         case "sync": return try SyncCommand(context: self).run()
         case "completions":
+            if let kind = parsed.value("--words") { return try completionWords(kind) }
+            guard parsed.positional.count == 1 else {
+                throw UsageError(message: "completions needs the shell: bash, zsh or fish", command: "completions")
+            }
             // Written whole by one call: a script is text for a file, never sanitized away.
             let shell = parsed.positional[0]
             guard let script = Documentation.completions(for: shell) else {
@@ -157,6 +161,22 @@ struct CommandContext {
             }
             console.write(script)
         default: return try BrowseCommand(context: self).run()
+        }
+        return 0
+    }
+
+    /// `completions --words source|model`: the words a completion script offers after
+    /// `--source` and `--model`, one a line, from the database if there is one (never made
+    /// for this); a word a shell would split or a terminal would act on is left out.
+    private func completionWords(_ kind: String) throws -> Int32 {
+        guard ["source", "model"].contains(kind), parsed.positional.isEmpty else {
+            throw UsageError(message: "--words takes source or model, and no shell", command: "completions")
+        }
+        guard FileManager.default.fileExists(atPath: databasePath) else { return 0 }
+        let words = try Store.open(path: databasePath, readOnly: true).filterWords()
+        for word in kind == "source" ? words.sources : words.models
+        where !word.isEmpty && word.count <= 200 && !word.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control || $0.properties.generalCategory == .format || "'\"\\$`".unicodeScalars.contains($0) }) {
+            console.line(word)
         }
         return 0
     }

@@ -95,6 +95,33 @@ public final class Store {
         database.setBusyTimeout(milliseconds: milliseconds)
     }
 
+    /// The words a filter may take here, for shell completion: every source (a skip scan of
+    /// the source index: one lookup per source, however many conversations), and the models
+    /// of the `recent` most recently updated conversations (the updated index; no index
+    /// covers the model), each sorted.
+    public func filterWords(recent: Int = 5_000) throws -> (sources: [String], models: [String]) {
+        try database.read {
+            let sources = try database.query(
+                """
+                WITH RECURSIVE next (source) AS (
+                    SELECT min(source) FROM conversation
+                    UNION ALL
+                    SELECT (SELECT min(source) FROM conversation WHERE source > next.source) FROM next WHERE next.source IS NOT NULL
+                )
+                SELECT source FROM next WHERE source IS NOT NULL
+                """
+            ) { $0.text(0) }
+            let models = try database.query(
+                """
+                SELECT DISTINCT model FROM (
+                    SELECT model FROM conversation ORDER BY pinned DESC, updated_at DESC, id DESC LIMIT ?
+                ) WHERE model IS NOT NULL AND model <> '' ORDER BY model
+                """, [.integer(Int64(max(recent, 0)))]
+            ) { $0.text(0) }
+            return (sources, models)
+        }
+    }
+
     /// Counts, size, schema version, oldest and newest, read in one transaction.
     ///
     /// - Parameter perModel: also count conversations, messages and tokens per model (see
