@@ -74,14 +74,22 @@ enum ArgumentParser {
                     throw UsageError(message: "unknown option '\(name)'\(place)", command: spec?.name)
                 }
                 if option.value != nil {
+                    let value: String
                     if let inlineValue {
-                        parsed.values[name] = inlineValue
+                        value = inlineValue
                     } else if index < arguments.count {
-                        parsed.values[name] = arguments[index]
+                        value = arguments[index]
                         index += 1
                     } else {
                         throw UsageError(message: "\(name) needs a value (\(option.value ?? ""))", command: spec?.name)
                     }
+                    // Given twice, one would be dropped without a word: which one was meant is not ours to guess.
+                    if let first = parsed.values[name] {
+                        throw UsageError(
+                            message: "\(name) is given twice ('\(OutputFormat.line(first))', then '\(OutputFormat.line(value))'); give it once",
+                            command: spec?.name)
+                    }
+                    parsed.values[name] = value
                 } else {
                     if inlineValue != nil {
                         throw UsageError(message: "\(name) takes no value", command: spec?.name)

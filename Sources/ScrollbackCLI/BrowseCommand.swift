@@ -45,8 +45,9 @@ struct BrowseCommand {
         if config.dateFormat != BrowserConfig.standardDateFormat { browser.dateFormat = config.dateFormat }
         try browser.start()
         if let first = config.problems.first {
-            let more = config.problems.count > 1 ? " (and \(config.problems.count - 1) more: scrollback config --check)" : ""
-            browser.effectDone(first + more)
+            // How many, first: a long problem is cut at the footer's end, and the count with it.
+            let count = config.problems.count
+            browser.effectDone(count == 1 ? first : "\(count) config problems (scrollback config --check lists them); the first: \(first)")
         }
         // Sync, when it is on here: on a thread and connection of its own.
         let sync = try startSync(store: store, config: config)

@@ -226,19 +226,38 @@ enum ExportTarget {
 
     /// Refuses a path that exists and is not a folder (a symlink to one is fine: the user made it).
     static func checkFolder(_ path: String) throws {
+        let shown = OutputFormat.line(path)
         var status = stat()
-        guard stat(path, &status) == 0 else { return }
+        guard stat(path, &status) == 0 else {
+            // A symlink to nothing: no folder can be made in its place without removing it.
+            if lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFLNK {
+                let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)).map { " (to \(OutputFormat.line($0)), which does not exist)" } ?? ""
+                throw CommandFailure(
+                    message: "\(shown) is a symlink to nothing\(target); make the folder it points to, or give --out-dir another name")
+            }
+            return
+        }
         if (status.st_mode & S_IFMT) != S_IFDIR {
-            throw CommandFailure(message: "\(path) exists and is not a folder; --out-dir needs a folder (or a new name)")
+            throw CommandFailure(message: "\(shown) exists and is not a folder; --out-dir needs a folder (or a new name)")
         }
     }
 
     static func makeFolder(_ path: String) throws {
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            throw CommandFailure(message: "cannot create the folder \(path): \((error as NSError).localizedDescription)")
+        guard mkdirs(path) else {
+            throw CommandFailure(message: "cannot create the folder \(OutputFormat.line(path)): \(String(cString: strerror(errno)).lowercased())")
         }
+    }
+
+    /// Makes `path` and the folders above it that are missing (as `mkdir -p`); errno says why not.
+    private static func mkdirs(_ path: String) -> Bool {
+        var status = stat()
+        if stat(path, &status) == 0 {
+            errno = (status.st_mode & S_IFMT) == S_IFDIR ? 0 : EEXIST
+            return errno == 0
+        }
+        let parent = PathText.parent(of: path)
+        if parent != path && !parent.isEmpty && parent != "." && !mkdirs(parent) { return false }
+        return mkdir(path, 0o777) == 0 || errno == EEXIST
     }
 }
 

@@ -56,22 +56,26 @@ struct ListCommand {
                 console.errorLine("No conversations match \(filter.description).")
             } else if position == .first {
                 console.errorLine(
-                    "No conversations in \(store.path) yet. Try `scrollback demo` for sample data, or `scrollback --demo`.")
+                    "No conversations in \(OutputFormat.line(store.path)) yet: import an export (`scrollback import ~/Downloads/chatgpt-export.zip`), or try `scrollback --demo`, which browses sample data in a database of its own.")
             } else {
                 console.errorLine("No more conversations.")
             }
             return
         }
         let timeHeading = order == .created ? "CREATED" : "UPDATED"
-        console.line("ID        \(timeHeading)            MSGS  MODEL               TITLE")
-        for conversation in page.items {
+        // Ids are as long as they must be to name one conversation: the column is as wide as
+        // the longest on the page, so that the columns after it line up.
+        let ids = page.items.map { OutputFormat.uniqueID($0.publicID, in: store) }
+        let idWidth = max(ids.map(\.count).max() ?? 8, 8)
+        console.line("ID".padding(toLength: idWidth, withPad: " ", startingAt: 0) + "  \(timeHeading)            MSGS  MODEL               TITLE")
+        for (conversation, id) in zip(page.items, ids) {
             let time = TimeText.absolute(order == .created ? conversation.createdAt : conversation.updatedAt)
             let count = String(conversation.messageCount)
             let model = conversation.model.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : OutputFormat.line($0) } ?? "–"
             let modelColumn = model.count > 18 ? String(model.prefix(17)) + "…" : model
             let title = (conversation.pinned ? "[pinned] " : "") + OutputFormat.line(conversation.title)
             console.line(
-                OutputFormat.uniqueID(conversation.publicID, in: store) + "  " + time + "  "
+                id.padding(toLength: idWidth, withPad: " ", startingAt: 0) + "  " + time + "  "
                     + String(repeating: " ", count: max(0, 5 - count.count)) + count + "  "
                     + modelColumn.padding(toLength: 18, withPad: " ", startingAt: 0) + "  " + title)
         }

@@ -11,7 +11,8 @@ struct SummaryCommand {
         if store.isReadOnly { line += " [read-only]" }
         console.line(line)
         if stats.conversations == 0 {
-            console.line("Nothing here yet: `scrollback demo` adds sample conversations.")
+            console.line(
+                "Nothing here yet: `scrollback import PATH` brings in an export; `scrollback --demo` browses sample data in a database of its own.")
         } else {
             console.line("Try `scrollback list`, `scrollback show ID` or `scrollback search WORDS`; `scrollback --help` lists every command.")
         }

@@ -186,7 +186,9 @@ extension ConversationFilter {
     public static func time(_ text: String, now: Timestamp, end: Bool) throws -> Timestamp {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         // Before 1970 is the same as 1970: nothing scrollback stores is older.
-        if let ago = try relative(trimmed, now: now) { return Timestamp(milliseconds: max(ago.milliseconds, 0)) }
+        // `until` a time ago takes in that very instant, as `until` a time of day does: so
+        // `--since 3m --until 3m` is that one instant, not an empty range.
+        if let ago = try relative(trimmed, now: now) { return Timestamp(milliseconds: max(ago.milliseconds, 0) + (end ? 1 : 0)) }
         if let date = calendarDate(trimmed, end: end) {
             // `until` a time takes in that very instant.
             return end && trimmed.contains("T") ? Timestamp(milliseconds: date.milliseconds + 1) : date

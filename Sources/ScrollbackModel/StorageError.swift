@@ -25,6 +25,10 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidCursor(reason: String)
     /// A title that is empty or only whitespace.
     case invalidTitle
+    /// A title longer than `ConversationTitle.maximumLength` characters (it had this many).
+    case titleTooLong(characters: Int)
+    /// A title with a control character (ESC, a bell, …) or a bidi override in it.
+    case titleHasControls
     /// SQLite found the file damaged (`SQLITE_CORRUPT`, `SQLITE_NOTADB` past the header).
     case damaged(path: String, detail: SQLiteError)
     /// The disk (or the file system's quota) is full: nothing of the change was kept.
@@ -67,6 +71,10 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
             return "invalid page token: \(reason); start again without --after/--before"
         case .invalidTitle:
             return "a title cannot be empty or blank; type some text"
+        case .titleTooLong(let characters):
+            return "a title is at most 1,000 characters (this one has \(Self.grouped(characters))); nothing was changed"
+        case .titleHasControls:
+            return "a title cannot hold control characters (ESC, a bell…) or bidi overrides; nothing was changed"
         case .damaged(let path, let detail):
             return "\(path) is damaged (\(detail.message)); run `scrollback check` to see what can be read, or restore a backup"
         case .diskFull(let path):
@@ -90,5 +98,16 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
         default:
             return description
         }
+    }
+
+    /// 100000 as 100,000.
+    private static func grouped(_ number: Int) -> String {
+        let digits = String(number.magnitude)
+        var text = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { text.append(",") }
+            text.append(digit)
+        }
+        return (number < 0 ? "-" : "") + text
     }
 }

@@ -24,7 +24,10 @@ public final class SQLiteConversationRepository: ConversationRepository {
     }
 
     public func create(_ new: NewConversation) throws -> ConversationDTO {
-        let title = try Self.validTitle(new.title)
+        // A made conversation's title is data, as an import's is (kept, shown safely); the
+        // rule for a title a person types is `rename`'s.
+        let title = new.title.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !title.isEmpty else { throw StorageError.invalidTitle }
         let updatedAt = max(new.updatedAt ?? new.createdAt, new.createdAt)
         return try database.write {
             let row = Writer.ConversationRow(
@@ -82,7 +85,7 @@ public final class SQLiteConversationRepository: ConversationRepository {
     }
 
     public func rename(id: Int64, to title: String) throws -> ConversationDTO {
-        let title = try Self.validTitle(title)
+        let title = try ConversationTitle.normalized(title)
         return try database.write {
             try writer.rename(conversation: id, to: title)
             return try require(id: id)
@@ -214,9 +217,5 @@ public final class SQLiteConversationRepository: ConversationRepository {
     static func newPublicID() -> String { UUID().uuidString.lowercased() }
 
     /// Trims surrounding whitespace; refuses what is left empty.
-    static func validTitle(_ title: String) throws -> String {
-        let trimmed = title.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty else { throw StorageError.invalidTitle }
-        return trimmed
-    }
+
 }

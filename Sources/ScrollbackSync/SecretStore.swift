@@ -166,7 +166,7 @@ public final class CommandSecrets: SecretStore {
         guard exited && code == 0 else {
             let how = exited ? (code == 127 ? "its program was not found" : "exit status \(code)") : "killed by signal \(status & 0x7F)"
             throw .secretStore(
-                "secret_command \(shownCommand) failed for '\(name.rawValue)' (\(how)\(said.map { ": \($0)" } ?? "")); check [sync] secret_command in config.toml")
+                "secret_command failed for '\(name.rawValue)' (\(how)\(said.map { ": \($0)" } ?? "")); the command: \(shownCommand); check [sync] secret_command in config.toml")
         }
         let text = String(decoding: outputBytes, as: UTF8.self)
         let line = text.split(whereSeparator: \.isNewline).first.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? ""

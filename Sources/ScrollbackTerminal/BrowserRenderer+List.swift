@@ -124,7 +124,7 @@ extension BrowserRenderer {
         let lines = [
             "No conversations yet.", "",
             "Bring in your history: scrollback import PATH",
-            "or make sample data:   scrollback demo",
+            "or try sample data:    scrollback --demo",
         ]
         let first = max(1, (screen.height - lines.count) / 2)
         for (offset, line) in lines.enumerated() where first + offset < screen.height - 1 {

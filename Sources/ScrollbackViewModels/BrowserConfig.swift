@@ -29,7 +29,8 @@ public enum ColorRole: String, CaseIterable, Sendable {
         case .marked: "marked rows"
         case .highlight: "search and find matches"
         case .hint: "the footer's key hints"
-        case .user, .assistant, .system, .tool: "the header of a \(rawValue) message"
+        case .user, .system, .tool: "the header of a \(rawValue) message"
+        case .assistant: "the header of an assistant message"
         case .code: "code blocks"
         case .fence: "code fences (```)"
         }
@@ -79,6 +80,8 @@ public struct BrowserConfig: Sendable, Equatable {
         var config = BrowserConfig()
         var section = ""
         var seen = Set<String>()
+        // A byte-order mark (some editors write one) is not text of the first line.
+        let text = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
         // Lines end at LF or CRLF (Swift reads "\r\n" as one character); a stray CR is space.
         let split = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
         for (offset, rawLine) in split.enumerated() {

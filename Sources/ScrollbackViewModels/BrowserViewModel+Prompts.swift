@@ -41,10 +41,13 @@ extension BrowserViewModel {
                     status = "Title unchanged"
                     return
                 }
-                let title = editor.text.trimmingCharacters(in: .whitespaces)
-                guard !title.isEmpty else {
+                // The storage layer's rule, in its words, and the editor stays open with the text.
+                let title: String
+                do {
+                    title = try ConversationTitle.normalized(editor.text)
+                } catch {
                     self.prompt = .rename(id: id, editor: editor)
-                    status = "A title cannot be empty"
+                    status = Self.sentence(error.description)
                     return
                 }
                 do {
@@ -159,5 +162,10 @@ extension BrowserViewModel {
 
     func noteIfCut(_ editor: LineEditor) {
         if editor.wasCut { status = "cut to \(NumberText.grouped(editor.limit)) characters" }
+    }
+
+    /// A message of the storage layer as the footer says things: a capital first.
+    static func sentence(_ message: String) -> String {
+        message.prefix(1).uppercased() + message.dropFirst()
     }
 }

@@ -171,7 +171,8 @@ struct ConversationListTests {
         #expect(fixture.selectedTitle == "trip to 京都")
         #expect(browser.status == "Renamed — u undoes")
         try fixture.press(.character("r"), .control("u"), .character(" "), .enter)
-        #expect(browser.status == "A title cannot be empty")
+        // The storage layer's words, as `scrollback rename` says them.
+        #expect(browser.status == "A title cannot be empty or blank; type some text")
         try fixture.press(.escape)
         #expect(browser.prompt == nil && browser.status == "Rename cancelled")
         #expect(fixture.selectedTitle == "trip to 京都")

@@ -1,0 +1,42 @@
+/// The rule for a title a person sets, wherever it is set (`rename`, the browser's editor):
+/// the storage layer applies it, and the editor keeps to it as it is typed, so that both say
+/// the same. Imported titles are the export's, kept as they are (the screen makes them safe).
+public enum ConversationTitle {
+    public static let maximumLength = 1_000
+
+    /// The title `text` sets: line breaks and tabs become spaces and the ends are trimmed;
+    /// empty, too long, or holding a control character or a bidi override is refused.
+    public static func normalized(_ text: String) throws(StorageError) -> String {
+        var title = ""
+        for character in text {
+            if character.isNewline || character == "\t" {
+                title.append(" ")
+            } else if character.unicodeScalars.contains(where: isRefused) {
+                throw .titleHasControls
+            } else {
+                title.append(character)
+            }
+        }
+        title = title.trimmingWhitespace()
+        guard !title.isEmpty else { throw .invalidTitle }
+        guard title.count <= maximumLength else { throw .titleTooLong(characters: title.count) }
+        return title
+    }
+
+    /// A scalar no title may hold: C0 and C1 controls (ESC among them), DEL, and the bidi
+    /// embeddings, overrides and isolates that reorder what follows them.
+    public static func isRefused(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.generalCategory == .control || (0x202A...0x202E).contains(scalar.value)
+            || (0x2066...0x2069).contains(scalar.value)
+    }
+}
+
+extension String {
+    /// Without the spaces (any Unicode space) at either end.
+    fileprivate func trimmingWhitespace() -> String {
+        var characters = Substring(self)
+        while let first = characters.first, first.isWhitespace { characters.removeFirst() }
+        while let last = characters.last, last.isWhitespace { characters.removeLast() }
+        return String(characters)
+    }
+}

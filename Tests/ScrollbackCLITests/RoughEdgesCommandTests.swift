@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+
+@testable import ScrollbackCLI
+import ScrollbackModel
+import ScrollbackStorage
+@testable import ScrollbackViewModels
+import TestSupport
+
+/// Rough edges a hostile tester and a newcomer met on the command line, each as it was seen.
+@Suite("Rough edges of the command line, found off the tested paths")
+struct RoughEdgesCommandTests {
+    static func importing(_ runner: BinaryRunner, _ records: [String]) throws {
+        let path = runner.folder.file("records-\(records.count).jsonl")
+        try records.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try runner.run(["import", path])
+        #expect(result.status == 0, "\(result.error)")
+    }
+
+    @Test("rename keeps to the storage layer's rule for titles, in its words: no 100,000 characters, no ESC; line breaks and tabs become spaces")
+    func renameRule() throws {
+        let runner = try BinaryRunner()
+        try Self.importing(runner, [DailyUseCommandTests.record("11111111-0000-4000-8000-000000000001", title: "Plain", date: "2026-01-01T10:00:00.000Z")])
+        let long = try runner.run(["rename", "11111111", String(repeating: "x", count: 100_000)])
+        #expect(long.status == 1 && long.error == "scrollback: a title is at most 1,000 characters (this one has 100,000); nothing was changed\n", "\(long.error)")
+        for hostile in ["esc \u{1B}[31mred", "bell \u{07}", "over \u{202E}ride", "del \u{7F}"] {
+            let refused = try runner.run(["rename", "11111111", hostile])
+            #expect(refused.status == 1 && refused.error.contains("cannot hold control characters"), "\(refused.error)")
+            #expect(!refused.error.contains("\u{1B}"))
+        }
+        let spaced = try runner.run(["rename", "11111111", "two\nlines\tand a tab"])
+        #expect(spaced.status == 0, "\(spaced.error)")
+        #expect(try runner.run(["list"]).output.contains("two lines and a tab"))
+        #expect(try runner.run(["rename", "11111111", String(repeating: "y", count: 1_000)]).status == 0)
+        // The browser's editor says the same words for the same rule.
+        #expect(throws: StorageError.titleHasControls) { try ConversationTitle.normalized("a\u{1B}b") }
+        #expect(throws: StorageError.titleTooLong(characters: 1_001)) { try ConversationTitle.normalized(String(repeating: "z", count: 1_001)) }
+        #expect(throws: StorageError.invalidTitle) { try ConversationTitle.normalized(" \n\t ") }
+    }
+
+    @Test("an option given twice is refused, saying both; --since 3m --until 3m is one instant, not two")
+    func repeatedOptions() throws {
+        let runner = try BinaryRunner()
+        try Self.importing(runner, [DailyUseCommandTests.record("22222222-0000-4000-8000-000000000001", title: "Plain", date: "2026-01-01T10:00:00.000Z")])
+        let twice = try runner.run(["list", "--since", "2w", "--since", "3w"])
+        #expect(twice.status == 2 && twice.error.contains("--since is given twice ('2w', then '3w'); give it once"), "\(twice.error)")
+        let limit = try runner.run(["list", "-n", "5", "--limit", "6"])
+        #expect(limit.status == 2 && limit.error.contains("--limit is given twice"), "\(limit.error)")
+        let instant = try runner.run(["list", "--since", "3m", "--until", "3m"])
+        #expect(instant.status == 0, "\(instant.error)")
+        let words = instant.error.split(whereSeparator: { $0 == " " || $0 == "\n" }).filter { $0.hasPrefix("since:") || $0.hasPrefix("until:") }
+            .map { String($0.dropFirst(6)).replacingOccurrences(of: "Z.", with: "Z") }
+        #expect(words.count == 2 && words[0] == words[1], "\(instant.error)")
+    }
+
+    @Test("export --out-dir onto a dangling symlink says so, in scrollback's words")
+    func danglingOutDir() throws {
+        let runner = try BinaryRunner()
+        try Self.importing(runner, [DailyUseCommandTests.record("33333333-0000-4000-8000-000000000001", title: "Plain", date: "2026-01-01T10:00:00.000Z")])
+        let link = runner.folder.file("dangling")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: runner.folder.file("nowhere/at/all"))
+        let result = try runner.run(["export", "--out-dir", link])
+        #expect(result.status == 1 && result.error.contains("is a symlink to nothing"), "\(result.error)")
+        #expect(!result.error.contains("The operation could not be completed"))
+        // A missing folder, deep: made, as mkdir -p does.
+        let deep = runner.folder.file("new/deep/folder")
+        #expect(try runner.run(["export", "--out-dir", deep]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: deep))
+    }
+
+    @Test("list's columns line up when an id is printed longer, to name one conversation")
+    func idColumn() throws {
+        let runner = try BinaryRunner()
+        try Self.importing(runner, [
+            DailyUseCommandTests.record("44444444-aaaa-4000-8000-000000000001", title: "First", date: "2026-01-01T10:00:00.000Z"),
+            DailyUseCommandTests.record("44444444-aaab-4000-8000-000000000002", title: "Second", date: "2026-01-02T10:00:00.000Z"),
+            DailyUseCommandTests.record("55555555-0000-4000-8000-000000000003", title: "Third", date: "2026-01-03T10:00:00.000Z"),
+        ])
+        let lines = try runner.run(["list"]).output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4)
+        // Each title starts under TITLE.
+        let titleAt = try #require(lines[0].range(of: "TITLE")).lowerBound.utf16Offset(in: lines[0])
+        for line in lines.dropFirst() {
+            let title = ["First", "Second", "Third"].first { line.hasSuffix($0) } ?? ""
+            #expect(line.utf16.count - title.utf16.count == titleAt, "\(lines)")
+        }
+        #expect(lines[1].hasPrefix("55555555 ") && lines[2].hasPrefix("44444444-aaab"), "\(lines)")
+    }
+
+    @Test("a config file that starts with a byte-order mark keeps its first section; the default file's words")
+    func configRoughEdges() {
+        let config = BrowserConfig.parse("\u{FEFF}[display]\nwheel_step = 7\n")
+        #expect(config.problems.isEmpty && config.wheelStep == 7, "\(config.problems)")
+        #expect(BrowserConfig.defaultFile().contains("the header of an assistant message"))
+        #expect(!BrowserConfig.defaultFile().contains("a assistant"))
+    }
+}
