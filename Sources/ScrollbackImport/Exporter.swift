@@ -115,20 +115,7 @@ public struct Exporter {
     public static func fileName(for conversation: ConversationDTO, format: ExportFormat) -> String {
         let date = String(conversation.createdAt.iso8601.prefix(10).filter { $0.isASCII && ($0.isNumber || $0 == "-") })
         let shortID = String(conversation.publicID.lowercased().filter { $0.isASCII && $0.isHexDigit }.prefix(8))
-        var slug = ""
-        for character in conversation.title.lowercased() {
-            // Letters and numbers only (no marks, controls, format characters or dots);
-            // the scalar test keeps out characters that merely combine into a letter.
-            if (character.isLetter || character.isNumber)
-                && character.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || $0.properties.numericType != nil })
-            {
-                slug.append(character)
-            } else if !slug.isEmpty && slug.last != "-" {
-                slug.append("-")
-            }
-            if slug.count >= 40 { break }
-        }
-        while slug.last == "-" { slug.removeLast() }
+        let slug = PathText.slug(of: conversation.title)
         return "\(date)-\(shortID.isEmpty ? "conversation" : shortID)\(slug.isEmpty ? "" : "-" + slug).\(format.fileExtension)"
     }
 }

@@ -187,6 +187,45 @@ public struct ConversationTree: Sendable {
         public var level: Int
     }
 
+    /// A line of the outline: a branch (from `start` to its leaf), or the messages shared
+    /// by several branches, from `start` to where they part (`forksAt`), so that the
+    /// branches below a branch point have a line above them.
+    public struct OutlineLine: Sendable, Hashable {
+        /// The branch's leaf; for shared messages, the first branch's below them.
+        public var leaf: Int64
+        public var start: Int64
+        public var level: Int
+        /// The message after which the branches part; nil for a branch.
+        public var forksAt: Int64?
+    }
+
+    /// The branches and the shared runs above their branch points, depth first; a run that
+    /// starts a conversation with several first messages has none (they part at its start).
+    public var outline: [OutlineLine] {
+        var result: [OutlineLine] = []
+        let rootLevel = roots.count > 1 ? 1 : 0
+        var stack: [(at: Int, start: Int, level: Int)] = roots.reversed().map { ($0, $0, rootLevel) }
+        var visited = 0
+        while let (at, start, level) = stack.popLast(), visited <= ids.count {
+            visited += 1
+            let children = childIndexes(of: at)
+            if children.isEmpty {
+                result.append(OutlineLine(leaf: ids[at], start: ids[start], level: level, forksAt: nil))
+            } else if children.count == 1, let only = children.first {
+                stack.append((only, start, level))
+            } else {
+                result.append(OutlineLine(leaf: ids[at], start: ids[start], level: level, forksAt: ids[at]))
+                stack.append(contentsOf: children.reversed().map { ($0, $0, level + 1) })
+            }
+        }
+        // A shared run leads to the first branch below it.
+        var next: Int64?
+        for index in result.indices.reversed() {
+            if result[index].forksAt == nil { next = result[index].leaf } else if let next { result[index].leaf = next }
+        }
+        return result
+    }
+
     /// Every branch, one per leaf, depth first.
     public var branches: [Branch] {
         var result: [Branch] = []

@@ -25,4 +25,25 @@ public enum PathText {
         if folder.isEmpty { return name }
         return folder.hasSuffix("/") ? folder + name : folder + "/" + name
     }
+
+    /// A title as a safe part of a file name: lower-case letters and numbers joined by `-`,
+    /// at most `limit` characters. Never a `/`, a `.`, a control or format character,
+    /// whatever the title holds; empty when it has no letter or number.
+    public static func slug(of title: String, limit: Int = 40) -> String {
+        var slug = ""
+        for character in title.lowercased() {
+            // Letters and numbers only (no marks, controls, format characters or dots); the
+            // scalar test keeps out characters that merely combine into a letter.
+            if (character.isLetter || character.isNumber)
+                && character.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || $0.properties.numericType != nil })
+            {
+                slug.append(character)
+            } else if !slug.isEmpty && slug.last != "-" {
+                slug.append("-")
+            }
+            if slug.count >= limit { break }
+        }
+        while slug.last == "-" { slug.removeLast() }
+        return slug
+    }
 }

@@ -10,7 +10,7 @@ extension BrowserRenderer {
     /// marked `●`.
     static func drawOutline(_ browser: BrowserViewModel, on screen: any Screen) {
         guard let outline = browser.outline, let reader = browser.reader else { return }
-        let count = outline.entries.count
+        let count = outline.branchCount
         drawHeader(
             "\(NumberText.grouped(count)) branch\(count == 1 ? "" : "es") · " + UntrustedText.sanitized(reader.conversation.title),
             right: readOnlyLabel(browser, width: screen.width), on: screen)
@@ -21,7 +21,9 @@ extension BrowserRenderer {
             let indent = String(repeating: " ", count: min(entry.level * 2, width / 3))
             // Narrow: the text matters more than the role.
             let role = width >= 40 ? "\(entry.role.rawValue): " : ""
-            let text = indent + (entry.isShown ? "● " : "  ") + "#\(entry.place) " + role + entry.firstLine
+            // Messages several branches share: their places, `#1–3`, above the branches.
+            let place = entry.sharedThrough.map { $0 > entry.place ? "#\(entry.place)–\($0)" : "#\(entry.place)" } ?? "#\(entry.place)"
+            let text = indent + (entry.isShown ? "● " : "  ") + place + " " + role + entry.firstLine
             var style = TextStyle(bold: entry.isShown)
             if outline.top + offset == outline.selection { style.reverse = true }
             screen.draw(DisplayWidth.fitted(text, to: width), row: row, column: 0, style: style)

@@ -19,10 +19,13 @@ extension BrowserRenderer {
             let hit = item.hit
             let place = hit.message.map { "#\($0.position + 1) \($0.role.rawValue)" } ?? "title"
             let date = " " + TimeText.relative(hit.message?.createdAt ?? hit.conversation.createdAt, now: now) + " "
-            let title =
-                DisplayWidth.fitted(
-                    "  " + UntrustedText.sanitized(hit.conversation.title) + "  · " + place, to: width - DisplayWidth.of(date))
-                + date
+            // The label and the date keep their place; a long title gives way, and where the
+            // title is what matched, it is cut around the match, which stays in view.
+            let label = " · " + place
+            let room = max(width - 2 - DisplayWidth.of(label) - DisplayWidth.of(date), 1)
+            let shownTitle = UntrustedText.sanitized(hit.conversation.title)
+            let cut = hit.message == nil ? Self.cut(shownTitle, around: search.terms, to: room) : DisplayWidth.truncated(shownTitle, to: room)
+            let title = DisplayWidth.fitted("  " + cut + label, to: width - DisplayWidth.of(date)) + date
             var titleStyle = TextStyle(bold: true)
             if item.index == search.selection { titleStyle.reverse = true }
             guard hit.message != nil else {
@@ -38,5 +41,20 @@ extension BrowserRenderer {
             let snippet = DisplayWidth.truncated(UntrustedText.sanitized(hit.snippet), to: width - 4)
             drawHighlighted(snippet, terms: search.terms, row: row + 1, column: 4, width: width - 4, style: .plain, on: screen)
         }
+    }
+
+    /// `text` in at most `width` cells, with the first of `terms` it holds in view: cut at
+    /// the end when the match fits there, else from the start too ("…words around it…").
+    static func cut(_ text: String, around terms: [String], to width: Int) -> String {
+        guard DisplayWidth.of(text) > width else { return text }
+        guard let match = terms.lazy.compactMap({ $0.isEmpty ? nil : text.range(of: $0, options: [.caseInsensitive, .diacriticInsensitive]) }).first,
+            DisplayWidth.of(text[..<match.upperBound]) > width - 1
+        else { return DisplayWidth.truncated(text, to: width) }
+        // Start far enough in that the match and a word or so before it fit after "…".
+        var start = text.startIndex
+        while start < match.lowerBound, DisplayWidth.of(text[start..<match.upperBound]) + 1 > width - 1 - min(8, width / 4) {
+            start = text.index(after: start)
+        }
+        return DisplayWidth.truncated("…" + text[start...], to: width)
     }
 }

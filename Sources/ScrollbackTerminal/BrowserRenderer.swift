@@ -94,7 +94,7 @@ public enum BrowserRenderer {
             hints = browser.keymap.hints(shown, on: .reader)
         case .outline:
             let outline = browser.outline
-            left = "branch \(NumberText.grouped((outline?.selection ?? 0) + 1)) of \(NumberText.grouped(outline?.entries.count ?? 0))"
+            left = "branch \(NumberText.grouped(outline?.selectedBranchNumber ?? 0)) of \(NumberText.grouped(outline?.branchCount ?? 0))"
             hints = browser.keymap.hints([.open, .back], on: .outline)
         case .searchResults:
             let search = browser.search

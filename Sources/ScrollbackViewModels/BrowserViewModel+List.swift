@@ -117,9 +117,22 @@ extension BrowserViewModel {
         effect = .copy(text: text, what: what)
     }
 
+    /// The export prompt, with a name made from the title (one conversation) or the count
+    /// and the day (several), in the folder and format of the last export, if any.
     func openExportPrompt(ids: [Int64]) {
         let day = String(now().iso8601.prefix(10))
-        let suggested = lastExport ?? "scrollback-\(day).md"
+        let title = ids.count == 1 ? (try? repositories.conversations.conversations(ids: ids))?.first?.title : nil
+        let slug = title.map { PathText.slug(of: $0) } ?? ""
+        let name = ids.count > 1 ? "\(ids.count)-conversations-\(day)" : slug.isEmpty ? "conversation-\(day)" : slug
+        var folder = "", fileExtension = "md"
+        if let last = lastExport {
+            folder = PathText.parent(of: last)
+            let lastName = PathText.lastComponent(of: last)
+            if let dot = lastName.lastIndex(of: "."), ["md", "json", "jsonl"].contains(String(lastName[lastName.index(after: dot)...])) {
+                fileExtension = String(lastName[lastName.index(after: dot)...])
+            }
+        }
+        let suggested = PathText.appending(to: folder, name + "." + fileExtension)
         prompt = .export(ids: ids, editor: LineEditor(text: suggested, selected: true))
     }
 

@@ -21,7 +21,7 @@ extension BrowserViewModel {
                 let leaving = reader.focusedMessage.flatMap { focused in reader.branch.leaf.map { (focused.id, $0) } }
                 try reader.showBranch(endingAt: entry.leaf, leaving: leaving)
                 try reader.show(position: max(entry.place - 1, 0))
-                status = "Branch \(NumberText.grouped(outline.selection + 1)) of \(NumberText.grouped(outline.entries.count))" + choiceNote(reader)
+                status = "Branch \(NumberText.grouped(outline.selectedBranchNumber)) of \(NumberText.grouped(outline.branchCount))" + choiceNote(reader)
             }
             self.outline = nil
             mode = .reader

@@ -107,7 +107,6 @@ public enum KeyBindings {
         KeyBinding(.outline, [.character("t")], "Back to the reader", on: [.outline]),
         KeyBinding(.copyMessage, [.character("y")], "Copy the focused message", hint: "copy", on: [.reader]),
         KeyBinding(.copyCode, [.character("Y")], "Copy the code block under the cursor", on: [.reader]),
-        KeyBinding(.copyCode, [.character("Y")], "Copy the conversation as Markdown", on: [.list]),
         KeyBinding(.copyConversation, [.character("c")], "Copy the conversation as Markdown (the branch shown)", on: [.reader]),
         KeyBinding(.copyConversation, [.character("c")], "Copy as Markdown: the marked conversations, else the selected one", on: [.list]),
         KeyBinding(.pipe, [.character("|")], "Pipe the conversation (Markdown, exact) to a shell command", on: [.list, .reader]),

@@ -57,6 +57,27 @@ struct SearchLayoutTests {
         if width == 80 { #expect(screen.lines[9].contains("1 of 2 · indexing 37%")) }
     }
 
+    @Test("a long title that matched is cut around the match and keeps its label and date; one space before the label", arguments: [30, 46, 80])
+    func longTitleHit(width: Int) throws {
+        let browser = try Self.browser(LayoutTests.makeStore(), width: width, height: 10)
+        _ = try browser.handle(.character("/"))
+        try type("detail", browser)
+        _ = try browser.handle(.enter)
+        let screen = LayoutTests.render(browser, width: width, height: 10)
+        let line = screen.lines[1]
+        #expect(line.contains("detail") && line.contains(" · title ") && line.hasSuffix("ago"), "\(line)")
+        #expect(!line.contains("  ·"), "\(line)")
+        #expect(DisplayWidth.of(line) <= width)
+        // Where the title fits, it is whole.
+        _ = try browser.handle(.escape)
+        _ = try browser.handle(.character("/"))
+        for _ in 0..<6 { _ = try browser.handle(.backspace) }
+        try type("Pinned", browser)
+        _ = try browser.handle(.enter)
+        let short = LayoutTests.render(browser, width: width, height: 10).lines[1]
+        #expect(short.hasPrefix("  Pinned plan · title"), "\(short)")
+    }
+
     @Test("with no match, the footer still says the index is being built")
     func indexingWithoutMatches() throws {
         let browser = try Self.browser(LayoutTests.makeStore(), width: 80, height: 10, indexing: true)
