@@ -49,13 +49,23 @@ struct DemoCommand {
         let showProgress = console.errorIsTerminal && count >= 5_000
         let started = Date()
         let generator = DemoGenerator(seed: seed, anchor: DemoGenerator.anchor(at: .now()))
-        let outcome = try generator.fill(store, count: count) { done in
-            guard showProgress else { return }
-            let rate = Double(done) / max(Date().timeIntervalSince(started), 0.001)
-            console.writeError("\r\u{1B}[Kmaking demo conversations: \(NumberText.grouped(done)) of \(NumberText.grouped(count)) (\(NumberText.grouped(Int(rate)))/s)")
+        // The line is cleared however the filling ends (a failure, a Ctrl-C), before anything
+        // else is said: a prompt after it never sits beside "4,000 of 10,000".
+        defer { if showProgress { console.writeError("\r\u{1B}[K") } }
+        do {
+            return try withInterruptsHeld { interrupted in
+                try generator.fill(
+                    store, count: count,
+                    progress: { done in
+                        guard showProgress else { return }
+                        let rate = Double(done) / max(Date().timeIntervalSince(started), 0.001)
+                        console.writeError(
+                            "\r\u{1B}[Kmaking demo conversations: \(NumberText.grouped(done)) of \(NumberText.grouped(count)) (\(NumberText.grouped(Int(rate)))/s)")
+                    }, stop: interrupted)
+            }
+        } catch is DemoGenerator.Stopped {
+            throw CommandInterrupted(message: "stopped; no demo conversation was added")
         }
-        if showProgress { console.writeError("\r\u{1B}[K") }
-        return outcome
     }
 
     /// The demo database used by `--demo`: 10,000 conversations of seed 1, made once.

@@ -36,8 +36,13 @@ public struct DemoGenerator: Sendable {
     /// index built once at the end when the load is large: the storage layer's bulk policy).
     ///
     /// - Parameter progress: called after each `batchSize` conversations with the number done.
+    /// `fill` was asked to stop (`stop` said so): nothing of it was kept.
+    public struct Stopped: Error {}
+
+    /// Adds `count` conversations in one transaction; `stop` is asked after each batch,
+    /// and when it says so, the transaction is rolled back and `Stopped` thrown.
     public func fill(
-        _ store: Store, count: Int, batchSize: Int = 2_000, progress: ((Int) -> Void)? = nil
+        _ store: Store, count: Int, batchSize: Int = 2_000, progress: ((Int) -> Void)? = nil, stop: () -> Bool = { false }
     ) throws -> Outcome {
         var outcome = Outcome(added: 0, alreadyPresent: 0, messages: 0)
         // About 3.4 messages per conversation.
@@ -50,7 +55,10 @@ public struct DemoGenerator: Sendable {
                 } else {
                     outcome.alreadyPresent += 1
                 }
-                if (index + 1) % max(1, batchSize) == 0 || index + 1 == count { progress?(index + 1) }
+                if (index + 1) % max(1, batchSize) == 0 || index + 1 == count {
+                    if stop() { throw Stopped() }
+                    progress?(index + 1)
+                }
             }
         }
         return outcome

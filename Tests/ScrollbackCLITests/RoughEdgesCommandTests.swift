@@ -94,4 +94,30 @@ struct RoughEdgesCommandTests {
         #expect(BrowserConfig.defaultFile().contains("the header of an assistant message"))
         #expect(!BrowserConfig.defaultFile().contains("a assistant"))
     }
+
+    @Test("Ctrl-C while the demo database is made: exit 130, one line, nothing added (it ended the process with its progress line left unfinished)")
+    func demoInterrupted() throws {
+        let runner = try BinaryRunner()
+        let cache = runner.folder.file("cache")
+        let process = try SpawnedProcess(
+            BinaryRunner.binary.path, ["--demo", "list"],
+            environment: ["TZ": "UTC", "LANG": "C.UTF-8", "HOME": runner.folder.path, "XDG_CACHE_HOME": cache, "PATH": "/usr/bin:/bin"],
+            output: runner.folder.file("out"), error: runner.folder.file("err"))
+        var polls = 0
+        while polls < 10_000 && !ImportHostileCommandTests.holdsInterrupts(process.pid) {
+            usleep(1_000)
+            polls += 1
+        }
+        usleep(300_000)
+        kill(process.pid, SIGINT)
+        let ending = process.wait()
+        let said = (try? String(contentsOfFile: runner.folder.file("err"), encoding: .utf8)) ?? ""
+        // Made whole before the signal came (a fast machine): then it lists them.
+        if ending == .exited(0) { return }
+        #expect(ending == .exited(130), "\(ending): \(said)")
+        #expect(said.hasSuffix("scrollback: stopped; no demo conversation was added\n"), "\(said)")
+        let stats = try runner.run(["--db", cache + "/scrollback/demo.sqlite", "stats", "--json"], withDatabase: false)
+        let count = (try JSONSerialization.jsonObject(with: Data(stats.output.utf8)) as? [String: Any])?["conversations"] as? Int
+        #expect(count == 0)
+    }
 }
