@@ -54,6 +54,7 @@ struct ImportCommand {
         if !summary.skipped.isEmpty { line += "; skipped \(NumberText.grouped(summary.skipped.count))" }
         if !summary.failed.isEmpty { line += "; \(NumberText.grouped(summary.failed.count)) file\(summary.failed.count == 1 ? "" : "s") failed" }
         console.line(line)
+        for found in summary.found { console.line(UntrustedText.sanitized("found: " + found)) }
         for skipped in summary.skipped {
             console.line(UntrustedText.sanitized("skipped: \(skipped.path) \(skipped.record): \(skipped.reason)"))
         }

@@ -17,6 +17,9 @@ public struct ImportSummary: Sendable, Equatable {
     public var skipped: [SkippedRecord] = []
     public var failed: [ImportError] = []
     public var interrupted = false
+    /// Where exports were found beside what was named (a folder of export folders), one
+    /// line each, for the summary.
+    public var found: [String] = []
 
     public init() {}
 }
@@ -69,6 +72,9 @@ public struct Importer {
             } catch {
                 summary.failed.append(ImportError(path: path, problem: "\(error)"))
                 continue
+            }
+            if let folders = Self.exportFolders(in: path, for: files) {
+                summary.found.append("\(path) holds no export itself; importing those in its folders \(folders.joined(separator: ", "))")
             }
             for export in files {
                 let (file, label) = (export.file, export.label)
@@ -127,18 +133,51 @@ public struct Importer {
                 return ExportFile(file: scratch.path, label: "\(path)!\(entry.name)", scratch: scratch)
             }
         }
+        if let here = try exportFiles(inFolder: path) { return here }
+        // A folder of export folders (`chatgpt/`, `claude/`): those one level down.
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+        var found: [ExportFile] = []
+        var searched: [String] = []
+        for name in names {
+            let folder = PathText.appending(to: path, name)
+            guard (try? kind(of: folder)) == .folder else { continue }
+            searched.append(name + "/")
+            if let inside = try exportFiles(inFolder: folder) { found += inside }
+        }
+        guard !found.isEmpty else {
+            let shown = searched.prefix(5).joined(separator: ", ") + (searched.count > 5 ? "…" : "")
+            throw ImportError(
+                path: path,
+                problem: "no export in this folder (looked for conversations.json and conversations-000.json\(searched.isEmpty ? "" : ", here and in \(shown)"))")
+        }
+        return found
+    }
+
+    /// The export files of a folder (`conversations.json`, or the split ones); nil when it has none.
+    private static func exportFiles(inFolder path: String) throws -> [ExportFile]? {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         let split = names.filter { $0.hasPrefix("conversations-") && $0.hasSuffix(".json") }.sorted()
         let chosen = !split.isEmpty ? split : names.contains("conversations.json") ? ["conversations.json"] : []
-        guard !chosen.isEmpty else {
-            throw ImportError(
-                path: path, problem: "no export in this folder (looked for conversations.json and conversations-000.json)")
-        }
+        guard !chosen.isEmpty else { return nil }
         return try chosen.map { name in
             let file = PathText.appending(to: path, name)
             guard try kind(of: file) == .file else { throw ImportError(path: file, problem: "a folder, not an export file") }
             return ExportFile(file: file, label: file)
         }
+    }
+
+    /// The folders (`chatgpt/`, `claude/`) whose exports `files` are, when `path` is a folder
+    /// that holds none itself; nil otherwise.
+    static func exportFolders(in path: String, for files: [ExportFile]) -> [String]? {
+        guard (try? kind(of: path)) == .folder else { return nil }
+        var folders: [String] = []
+        for file in files {
+            let folder = PathText.parent(of: file.file)
+            guard folder != path, PathText.parent(of: folder) == path else { return nil }
+            let name = PathText.lastComponent(of: folder) + "/"
+            if !folders.contains(name) { folders.append(name) }
+        }
+        return folders.isEmpty ? nil : folders
     }
 
     enum FileKind { case file, folder }

@@ -120,4 +120,22 @@ struct RoughEdgesCommandTests {
         let count = (try JSONSerialization.jsonObject(with: Data(stats.output.utf8)) as? [String: Any])?["conversations"] as? Int
         #expect(count == 0)
     }
+
+    @Test("import of a folder that holds export folders (chatgpt/, claude/) imports them, saying what it found; an empty one says where it looked")
+    func folderOfExports() throws {
+        let runner = try BinaryRunner()
+        let top = runner.folder.file("exports")
+        for (name, fixture) in [("chatgpt", "chatgpt"), ("claude", "claude"), (".hidden", "chatgpt")] {
+            try FileManager.default.createDirectory(atPath: top + "/" + name, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: "/work/shared/fixtures/\(fixture)/conversations.json", toPath: top + "/\(name)/conversations.json")
+        }
+        try FileManager.default.createDirectory(atPath: top + "/empty/inner", withIntermediateDirectories: true)
+        let imported = try runner.run(["import", top])
+        #expect(imported.status == 0, "\(imported.error)")
+        #expect(imported.output.contains("found: \(top) holds no export itself; importing those in its folders chatgpt/, claude/"), "\(imported.output)")
+        let sources = try #require(try runner.json(["list"])["conversations"] as? [[String: Any]]).compactMap { $0["source"] as? String }
+        #expect(Set(sources) == ["chatgpt", "claude"], "\(sources)")
+        let empty = try runner.run(["import", top + "/empty"])
+        #expect(empty.status == 1 && empty.error.contains("no export in this folder (looked for conversations.json and conversations-000.json, here and in inner/)"), "\(empty.error)")
+    }
 }
