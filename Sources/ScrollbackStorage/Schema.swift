@@ -385,7 +385,14 @@ enum Schema {
     /// whether or when it was edited: `sync_unclocked` lists those conversations (by row id)
     /// of a database where sync was not on, for `sync init` to stamp with its own time on
     /// the first machine, and as older than anything on the server on a joining one.
+    ///
+    /// A conversation keeps the title its export gave when it was last imported
+    /// (`source_title`), so that importing an export again never puts back a title a person
+    /// changed, here or on another machine: the export's title is taken only when the
+    /// stored one is still the export's last. NULL (stored before, or from another machine)
+    /// means not known: the stored title stays.
     static let version7 = """
+        ALTER TABLE conversation ADD COLUMN source_title TEXT;
         CREATE TABLE sync_unclocked (id INTEGER PRIMARY KEY);
         INSERT INTO sync_unclocked (id)
         SELECT id FROM conversation WHERE NOT EXISTS (SELECT 1 FROM settings WHERE key = 'sync.machine');

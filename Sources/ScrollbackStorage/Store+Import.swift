@@ -49,7 +49,8 @@ extension Store {
                 }
                 let row = Writer.ConversationRow(
                     publicID: publicID, title: safeTitle, model: imported.model, source: imported.source,
-                    sourceID: imported.sourceID, createdAt: imported.createdAt, updatedAt: updatedAt, pinned: imported.pinned)
+                    sourceID: imported.sourceID, createdAt: imported.createdAt, updatedAt: updatedAt, pinned: imported.pinned,
+                    sourceTitle: safeTitle)
                 let mark = try writer.outboxMark()
                 guard let id = try writer.insert(row) else { return .unchanged }
                 try insertMessages(of: imported, tree: tree, intoNew: id, publicID: publicID, outboxMark: mark)
@@ -152,16 +153,22 @@ extension Store {
         let changedMessages = !nodeIDsToRecord.isEmpty || !changed.isEmpty
         // The updated time never goes back: the stored conversation keeps every message it had.
         let updatedAt = max(updatedAt, existing.updatedAt)
+        // A title a person set, here or on another machine, is never put back by an import:
+        // the export's is taken only when the stored one is still what the last import gave.
+        let lastImported = try database.queryFirst(
+            "SELECT source_title FROM conversation WHERE id = ?", [.integer(existing.id)]) { $0.optionalText(0) } ?? nil
+        let keptTitle = existing.title == title || lastImported == existing.title ? title : existing.title
         let sameConversation =
-            existing.title == title && existing.model == imported.model && existing.createdAt == imported.createdAt
+            existing.title == keptTitle && existing.model == imported.model && existing.createdAt == imported.createdAt
             && existing.updatedAt == updatedAt
+        if lastImported != title && sameConversation { try writer.setSourceTitle(conversation: existing.id, title) }
         if newRows.isEmpty && !changedMessages && sameConversation && existing.currentLeafID != nil {
             return .unchanged
         }
         if !sameConversation {
             try writer.update(
-                conversation: existing.id, title: title, model: imported.model, createdAt: imported.createdAt,
-                updatedAt: max(updatedAt, imported.createdAt))
+                conversation: existing.id, title: keptTitle, model: imported.model, createdAt: imported.createdAt,
+                updatedAt: max(updatedAt, imported.createdAt), sourceTitle: title)
         }
         if !newRows.isEmpty || existing.currentLeafID == nil {
             let inserted = try writer.insert(messages: newRows)
@@ -190,7 +197,8 @@ extension Store {
             let updatedAt = max(imported.updatedAt, imported.createdAt)
             let row = Writer.ConversationRow(
                 publicID: publicID, title: imported.title, model: imported.model, source: imported.source,
-                sourceID: imported.sourceID, createdAt: imported.createdAt, updatedAt: updatedAt, pinned: imported.pinned)
+                sourceID: imported.sourceID, createdAt: imported.createdAt, updatedAt: updatedAt, pinned: imported.pinned,
+                sourceTitle: imported.title)
             let mark = try writer.outboxMark()
             guard let id = try writer.insert(row, ignoringDuplicate: true) else { return false }
             try insertMessages(of: imported, tree: ImportedTree(imported), intoNew: id, publicID: publicID, outboxMark: mark)

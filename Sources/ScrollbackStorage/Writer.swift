@@ -74,6 +74,8 @@ struct Writer {
         var createdAt: Timestamp
         var updatedAt: Timestamp
         var pinned: Bool
+        /// The title its export gave (an import's), else nil (see `Schema.version7`).
+        var sourceTitle: String? = nil
     }
 
     /// Inserts a conversation with a new id (or `id`, to put a deleted one back); returns
@@ -83,13 +85,13 @@ struct Writer {
         let rowID = try id ?? newID(in: .conversation, at: row.createdAt)
         try database.run(
             """
-            INSERT INTO conversation (id, public_id, title, model, source, source_id, created_at, updated_at, pinned)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)\(ignoringDuplicate ? " ON CONFLICT (source, source_id) DO NOTHING" : "")
+            INSERT INTO conversation (id, public_id, title, model, source, source_id, created_at, updated_at, pinned, source_title)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)\(ignoringDuplicate ? " ON CONFLICT (source, source_id) DO NOTHING" : "")
             """,
             [
                 .integer(rowID), .text(row.publicID), .text(row.title), SQLValue(row.model), .text(row.source),
                 SQLValue(row.sourceID), .integer(row.createdAt.milliseconds), .integer(row.updatedAt.milliseconds),
-                SQLValue(row.pinned),
+                SQLValue(row.pinned), SQLValue(row.sourceTitle),
             ])
         guard database.changes == 1 else { return nil }
         try database.indexingLoad?.inserted(conversation: rowID)
@@ -155,12 +157,21 @@ struct Writer {
         try database.run("UPDATE message SET clock = NULL WHERE clock IS NOT NULL")
     }
 
-    func update(conversation id: Int64, title: String, model: String?, createdAt: Timestamp, updatedAt: Timestamp) throws {
+    /// A stored conversation as a newer import has it; `sourceTitle` is the export's title.
+    func update(
+        conversation id: Int64, title: String, model: String?, createdAt: Timestamp, updatedAt: Timestamp, sourceTitle: String
+    ) throws {
         try database.indexingLoad?.changedRows()
         try database.run(
-            "UPDATE conversation SET title = ?, model = ?, created_at = ?, updated_at = ? WHERE id = ?",
-            [.text(title), SQLValue(model), .integer(createdAt.milliseconds), .integer(updatedAt.milliseconds), .integer(id)])
+            "UPDATE conversation SET title = ?, model = ?, created_at = ?, updated_at = ?, source_title = ? WHERE id = ?",
+            [.text(title), SQLValue(model), .integer(createdAt.milliseconds), .integer(updatedAt.milliseconds), .text(sourceTitle),
+             .integer(id)])
         try changed(conversation: id, .title, .model, .times)
+    }
+
+    /// The export's title as last imported: this machine's own note, sent nowhere.
+    func setSourceTitle(conversation id: Int64, _ title: String) throws {
+        try database.run("UPDATE conversation SET source_title = ? WHERE id = ?", [.text(title), .integer(id)])
     }
 
     func rename(conversation id: Int64, to title: String) throws {

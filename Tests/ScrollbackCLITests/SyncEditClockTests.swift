@@ -281,4 +281,40 @@ struct SyncEditClockTests {
             }
         }
     }
+
+    @Test("importing the export again never puts back a title a person changed, here or on another machine through sync; a title the service changed is taken where nobody edited it")
+    func reimportKeepsRenames() throws {
+        let scene = try SyncScene()
+        let url = try scene.server.newDatabase()
+        let p = try SyncMachine(scene.folder, "p", url: url, key: scene.key, prepare: false, machine: Self.low)
+        let q = try SyncMachine(scene.folder, "q", url: url, key: scene.key, prepare: false, machine: Self.high)
+        for machine in [p, q] {
+            for conversation in Self.export(pinned: false) { _ = try machine.store.upsert(conversation) }
+        }
+        try Self.initialize(p)
+        try Self.initialize(q)
+        // Renamed on P after both synced; Q gets the rename, then imports the same export again.
+        _ = try p.store.conversations.rename(id: try #require(try Self.conversation(p)).id, to: "Kyoto, my way")
+        try p.sync()
+        try q.sync()
+        #expect(try Self.conversation(q)?.title == "Kyoto, my way")
+        for machine in [q, p] {
+            for conversation in Self.export(pinned: false) { #expect(try machine.store.upsert(conversation) == .unchanged) }
+        }
+        try q.sync()
+        try p.sync()
+        for machine in [p, q] { #expect(try Self.conversation(machine)?.title == "Kyoto, my way") }
+        // A newer export in which the service renamed the conversation beside it: taken,
+        // since nobody edited that one; the renamed one keeps its title.
+        var newer = Self.export(pinned: false, title: "Kyoto, as the service calls it now")
+        newer[1].title = "Conversation 1, renamed by the service"
+        for conversation in newer { _ = try q.store.upsert(conversation) }
+        try q.sync()
+        try p.sync()
+        for machine in [p, q] {
+            let titles = try machine.titles()
+            #expect(titles.contains("Kyoto, my way") && titles.contains("Conversation 1, renamed by the service"), "\(titles)")
+        }
+        #expect(try p.export() == q.export())
+    }
 }
