@@ -28,12 +28,22 @@ struct ExternalPrograms {
     func copy(_ text: String, what: String) -> String {
         var ways: [String] = []
         let bytes = Array(text.utf8)
-        if bytes.count <= Self.osc52Limit {
+        var failure = ""
+        // Inside tmux, OSC 52 from a program reaches the clipboard only with `set-clipboard
+        // on` (its default, external, drops it): else the text goes into tmux's buffer,
+        // which tmux hands on to the terminal's clipboard where it can.
+        let tmux = tmuxClipboard()
+        if let tmux, tmux.setting != "on" {
+            switch Result(catching: { try run([tmux.program, "load-buffer", "-w", "-"], input: bytes, quiet: true, timeout: 3_000) }) {
+            case .success(0): ways.append("tmux's buffer")
+            default: failure = "; tmux's load-buffer failed"
+            }
+            failure += "; inside tmux, OSC 52 needs `set -g set-clipboard on` in ~/.tmux.conf (it is \(tmux.setting.isEmpty ? "not set" : tmux.setting))"
+        } else if bytes.count <= Self.osc52Limit {
             // Base64 holds no control character: the data cannot act on the terminal.
             scrollback_write_control("\u{1B}]52;c;" + Data(bytes).base64EncodedString() + "\u{07}")
-            ways.append("OSC 52")
+            ways.append(tmux == nil ? "OSC 52" : "OSC 52 (through tmux)")
         }
-        var failure = ""
         if let program = clipboardProgram() {
             let chosen = !(environment["SCROLLBACK_CLIPBOARD"] ?? "").trimmingCharacters(in: .whitespaces).isEmpty
             let name = clipboard != nil ? "the config's clipboard command" : chosen ? "$SCROLLBACK_CLIPBOARD" : PathText.lastComponent(of: program[0])
@@ -51,6 +61,22 @@ struct ExternalPrograms {
             return "Not copied: \(size) is too long for the terminal's clipboard (OSC 52), and no clipboard program (wl-copy, xclip, xsel, pbcopy) was found"
         }
         return "Copied \(what) (\(size)) through \(ways.joined(separator: " and "))" + failure
+    }
+
+    /// Inside tmux (`$TMUX`): its program and its `set-clipboard` setting ("" when it
+    /// cannot say); nil outside tmux.
+    func tmuxClipboard() -> (program: String, setting: String)? {
+        guard !(environment["TMUX"] ?? "").isEmpty, let program = find("tmux") else { return nil }
+        let file = PathText.appending(to: NSTemporaryDirectory(), "scrollback-tmux-\(UUID().uuidString)")
+        let descriptor = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return (program, "") }
+        close(descriptor)
+        defer { unlink(file) }
+        // Its answer goes to a file of ours: the command line holds nothing from outside.
+        let status = try? run(
+            ["/bin/sh", "-c", "exec \"$0\" show-options -gv set-clipboard > \"$1\"", program, file], input: nil, quiet: true, timeout: 1_000)
+        guard status == 0, let answer = try? String(contentsOfFile: file, encoding: .utf8) else { return (program, "") }
+        return (program, answer.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// The clipboard program for this session, with its arguments: `$SCROLLBACK_CLIPBOARD`

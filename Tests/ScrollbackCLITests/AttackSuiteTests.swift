@@ -77,7 +77,7 @@ struct AttackSuiteTests {
         process.arguments = arguments
         process.environment = ["TZ": "UTC", "LANG": "C.UTF-8", "HOME": folder.path, "PATH": "/usr/bin:/bin"]
         let errorPath = folder.file(".stderr")
-        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+        makeEmptyFile(errorPath)
         let error = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
         process.standardOutput = FileHandle.nullDevice
         process.standardError = error
@@ -299,7 +299,7 @@ struct WriterLoop {
         batch = ((try source.json(["list", "--limit", "\(count)"])["conversations"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String }
         #expect(batch.count == count)
         let batchFile = runner.folder.file("batch-ids")
-        try batch.joined(separator: "\n").write(toFile: batchFile, atomically: true, encoding: .utf8)
+        try batch.joined(separator: "\n").write(toFile: batchFile, atomically: false, encoding: .utf8)
         stopFile = runner.folder.file("stop")
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -315,7 +315,7 @@ struct WriterLoop {
 
     @discardableResult
     func stop() -> Int {
-        _ = FileManager.default.createFile(atPath: stopFile, contents: nil)
+        makeEmptyFile(stopFile)
         process.waitUntilExit()
         return (try? String(contentsOfFile: stopFile + ".rounds", encoding: .utf8))?.split(separator: "\n").count ?? 0
     }

@@ -46,8 +46,8 @@ struct BinaryRunner {
         // Output goes to files, so a large output can never block the child.
         let outputPath = folder.file(".stdout-\(UUID().uuidString)")
         let errorPath = folder.file(".stderr-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+        makeEmptyFile(outputPath)
+        makeEmptyFile(errorPath)
         defer {
             try? FileManager.default.removeItem(atPath: outputPath)
             try? FileManager.default.removeItem(atPath: errorPath)

@@ -79,7 +79,7 @@ struct BrowserDailyUseTests {
         let folder = runner.folder.file("xdg")
         try FileManager.default.createDirectory(atPath: folder + "/scrollback", withIntermediateDirectories: true)
         try "[colors]\nheader = \"bold red\"\ncolour = \"blue\"\n[keys]\nquit = \"Q\"\n".write(
-            toFile: folder + "/scrollback/config.toml", atomically: true, encoding: .utf8)
+            toFile: folder + "/scrollback/config.toml", atomically: false, encoding: .utf8)
         let check = try runner.run(["config", "--check"], withDatabase: false, environment: ["XDG_CONFIG_HOME": folder])
         #expect(check.status == 1)
         #expect(check.error.hasPrefix("config.toml:3: unknown key 'colour' in [colors]"))

@@ -237,7 +237,7 @@ struct CommandLineTests {
     func refusals() throws {
         let runner = try BinaryRunner()
         try FileManager.default.createDirectory(atPath: runner.dataFolder, withIntermediateDirectories: true)
-        try String(repeating: "not sqlite ", count: 100).write(toFile: runner.databasePath, atomically: true, encoding: .utf8)
+        try String(repeating: "not sqlite ", count: 100).write(toFile: runner.databasePath, atomically: false, encoding: .utf8)
         let notDatabase = try runner.run(["list"])
         #expect(notDatabase.status == 1)
         #expect(notDatabase.error == "scrollback: \(runner.databasePath) is not a scrollback database (not a SQLite file); pass another --db PATH\n")

@@ -16,7 +16,7 @@ struct CompletionTests {
         let script = runner.folder.file("completion.\(shell)")
         if !FileManager.default.fileExists(atPath: script) {
             let printed = try runner.run(["completions", shell], withDatabase: false)
-            try printed.output.write(toFile: script, atomically: true, encoding: .utf8)
+            try printed.output.write(toFile: script, atomically: false, encoding: .utf8)
         }
         func quoted(_ word: String) -> String { "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'" }
         let program: String, arguments: [String]
@@ -96,7 +96,7 @@ struct CompletionTests {
             ]
             lines.append(String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self))
         }
-        try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        try lines.joined(separator: "\n").write(toFile: path, atomically: false, encoding: .utf8)
         #expect(try runner.run(["import", path]).status == 0)
         for kind in ["source", "model"] {
             let words = try runner.run(["completions", "--words", kind])

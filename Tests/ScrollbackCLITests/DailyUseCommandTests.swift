@@ -111,7 +111,7 @@ struct DailyUseCommandTests {
                     "c\(index)", title: "chat \(index) about bread", source: source, model: model.isEmpty ? nil : model,
                     date: "202\(index + 1)-03-01T10:00:00.000Z", content: "bread \(index)"))
         }
-        try lines.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        try lines.joined(separator: "\n").write(toFile: file, atomically: false, encoding: .utf8)
         let imported = try runner.run(["import", file])
         #expect(imported.status == 0, "\(imported.output) \(imported.error)")
         func titles(_ arguments: [String]) throws -> [String] {
@@ -195,7 +195,7 @@ struct DailyUseCommandTests {
 
         // Imported data stays; every demo conversation goes.
         let file = runner.folder.file("one.jsonl")
-        try Self.record("k1", title: "Mine", date: "2024-01-01T00:00:00.000Z").write(toFile: file, atomically: true, encoding: .utf8)
+        try Self.record("k1", title: "Mine", date: "2024-01-01T00:00:00.000Z").write(toFile: file, atomically: false, encoding: .utf8)
         #expect(try runner.run(["import", file]).status == 0)
         let removed = try runner.run(["delete", "--source", "demo", "--yes"])
         #expect(removed.status == 0 && removed.output == "Deleted 4 conversations.\n")
@@ -262,7 +262,7 @@ struct DailyUseCommandTests {
             Self.record("33333333-0000-4000-8000-000000000002", title: "second of two", source: "weird src", model: "gpt-4o", date: "2024-03-01T00:00:00.000Z"),
         ]
         let file = runner.folder.file("two.jsonl")
-        try lines.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        try lines.joined(separator: "\n").write(toFile: file, atomically: false, encoding: .utf8)
         #expect(try runner.run(["import", file]).status == 0)
         // One-character paths (Foundation traps on them): written, not a crash.
         let written = try runner.run(["export", "--out", "a"], directory: runner.folder.path)

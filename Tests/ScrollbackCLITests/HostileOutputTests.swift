@@ -49,9 +49,9 @@ struct HostileOutputTests {
         process.arguments = ["-c", command, BinaryRunner.binary.path]
         process.environment = ["TZ": "UTC", "LANG": "C.UTF-8", "HOME": folder.path, "PATH": "/usr/bin:/bin", "TERM": "xterm-256color"]
         let outputPath = stdout ?? folder.file("stdout")
-        if stdout == nil { _ = FileManager.default.createFile(atPath: outputPath, contents: nil) }
+        if stdout == nil { makeEmptyFile(outputPath) }
         let errorPath = folder.file("stderr")
-        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+        makeEmptyFile(errorPath)
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         let error = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
         process.standardOutput = output
@@ -180,7 +180,7 @@ struct HostileOutputTests {
         let runner = try BinaryRunner()
         _ = try runner.run(["demo", "--count", "5"])
         let victim = runner.folder.file("victim.txt")
-        try "precious".write(toFile: victim, atomically: true, encoding: .utf8)
+        try "precious".write(toFile: victim, atomically: false, encoding: .utf8)
         let link = runner.folder.file("link.jsonl")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: victim)
 

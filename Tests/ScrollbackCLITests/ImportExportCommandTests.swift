@@ -20,7 +20,7 @@ struct ImportExportCommandTests {
         #expect(again.output.hasPrefix("Imported 0 new, 0 updated, 2 unchanged"))
 
         let bad = runner.folder.file("bad.json")
-        try "[{\"id\": ".write(toFile: bad, atomically: true, encoding: .utf8)
+        try "[{\"id\": ".write(toFile: bad, atomically: false, encoding: .utf8)
         let before = try runner.json(["stats"])["conversations"] as? Int
         let failed = try runner.run(["import", bad, Self.fixtures + "/llm/llm-0.36.db"])
         #expect(failed.status == 1)

@@ -42,7 +42,7 @@ struct ImportHostileCommandTests {
              "b":{"id":"b","parent":"a","children":[],"message":{"id":"b","author":{"role":"assistant"},"create_time":1700000001,"content":{"content_type":"text","parts":["\(text)"]}}}}}
             """
         }
-        try ("[" + records.joined(separator: ",") + "]").write(toFile: path, atomically: true, encoding: .utf8)
+        try ("[" + records.joined(separator: ",") + "]").write(toFile: path, atomically: false, encoding: .utf8)
         for delay: useconds_t in [150_000, 600_000, 1_500_000] {
             let database = folder.file("i\(delay).sqlite")
             let outputPath = folder.file("out-\(delay)")

@@ -12,7 +12,7 @@ import TestSupport
 struct RoughEdgesCommandTests {
     static func importing(_ runner: BinaryRunner, _ records: [String]) throws {
         let path = runner.folder.file("records-\(records.count).jsonl")
-        try records.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        try records.joined(separator: "\n").write(toFile: path, atomically: false, encoding: .utf8)
         let result = try runner.run(["import", path])
         #expect(result.status == 0, "\(result.error)")
     }

@@ -33,7 +33,7 @@ struct SyncCommandTests {
             ]
             lines.append(String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self))
         }
-        try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        try lines.joined(separator: "\n").write(toFile: path, atomically: false, encoding: .utf8)
         return path
     }
 
@@ -222,13 +222,13 @@ struct SyncCommandTests {
         }
         // A secret command that fails says so, with its status.
         try FileManager.default.createDirectory(atPath: runner.folder.file(".config/scrollback"), withIntermediateDirectories: true)
-        try "[sync]\nsecret_command = \"exit 3 # %s\"\n".write(toFile: runner.folder.file(".config/scrollback/config.toml"), atomically: true, encoding: .utf8)
+        try "[sync]\nsecret_command = \"exit 3 # %s\"\n".write(toFile: runner.folder.file(".config/scrollback/config.toml"), atomically: false, encoding: .utf8)
         let failing = try runner.run(["sync", "status"])
         #expect(failing.output.contains("secret_command failed for 'url' (exit status 3)"), "\(failing.output)")
         #expect(try runner.run(["list"]).output.contains("Kept"))
         // A secret command without %s is not used, and "no server" says why.
         try "[sync]\nsecret_command = \"pass show scrollback\"\n".write(
-            toFile: runner.folder.file(".config/scrollback/config.toml"), atomically: true, encoding: .utf8)
+            toFile: runner.folder.file(".config/scrollback/config.toml"), atomically: false, encoding: .utf8)
         let noPlaceholder = try runner.run(["sync", "key", "show", "--force"])
         #expect(noPlaceholder.status == 1 && noPlaceholder.error.contains("secret_command is not used"), "\(noPlaceholder.error)")
         // Flags where they mean nothing are refused, not ignored.
@@ -274,8 +274,8 @@ struct SyncCommandTests {
         let exportB = try b.run(["export", "--format", "jsonl"]).output
         #expect(exportA == exportB)
         if exportA != exportB {
-            try exportA.write(toFile: "/tmp/kill-a.jsonl", atomically: true, encoding: .utf8)
-            try exportB.write(toFile: "/tmp/kill-b.jsonl", atomically: true, encoding: .utf8)
+            try exportA.write(toFile: "/tmp/kill-a.jsonl", atomically: false, encoding: .utf8)
+            try exportB.write(toFile: "/tmp/kill-b.jsonl", atomically: false, encoding: .utf8)
         }
         #expect(!exportA.isEmpty)
         #expect(try a.run(["check"]).status == 0 && b.run(["check"]).status == 0)

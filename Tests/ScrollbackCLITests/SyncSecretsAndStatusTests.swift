@@ -12,7 +12,7 @@ struct SyncSecretsAndStatusTests {
     static func config(_ runner: BinaryRunner, _ text: String) throws {
         let folder = runner.folder.file(".config/scrollback")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try text.write(toFile: folder + "/config.toml", atomically: true, encoding: .utf8)
+        try text.write(toFile: folder + "/config.toml", atomically: false, encoding: .utf8)
     }
 
     /// A machine with sync on, its secrets in the file.

@@ -512,7 +512,7 @@ struct SyncTests {
         let environment = "SCROLLBACK_SYNC_URL='\(scene.url)' SCROLLBACK_SYNC_KEY='\(scene.key.text)'"
         // The server stopped once the first progress line is out.
         let output = scene.folder.file("terminal")
-        _ = FileManager.default.createFile(atPath: output, contents: nil)
+        makeEmptyFile(output)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", "\(environment) script -q -e -c \"\\\"$0\\\" --db \(b.path) sync\" /dev/null", BinaryRunner.binary.path]

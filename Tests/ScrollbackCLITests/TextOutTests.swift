@@ -63,6 +63,35 @@ struct TextOutTests {
         #expect(!String(decoding: try Data(contentsOf: URL(fileURLWithPath: raw)), as: UTF8.self).contains("\u{1B}]0;owned"))
     }
 
+    @Test("inside tmux with set-clipboard external (its default) or off, a copy goes into tmux's buffer and the footer says how to let OSC 52 through; with it on, OSC 52 passes")
+    func copyInsideTmux() throws {
+        let runner = try BinaryRunner()
+        let (_, message, _) = try Self.makeDatabase(runner)
+        let raw = runner.folder.file("raw")
+        let tmux = try TmuxSession(width: 220, height: 20, arguments: ["--db", runner.databasePath], insideTmux: true)
+        _ = try tmux.tmux(["pipe-pane", "-O", "-t", "main", "cat >> '\(raw)'"])
+        _ = try tmux.waitFor(text: "1 of 1")
+        try tmux.send("Enter")
+        _ = try tmux.waitFor(text: "message 1 of 2")
+        for setting in ["external", "off"] {
+            _ = try tmux.tmux(["set-option", "-g", "set-clipboard", setting])
+            _ = try? tmux.tmux(["delete-buffer"])  // none yet the first time
+            try tmux.send("}", "y")
+            let screen = try tmux.waitFor(text: "through tmux's buffer")
+            #expect(screen.last?.contains("`set -g set-clipboard on`") == true && screen.last?.contains("(it is \(setting))") == true, "\(screen)")
+            #expect(try tmux.tmux(["show-buffer"]) == message)
+            try tmux.send("{")
+        }
+        // Nothing went to the terminal as OSC 52 while tmux would have dropped it.
+        #expect(Self.clipboardWrites(try Data(contentsOf: URL(fileURLWithPath: raw))).isEmpty)
+        _ = try tmux.tmux(["set-option", "-g", "set-clipboard", "on"])
+        try tmux.send("}", "y")
+        let screen = try tmux.waitFor(text: "through OSC 52 (through tmux)")
+        #expect(screen.last?.contains("set-clipboard") == false, "\(screen)")
+        try tmux.send("q", "q")
+        #expect(try tmux.waitForExit() == 0)
+    }
+
     @Test("| pipes the conversation, exact, to a typed command on standard input; the pager and the editor get the safe text, the editor's file read-only and removed")
     func pipePagerEditor() throws {
         let runner = try BinaryRunner()
@@ -74,7 +103,7 @@ struct TextOutTests {
         let record = runner.folder.file("record.sh")
         // The editor records what it was given and the file's mode, then leaves.
         try "cp \"$1\" '\(edited)'; stat -c %a \"$1\" > '\(edited).mode'; echo \"$1\" > '\(edited).path'\n".write(
-            toFile: record, atomically: true, encoding: .utf8)
+            toFile: record, atomically: false, encoding: .utf8)
         let tmux = try TmuxSession(
             width: 100, height: 20, arguments: ["--db", runner.databasePath],
             environment: ["PAGER": "cat > '\(paged)'", "EDITOR": "sh '\(record)'"])

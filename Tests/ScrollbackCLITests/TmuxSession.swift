@@ -16,9 +16,17 @@ final class TmuxSession {
 
     /// With `jobControl`, the program runs from an interactive shell (bash), as a job that
     /// Ctrl-Z can stop and `fg` continue; otherwise it is the pane's command.
-    init(width: Int, height: Int, arguments: [String], environment: [String: String] = [:], jobControl: Bool = false, captureErrors: Bool = false) throws {
+    ///
+    /// With `insideTmux`, the program is told it runs inside this tmux (`$TMUX`), as it
+    /// would be in a person's tmux; otherwise it is not (`env -i`).
+    init(
+        width: Int, height: Int, arguments: [String], environment: [String: String] = [:], jobControl: Bool = false,
+        captureErrors: Bool = false, insideTmux: Bool = false
+    ) throws {
         self.width = width
         self.height = height
+        var environment = environment
+        if insideTmux { environment["TMUX"] = Self.socketFolder + "/" + socket + ",0,0" }
         // A clean environment (env -i): nothing from the test process, such as a NO_COLOR
         // set by the test runner, leaks into the program.
         var variables = [
@@ -52,7 +60,10 @@ final class TmuxSession {
     }
 
     deinit {
+        // The server leaves its socket behind when it is killed: removed too, so that a test
+        // run leaves nothing in tmux's socket folder.
         _ = try? tmux(["kill-server"])
+        unlink(Self.socketFolder + "/" + socket)
         try? FileManager.default.removeItem(atPath: statusPath)
         for path in [sttyPath, modesPath, errorPath] { try? FileManager.default.removeItem(atPath: path) }
     }
@@ -133,6 +144,12 @@ final class TmuxSession {
     /// The program's standard error (with `captureErrors`).
     func errorsAfterExit() -> String {
         (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
+    }
+
+    /// Where tmux keeps its sockets: `$TMUX_TMPDIR` (else /tmp), `tmux-UID`.
+    static var socketFolder: String {
+        let base = ProcessInfo.processInfo.environment["TMUX_TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        return base + "/tmux-\(getuid())"
     }
 
     /// Runs a tmux command on this session's server and returns its output.

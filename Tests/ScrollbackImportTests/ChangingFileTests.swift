@@ -46,7 +46,7 @@ struct ChangingFileTests {
         let path = folder.file("conversations.json")
         // About 3 MiB: the reader has read only its first chunk when the file is cut.
         try Self.export(1_000) { "message \($0) " + String(repeating: "x", count: 3_000) }
-            .write(toFile: path, atomically: true, encoding: .utf8)
+            .write(toFile: path, atomically: false, encoding: .utf8)
         let store = try Store.open(path: folder.file("s.sqlite"))
         let summary = Self.importing(path, into: store) { _ = truncate(path, 5_000) }
         #expect(summary.inserted == 0)
@@ -67,7 +67,7 @@ struct ChangingFileTests {
                 #"{"format":"scrollback","version":1,"id":"c\#(index)","title":"t","source":"local","createdAt":"2026-01-01T00:00:00.000Z","updatedAt":"2026-01-01T00:00:00.000Z","pinned":false,"messages":[{"id":"m\#(index)","role":"user","content":"\#(String(repeating: "o", count: 3_000))","createdAt":"2026-01-01T00:00:00.000Z"}]}"#
             }.joined(separator: "\n")
         }
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
         let store = try Store.open(path: folder.file("s.sqlite"))
         let summary = Self.importing(path, into: store) {
             // `o` becomes `N` near the end, in place: the size stays, the content changes.
@@ -89,7 +89,7 @@ struct ChangingFileTests {
         }
         // Wrapped in an object whose first member is larger than a chunk.
         let body = "{\"note\":\"" + String(repeating: "n", count: 1_500_000) + "\",\"conversations\":" + Self.export(3_000, text: text) + "}"
-        try body.write(toFile: path, atomically: true, encoding: .utf8)
+        try body.write(toFile: path, atomically: false, encoding: .utf8)
         let store = try Store.open(path: folder.file("s.sqlite"))
         let summary = Importer(store: store).run(paths: [path], format: nil)
         #expect(summary.failed.isEmpty)
@@ -113,7 +113,7 @@ struct ChangingFileTests {
         // 40 MiB of blanks before the array, between its records and after it.
         let blanks = String(repeating: " \n\t", count: 14_000_000)
         let text = blanks + "[" + blanks + record + blanks + "," + blanks + record.replacingOccurrences(of: "c0", with: "c1") + blanks + "]" + blanks
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
         var reader = try JSONArrayReader(path: path)
         var count = 0
         var largest = reader.buffered
@@ -133,7 +133,7 @@ struct ChangingFileTests {
     func noLineBreaks() throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("blob.txt")
-        try String(repeating: "x", count: 3 << 20).write(toFile: path, atomically: true, encoding: .utf8)
+        try String(repeating: "x", count: 3 << 20).write(toFile: path, atomically: false, encoding: .utf8)
         #expect(throws: ImportError(
             path: path, problem: "not a chat export, or a JSON Lines backup whose first line is over 1 MiB (then import it with --format jsonl)")
         ) { try Importer.detect(path, longestLine: 1 << 20) }
@@ -146,7 +146,7 @@ struct ChangingFileTests {
         let good = Self.export(600) { "message \($0) " + String(repeating: "y", count: 2_000) }
         let broken = ",{\"id\":\"bad\",\"mapping\":{\"a\":{\"message\":{\"x\":\"\\ud800\"} ,]}}]"
         let text = String(good.dropLast()) + broken
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
         let offset = Array(text.utf8).count - Array(broken.utf8).count
         #expect(offset > 1 << 20)
         let store = try Store.open(path: folder.file("s.sqlite"))

@@ -95,8 +95,8 @@ struct HostileRecordTests {
         }
         let newer = folder.file("newer.jsonl")
         let older = folder.file("older.jsonl")
-        try line(title: "NEW", messages: 5, updated: "2024-06-01T00:00:00.000Z").write(toFile: newer, atomically: true, encoding: .utf8)
-        try line(title: "OLD", messages: 2, updated: "2024-01-02T00:00:00.000Z").write(toFile: older, atomically: true, encoding: .utf8)
+        try line(title: "NEW", messages: 5, updated: "2024-06-01T00:00:00.000Z").write(toFile: newer, atomically: false, encoding: .utf8)
+        try line(title: "OLD", messages: 2, updated: "2024-01-02T00:00:00.000Z").write(toFile: older, atomically: false, encoding: .utf8)
         let store = try Store.open(path: ":memory:")
         #expect(Importer(store: store).run(paths: [newer], format: nil).inserted == 1)
         let again = Importer(store: store).run(paths: [older], format: nil)

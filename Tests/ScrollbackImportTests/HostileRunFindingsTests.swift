@@ -30,7 +30,7 @@ struct HostileRunFindingsTests {
             // 0 and 1 are numbers (on Linux they also cast to Bool; they were skipped as one).
             record("zero", conversationTime: "0", messageTime: "1"),
         ]
-        try ("[" + records.joined(separator: ",") + "]").write(toFile: path, atomically: true, encoding: .utf8)
+        try ("[" + records.joined(separator: ",") + "]").write(toFile: path, atomically: false, encoding: .utf8)
         let store = try Store.open(path: folder.file("h.sqlite"))
         let summary = Importer(store: store).run(paths: [path], format: nil)
         #expect(summary.inserted == 2)
@@ -51,7 +51,7 @@ struct HostileRunFindingsTests {
         let line = """
             {"format":"scrollback","version":1,"id":"99999999-0000-4000-8000-000000000001","title":"s","createdAt":"2026-01-01T10:00:00.000Z","updatedAt":"2026-01-01T11:00:00.000Z","source":"","pinned":false,"messages":[{"id":"99999999-0000-4000-8000-0000000000a1","role":"user","content":"c","createdAt":"2026-01-01T10:00:00.000Z"}]}
             """
-        try (line + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        try (line + "\n").write(toFile: path, atomically: false, encoding: .utf8)
         let store = try Store.open(path: folder.file("h.sqlite"))
         let summary = Importer(store: store).run(paths: [path], format: nil)
         #expect(summary.skipped.map(\.reason) == ["its source is empty"])

@@ -280,7 +280,7 @@ struct ExportTests {
         #expect(lines.count == 6)
         let folder = try TemporaryDirectory()
         let file = folder.file("backup.jsonl")
-        try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: false, encoding: .utf8)
 
         let second = try Store.open(path: ":memory:")
         let summary = Importer(store: second).run(paths: [file], format: nil)

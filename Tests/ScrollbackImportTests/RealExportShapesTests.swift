@@ -30,7 +30,7 @@ struct RealExportShapesTests {
             node("a", parent: "b", child: nil, #"{"id":"a","author":{"role":"assistant"},"recipient":"all","create_time":1700000005,"content":{"content_type":"text","parts":["Here it is."]}}"#),
         ]
         let record = "[{\"id\":\"ci\",\"title\":\"plot\",\"create_time\":1700000001,\"current_node\":\"a\",\"mapping\":{\(nodes.joined(separator: ","))}}]"
-        try record.write(toFile: path, atomically: true, encoding: .utf8)
+        try record.write(toFile: path, atomically: false, encoding: .utf8)
         let store = try Store.open(path: folder.file("s.sqlite"))
         let summary = Importer(store: store).run(paths: [path], format: nil)
         #expect(summary.inserted == 1, "\(summary.failed) \(summary.skipped)")
@@ -48,7 +48,7 @@ struct RealExportShapesTests {
             #"{"uuid":"m2b","sender":"assistant","text":"same second, later in the file","created_at":"2024-05-01T10:01:00Z"}"#,
         ]
         let record = "[{\"uuid\":\"old\",\"name\":\"old\",\"created_at\":\"2024-05-01T10:00:00Z\",\"chat_messages\":[\(messages.joined(separator: ","))]}]"
-        try record.write(toFile: path, atomically: true, encoding: .utf8)
+        try record.write(toFile: path, atomically: false, encoding: .utf8)
         let store = try Store.open(path: folder.file("s.sqlite"))
         #expect(Importer(store: store).run(paths: [path], format: nil).inserted == 1)
         #expect(try Self.transcript(store) == [
@@ -75,7 +75,7 @@ struct RealExportShapesTests {
               ]
             }
             """
-        try object.write(toFile: path, atomically: true, encoding: .utf8)
+        try object.write(toFile: path, atomically: false, encoding: .utf8)
         #expect(try Importer.detect(path) == .claude)
         let store = try Store.open(path: folder.file("s.sqlite"))
         let summary = Importer(store: store).run(paths: [path], format: nil)
@@ -85,7 +85,7 @@ struct RealExportShapesTests {
         // Again: the same conversation, not a second one.
         #expect(Importer(store: store).run(paths: [path], format: .claude).unchanged == 1)
         // Any other object is still not a chat export.
-        try #"{"uuid": "x", "something": []}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        try #"{"uuid": "x", "something": []}"#.write(toFile: path, atomically: false, encoding: .utf8)
         #expect(throws: ImportError.self) { try Importer.detect(path) }
     }
 }

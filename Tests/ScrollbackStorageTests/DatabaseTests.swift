@@ -33,7 +33,7 @@ struct DatabaseTests {
         let folder = try TemporaryDirectory()
         let path = folder.file("notes.sqlite")
         let text = String(repeating: "These are my notes, not a database.\n", count: 200)
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
         let before = try sha256(ofFile: path)
         for readOnly in [false, true] {
             #expect(throws: StorageError.notAScrollbackDatabase(path: path, reason: "not a SQLite file")) {
@@ -63,7 +63,7 @@ struct DatabaseTests {
     func unwritableFolder() throws {
         let folder = try TemporaryDirectory()
         // A regular file where a folder should be: not writable as a folder even by root.
-        try "x".write(toFile: folder.file("blocker"), atomically: true, encoding: .utf8)
+        try "x".write(toFile: folder.file("blocker"), atomically: false, encoding: .utf8)
         let path = folder.file("blocker/history.sqlite")
         do {
             _ = try Store.open(path: path)

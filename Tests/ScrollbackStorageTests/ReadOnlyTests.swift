@@ -229,7 +229,7 @@ struct ReadOnlyMatrixTests {
         for suffix in ["-shm", "-wal"] {
             let folder = try TemporaryDirectory()
             let (path, _) = try ReadOnlyTests.prepare(folder)
-            try "victim".write(toFile: folder.file("victim"), atomically: true, encoding: .utf8)
+            try "victim".write(toFile: folder.file("victim"), atomically: false, encoding: .utf8)
             try FileManager.default.createSymbolicLink(atPath: path + suffix, withDestinationPath: folder.file("victim"))
             for readOnly in [true, false] {
                 do {

@@ -66,7 +66,7 @@ struct LayoutTests {
         let file = folder.appendingPathComponent(name + ".txt")
         let actual = screen.text + "\n"
         if ProcessInfo.processInfo.environment["SCROLLBACK_RECORD_GOLDEN"] == "1" {
-            try actual.write(to: file, atomically: true, encoding: .utf8)
+            try actual.write(to: file, atomically: false, encoding: .utf8)
             return
         }
         let expected = try String(contentsOf: file, encoding: .utf8)

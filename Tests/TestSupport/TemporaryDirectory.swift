@@ -32,6 +32,8 @@ public func sha256(ofFile path: String) throws -> String {
     process.arguments = [path]
     let pipe = Pipe()
     process.standardOutput = pipe
+    // A missing file is the caller's to judge (it throws): not a line in the test output.
+    process.standardError = FileHandle.nullDevice
     try process.run()
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
@@ -58,4 +60,14 @@ public func runSQLiteShell(_ path: String, _ sql: String) throws -> (status: Int
     let errorData = error.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
+}
+
+/// Makes an empty file at `path` (or empties it), in place: `FileManager.createFile` writes
+/// atomically, through a `TemporaryDirectory.*` folder it leaves in /tmp for every call.
+@discardableResult
+public func makeEmptyFile(_ path: String) -> Bool {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard descriptor >= 0 else { return false }
+    close(descriptor)
+    return true
 }
