@@ -1,6 +1,16 @@
 # bash completion for scrollback (made by `scrollback completions bash`)
+# Words come back through mapfile and a literal prefix test, never through an
+# unquoted expansion: a word from the database (or a file name) is never taken
+# as a pattern or run.
 _scrollback_words() {
     "$1" ${2:+--db "$2"} completions --words "$3" 2>/dev/null
+}
+_scrollback_offer() {
+    local word
+    COMPREPLY=()
+    while IFS= read -r word; do
+        [[ "$word" == "$1"* ]] && COMPREPLY+=("$word")
+    done
 }
 _scrollback() {
     local current="${COMP_WORDS[COMP_CWORD]}" previous="" command="" db="" i word
@@ -18,61 +28,61 @@ _scrollback() {
     done
     [[ "$db" == "~/"* ]] && db="$HOME/${db#"~/"}"
     case "$previous" in
-        --db) COMPREPLY=($(compgen -f -- "$current")); return ;;
+        --db) mapfile -t COMPREPLY < <(compgen -f -- "$current"); return ;;
     esac
     case "$command $previous" in
-        "list --sort") COMPREPLY=($(compgen -W "updated created title" -- "$current")); return ;;
+        "list --sort") _scrollback_offer "$current" < <(printf '%s\n' updated created title); return ;;
         "list --limit"|"list -n") COMPREPLY=(); return ;;
         "list --after") COMPREPLY=(); return ;;
         "list --before") COMPREPLY=(); return ;;
-        "list --source") COMPREPLY=($(compgen -W "$(_scrollback_words "${COMP_WORDS[0]}" "$db" source)" -- "$current")); return ;;
-        "list --model") COMPREPLY=($(compgen -W "$(_scrollback_words "${COMP_WORDS[0]}" "$db" model)" -- "$current")); return ;;
+        "list --source") _scrollback_offer "$current" < <(_scrollback_words "${COMP_WORDS[0]}" "$db" source); return ;;
+        "list --model") _scrollback_offer "$current" < <(_scrollback_words "${COMP_WORDS[0]}" "$db" model); return ;;
         "list --since") COMPREPLY=(); return ;;
         "list --until") COMPREPLY=(); return ;;
         "search --limit"|"search -n") COMPREPLY=(); return ;;
         "search --after") COMPREPLY=(); return ;;
-        "search --source") COMPREPLY=($(compgen -W "$(_scrollback_words "${COMP_WORDS[0]}" "$db" source)" -- "$current")); return ;;
-        "search --model") COMPREPLY=($(compgen -W "$(_scrollback_words "${COMP_WORDS[0]}" "$db" model)" -- "$current")); return ;;
+        "search --source") _scrollback_offer "$current" < <(_scrollback_words "${COMP_WORDS[0]}" "$db" source); return ;;
+        "search --model") _scrollback_offer "$current" < <(_scrollback_words "${COMP_WORDS[0]}" "$db" model); return ;;
         "search --since") COMPREPLY=(); return ;;
         "search --until") COMPREPLY=(); return ;;
-        "delete --source") COMPREPLY=($(compgen -W "$(_scrollback_words "${COMP_WORDS[0]}" "$db" source)" -- "$current")); return ;;
-        "import --format") COMPREPLY=($(compgen -W "chatgpt claude llm jsonl" -- "$current")); return ;;
+        "delete --source") _scrollback_offer "$current" < <(_scrollback_words "${COMP_WORDS[0]}" "$db" source); return ;;
+        "import --format") _scrollback_offer "$current" < <(printf '%s\n' chatgpt claude llm jsonl); return ;;
         "import --unzip-limit") COMPREPLY=(); return ;;
-        "export --format") COMPREPLY=($(compgen -W "md json jsonl" -- "$current")); return ;;
-        "export --out") COMPREPLY=($(compgen -f -- "$current")); return ;;
-        "export --out-dir") COMPREPLY=($(compgen -d -- "$current")); return ;;
-        "export --source") COMPREPLY=($(compgen -W "$(_scrollback_words "${COMP_WORDS[0]}" "$db" source)" -- "$current")); return ;;
-        "export --model") COMPREPLY=($(compgen -W "$(_scrollback_words "${COMP_WORDS[0]}" "$db" model)" -- "$current")); return ;;
+        "export --format") _scrollback_offer "$current" < <(printf '%s\n' md json jsonl); return ;;
+        "export --out") mapfile -t COMPREPLY < <(compgen -f -- "$current"); return ;;
+        "export --out-dir") mapfile -t COMPREPLY < <(compgen -d -- "$current"); return ;;
+        "export --source") _scrollback_offer "$current" < <(_scrollback_words "${COMP_WORDS[0]}" "$db" source); return ;;
+        "export --model") _scrollback_offer "$current" < <(_scrollback_words "${COMP_WORDS[0]}" "$db" model); return ;;
         "export --since") COMPREPLY=(); return ;;
         "export --until") COMPREPLY=(); return ;;
         "demo --count") COMPREPLY=(); return ;;
         "demo --seed") COMPREPLY=(); return ;;
     esac
     case "$command" in
-        "") COMPREPLY=($(compgen -W "list show search rename pin unpin delete import export stats check demo sync config completions --db --readonly --demo --verbose --help --version" -- "$current")) ;;
-        list) COMPREPLY=($(compgen -W "--sort --limit --after --before --last --source --model --since --until --pinned --json --db --readonly --demo --verbose --help" -- "$current")) ;;
-        show) COMPREPLY=($(compgen -W "--all-branches --json --db --readonly --demo --verbose --help" -- "$current")) ;;
-        search) COMPREPLY=($(compgen -W "--limit --after --source --model --since --until --pinned --json --db --readonly --demo --verbose --help" -- "$current")) ;;
-        rename) COMPREPLY=($(compgen -W "--db --readonly --demo --verbose --help" -- "$current")) ;;
-        pin) COMPREPLY=($(compgen -W "--db --readonly --demo --verbose --help" -- "$current")) ;;
-        unpin) COMPREPLY=($(compgen -W "--db --readonly --demo --verbose --help" -- "$current")) ;;
-        delete) COMPREPLY=($(compgen -W "--yes --source --db --readonly --demo --verbose --help" -- "$current")) ;;
-        import) if [[ "$current" == -* ]]; then COMPREPLY=($(compgen -W "--format --quiet --restore --unzip-limit --db --readonly --demo --verbose --help" -- "$current")); else COMPREPLY=($(compgen -f -- "$current")); fi ;;
-        export) COMPREPLY=($(compgen -W "--format --out --out-dir --force --source --model --since --until --pinned --db --readonly --demo --verbose --help" -- "$current")) ;;
-        stats) COMPREPLY=($(compgen -W "--json --db --readonly --demo --verbose --help" -- "$current")) ;;
-        check) COMPREPLY=($(compgen -W "--repair --db --readonly --demo --verbose --help" -- "$current")) ;;
-        demo) COMPREPLY=($(compgen -W "--count --seed --yes --db --readonly --demo --verbose --help" -- "$current")) ;;
+        "") _scrollback_offer "$current" < <(printf '%s\n' list show search rename pin unpin delete import export stats check demo sync config completions --db --readonly --demo --verbose --help --version) ;;
+        list) _scrollback_offer "$current" < <(printf '%s\n' --sort --limit --after --before --last --source --model --since --until --pinned --json --db --readonly --demo --verbose --help) ;;
+        show) _scrollback_offer "$current" < <(printf '%s\n' --all-branches --json --db --readonly --demo --verbose --help) ;;
+        search) _scrollback_offer "$current" < <(printf '%s\n' --limit --after --source --model --since --until --pinned --json --db --readonly --demo --verbose --help) ;;
+        rename) _scrollback_offer "$current" < <(printf '%s\n' --db --readonly --demo --verbose --help) ;;
+        pin) _scrollback_offer "$current" < <(printf '%s\n' --db --readonly --demo --verbose --help) ;;
+        unpin) _scrollback_offer "$current" < <(printf '%s\n' --db --readonly --demo --verbose --help) ;;
+        delete) _scrollback_offer "$current" < <(printf '%s\n' --yes --source --db --readonly --demo --verbose --help) ;;
+        import) if [[ "$current" == -* ]]; then _scrollback_offer "$current" < <(printf '%s\n' --format --quiet --restore --unzip-limit --db --readonly --demo --verbose --help); else mapfile -t COMPREPLY < <(compgen -f -- "$current"); fi ;;
+        export) _scrollback_offer "$current" < <(printf '%s\n' --format --out --out-dir --force --source --model --since --until --pinned --db --readonly --demo --verbose --help) ;;
+        stats) _scrollback_offer "$current" < <(printf '%s\n' --json --db --readonly --demo --verbose --help) ;;
+        check) _scrollback_offer "$current" < <(printf '%s\n' --repair --db --readonly --demo --verbose --help) ;;
+        demo) _scrollback_offer "$current" < <(printf '%s\n' --count --seed --yes --db --readonly --demo --verbose --help) ;;
         sync)
-            if [[ "$current" == -* ]]; then COMPREPLY=($(compgen -W "--force --json --db --readonly --demo --verbose --help" -- "$current")); return; fi
+            if [[ "$current" == -* ]]; then _scrollback_offer "$current" < <(printf '%s\n' --force --json --db --readonly --demo --verbose --help); return; fi
             case "${typed[*]}" in
-                "") COMPREPLY=($(compgen -W "init status off key" -- "$current")) ;;
-                "key") COMPREPLY=($(compgen -W "show import" -- "$current")) ;;
+                "") _scrollback_offer "$current" < <(printf '%s\n' init status off key) ;;
+                "key") _scrollback_offer "$current" < <(printf '%s\n' show import) ;;
             esac ;;
-        config) COMPREPLY=($(compgen -W "--print-default --check --db --readonly --demo --verbose --help" -- "$current")) ;;
+        config) _scrollback_offer "$current" < <(printf '%s\n' --print-default --check --db --readonly --demo --verbose --help) ;;
         completions)
-            if [[ "$current" == -* ]]; then COMPREPLY=($(compgen -W "--db --readonly --demo --verbose --help" -- "$current")); return; fi
+            if [[ "$current" == -* ]]; then _scrollback_offer "$current" < <(printf '%s\n' --db --readonly --demo --verbose --help); return; fi
             case "${typed[*]}" in
-                "") COMPREPLY=($(compgen -W "bash zsh fish" -- "$current")) ;;
+                "") _scrollback_offer "$current" < <(printf '%s\n' bash zsh fish) ;;
             esac ;;
     esac
 }

@@ -47,7 +47,7 @@ enum ArgumentParser {
                 var letters = argument.dropFirst()
                 while let letter = letters.popFirst() {
                     guard let option = shortOption(letter, spec: spec) else {
-                        let within = argument.count > 2 ? " in '\(argument)'" : ""
+                        let within = argument.count > 2 ? " in \(Self.shown(argument, spec: spec))" : ""
                         let place = spec.map { " for '\($0.name)'" } ?? ""
                         throw UsageError(message: "unknown option '-\(letter)'\(within)\(place)", command: spec?.name)
                     }
@@ -71,7 +71,7 @@ enum ArgumentParser {
                 }
                 guard let option = known(name) else {
                     let place = spec.map { " for '\($0.name)'" } ?? ""
-                    throw UsageError(message: "unknown option '\(name)'\(place)", command: spec?.name)
+                    throw UsageError(message: "unknown option \(Self.shown(name, spec: spec))\(place)", command: spec?.name)
                 }
                 if option.value != nil {
                     let value: String
@@ -99,7 +99,7 @@ enum ArgumentParser {
                 continue
             }
             if !optionsEnded && argument.hasPrefix("-") && argument.count > 1 && Int(argument) == nil {
-                throw UsageError(message: "unknown option '\(argument)'", command: spec?.name)
+                throw UsageError(message: "unknown option \(Self.shown(argument, spec: spec))", command: spec?.name)
             }
             if spec == nil && parsed.command == nil {
                 if argument == "help" {
@@ -140,8 +140,21 @@ enum ArgumentParser {
         ((spec?.options ?? []) + CommandTable.global).first { $0.short == letter }
     }
 
+    /// A word of the command line for a message, quoted; not shown where it may be a secret:
+    /// anything given to `sync` (its connection string and key are never arguments, so
+    /// one given there may well be one), and what looks like a connection string anywhere.
+    static func shown(_ word: String, spec: CommandSpec?) -> String {
+        if spec?.name == "sync" || word.contains("://") || word.contains("@") || word.count > 40 {
+            return "(\(word.count) characters, not shown)"
+        }
+        return "'\(OutputFormat.line(word))'"
+    }
+
     /// `unknown command 'lsit'; did you mean 'list'?` when one command is close.
     static func unknownCommand(_ name: String) -> UsageError {
+        guard !name.contains("://"), !name.contains("@") else {
+            return UsageError(message: "unknown command (\(name.count) characters, not shown: it looks like a connection string)", command: nil)
+        }
         let shown = OutputFormat.line(name)
         let close = CommandTable.commands.map(\.name).filter { editDistance($0, name.lowercased()) <= 2 }
         guard let nearest = close.min(by: { editDistance($0, name.lowercased()) < editDistance($1, name.lowercased()) }) else {

@@ -193,8 +193,18 @@ enum Documentation {
         let skip = valueOptions.filter { $0 != "--db" }.joined(separator: "|")
         var script = """
             # bash completion for scrollback (made by `scrollback completions bash`)
+            # Words come back through mapfile and a literal prefix test, never through an
+            # unquoted expansion: a word from the database (or a file name) is never taken
+            # as a pattern or run.
             _scrollback_words() {
                 "$1" ${2:+--db "$2"} completions --words "$3" 2>/dev/null
+            }
+            _scrollback_offer() {
+                local word
+                COMPREPLY=()
+                while IFS= read -r word; do
+                    [[ "$word" == "$1"* ]] && COMPREPLY+=("$word")
+                done
             }
             _scrollback() {
                 local current="${COMP_WORDS[COMP_CWORD]}" previous="" command="" db="" i word
@@ -212,17 +222,17 @@ enum Documentation {
                 done
                 [[ "$db" == "~/"* ]] && db="$HOME/${db#"~/"}"
                 case "$previous" in
-                    --db) COMPREPLY=($(compgen -f -- "$current")); return ;;
+                    --db) mapfile -t COMPREPLY < <(compgen -f -- "$current"); return ;;
                 esac
                 case "$command $previous" in
 
             """
         func reply(_ completion: ValueCompletion) -> String {
             switch completion {
-            case .words(let words): "COMPREPLY=($(compgen -W \"\(words.joined(separator: " "))\" -- \"$current\"))"
-            case .files: "COMPREPLY=($(compgen -f -- \"$current\"))"
-            case .folders: "COMPREPLY=($(compgen -d -- \"$current\"))"
-            case .database(let kind): "COMPREPLY=($(compgen -W \"$(_scrollback_words \"${COMP_WORDS[0]}\" \"$db\" \(kind))\" -- \"$current\"))"
+            case .words(let words): "_scrollback_offer \"$current\" < <(printf '%s\\n' \(words.joined(separator: " ")))"
+            case .files: "mapfile -t COMPREPLY < <(compgen -f -- \"$current\")"
+            case .folders: "mapfile -t COMPREPLY < <(compgen -d -- \"$current\")"
+            case .database(let kind): "_scrollback_offer \"$current\" < <(_scrollback_words \"${COMP_WORDS[0]}\" \"$db\" \(kind))"
             case .nothing: "COMPREPLY=()"
             }
         }
@@ -234,19 +244,19 @@ enum Documentation {
         }
         script += "    esac\n"
         script += "    case \"$command\" in\n"
-        script += "        \"\") COMPREPLY=($(compgen -W \"\(CommandTable.commands.map(\.name).joined(separator: " ")) \(globalOptions.joined(separator: " "))\" -- \"$current\")) ;;\n"
+        script += "        \"\") _scrollback_offer \"$current\" < <(printf '%s\\n' \(CommandTable.commands.map(\.name).joined(separator: " ")) \(globalOptions.joined(separator: " "))) ;;\n"
         for command in CommandTable.commands {
-            let options = "COMPREPLY=($(compgen -W \"\(options(of: command).joined(separator: " "))\" -- \"$current\"))"
+            let options = "_scrollback_offer \"$current\" < <(printf '%s\\n' \(options(of: command).joined(separator: " ")))"
             let tree = argumentTree(of: command)
             if !tree.isEmpty {
                 script += "        \(command.name))\n            if [[ \"$current\" == -* ]]; then \(options); return; fi\n"
                 script += "            case \"${typed[*]}\" in\n"
                 for (typed, next) in tree {
-                    script += "                \"\(typed.joined(separator: " "))\") COMPREPLY=($(compgen -W \"\(next.joined(separator: " "))\" -- \"$current\")) ;;\n"
+                    script += "                \"\(typed.joined(separator: " "))\") _scrollback_offer \"$current\" < <(printf '%s\\n' \(next.joined(separator: " "))) ;;\n"
                 }
                 script += "            esac ;;\n"
             } else if command.name == "import" {
-                script += "        import) if [[ \"$current\" == -* ]]; then \(options); else COMPREPLY=($(compgen -f -- \"$current\")); fi ;;\n"
+                script += "        import) if [[ \"$current\" == -* ]]; then \(options); else mapfile -t COMPREPLY < <(compgen -f -- \"$current\"); fi ;;\n"
             } else {
                 script += "        \(command.name)) \(options) ;;\n"
             }

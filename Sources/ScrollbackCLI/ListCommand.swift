@@ -1,6 +1,7 @@
 import ScrollbackModel
 import ScrollbackStorage
 import ScrollbackViewModels
+import TerminalText
 
 /// `scrollback list`: one page of conversations, with the token for the next.
 struct ListCommand {
@@ -72,12 +73,13 @@ struct ListCommand {
             let time = TimeText.absolute(order == .created ? conversation.createdAt : conversation.updatedAt)
             let count = String(conversation.messageCount)
             let model = conversation.model.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : OutputFormat.line($0) } ?? "–"
-            let modelColumn = model.count > 18 ? String(model.prefix(17)) + "…" : model
+            // In terminal cells, as the browser lays it out: a CJK name is two a character.
+            let modelColumn = DisplayWidth.fitted(model, to: 18)
             let title = (conversation.pinned ? "[pinned] " : "") + OutputFormat.line(conversation.title)
             console.line(
                 id.padding(toLength: idWidth, withPad: " ", startingAt: 0) + "  " + time + "  "
                     + String(repeating: " ", count: max(0, 5 - count.count)) + count + "  "
-                    + modelColumn.padding(toLength: 18, withPad: " ", startingAt: 0) + "  " + title)
+                    + modelColumn + "  " + title)
         }
         if let next = page.next {
             // A command that works pasted as it is: the same database, order, size and filter.

@@ -175,7 +175,7 @@ struct CommandContext {
         guard FileManager.default.fileExists(atPath: databasePath) else { return 0 }
         let words = try Store.open(path: databasePath, readOnly: true).filterWords()
         for word in kind == "source" ? words.sources : words.models
-        where !word.isEmpty && word.count <= 200 && !word.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control || $0.properties.generalCategory == .format || "'\"\\$`".unicodeScalars.contains($0) }) {
+        where !word.isEmpty && word.count <= 200 && !word.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control || $0.properties.generalCategory == .format || "'\"\\$`*?[]{}~!&;|<>()#".unicodeScalars.contains($0) }) {
             console.line(word)
         }
         return 0

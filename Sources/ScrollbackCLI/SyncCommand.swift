@@ -27,14 +27,21 @@ struct SyncCommand {
     /// The subcommands, as `sync --help` and the completions list them.
     static let subcommands = ["init", "status", "off", "key show", "key import"]
 
+    /// What is wrong with where the secrets come from, though a secret may be read all the
+    /// same: a secret_command the config cannot use (it was left out), one that failed while
+    /// a later place had the secret. Said once by every subcommand (`sync status` among its
+    /// lines, the others on standard error), whatever its outcome.
+    private var secretNotes: [String] {
+        ConfigLocation.load(environment: context.environment).problems.filter { $0.contains("secret_command") }
+            .map { "the config's secret_command is not used: \($0)" } + secrets.passedOver
+    }
+
     func run() throws -> Int32 {
-        defer {
-            // A backend passed over for a later one (a failing secret_command, the file used
-            // instead) is said, once, whatever the command's outcome.
-            for note in secrets.passedOver { console.errorLine("scrollback: \(OutputFormat.line(note))") }
-        }
         let words = context.parsed.positional
         let joined = words.joined(separator: " ")
+        defer {
+            if joined != "status" { for note in secretNotes { console.errorLine("scrollback: \(OutputFormat.line(note))") } }
+        }
         if context.readOnly && ["", "init", "off", "key import"].contains(joined) {
             throw CommandFailure(message: "--readonly: `scrollback sync\(joined.isEmpty ? "" : " " + joined)` writes; run it without --readonly (`sync status` and `sync key show` only read)")
         }
@@ -77,7 +84,10 @@ struct SyncCommand {
             let nearest = subcommands.min(by: { ArgumentParser.editDistance($0, typed) < ArgumentParser.editDistance($1, typed) }),
             ArgumentParser.editDistance(nearest, typed) <= 2
         {
-            return UsageError(message: "unknown sync command '\(OutputFormat.line(typed))'; did you mean `sync \(nearest)`?", command: "sync")
+            let given = words.joined(separator: " ")
+            let caseNote = given != typed ? " (the commands are lower-case)" : ""
+            return UsageError(
+                message: "unknown sync command '\(OutputFormat.line(given))'\(caseNote); did you mean `sync \(nearest)`?", command: "sync")
         }
         let list = subcommands.map { "sync \($0)" }.joined(separator: ", ")
         return UsageError(
@@ -124,7 +134,15 @@ struct SyncCommand {
         let store = try context.openStore()
         try context.requireWritable(store)
         guard try store.localSyncState().isOn else { throw SyncError.off }
-        let (url, key) = (try storedURL(), try storedKey())
+        let url: String, key: SyncKey
+        do {
+            (url, key) = (try storedURL(), try storedKey())
+        } catch {
+            // A sync that cannot start is a failed sync too, for status and the browser.
+            let message = (error as? CommandFailure)?.message ?? "\(error)"
+            try? store.recordSyncFailure(OutputFormat.line(message), at: .now())
+            throw error
+        }
         let lock = try SyncLock(databasePath: store.path)
         let report = try withExtendedLifetime(lock) {
             try syncing(store, url: url, key: key)
@@ -384,6 +402,7 @@ struct SyncCommand {
                 server = ServerJSON(contacted: false, reachable: false, machines: nil, toReceive: nil, problem: why)
             }
         }
+        for note in secretNotes.map(OutputFormat.line) where !problems.contains(note) { problems.append(note) }
         let failure = local.failure.map { FailureJSON(message: $0.message, since: $0.since.iso8601, last: $0.last.iso8601) }
         let status = StatusJSON(
             on: local.isOn, machine: local.machine, pending: local.pending, waiting: local.parked,
@@ -418,6 +437,9 @@ struct SyncCommand {
                 console.line("server:     not contacted: \(OutputFormat.line(server.problem ?? ""))")
             } else if server.reachable, let machines = server.machines, let toReceive = server.toReceive {
                 console.line("server:     reachable; \(NumberText.grouped(machines)) machine\(machines == 1 ? "" : "s"); \(NumberText.grouped(Int(clamping: toReceive))) to receive")
+            } else if let problem = server.problem, problem == local.failure?.message {
+                // What the last sync said, above: not twice.
+                console.line("server:     \(server.reachable ? "answers, but refuses as the last sync said" : "offline, as the last sync found")")
             } else {
                 console.line("server:     \(server.reachable ? "answers, but" : "offline:") \(OutputFormat.line(server.problem ?? ""))")
             }

@@ -20,6 +20,9 @@ public enum ConversationTitle {
         title = title.trimmingWhitespace()
         guard !title.isEmpty else { throw .invalidTitle }
         guard title.count <= maximumLength else { throw .titleTooLong(characters: title.count) }
+        // A character may be a letter with any number of marks on it: code points count too.
+        let scalars = title.unicodeScalars.count
+        guard scalars <= 4 * maximumLength else { throw .titleTooLong(characters: scalars) }
         return title
     }
 

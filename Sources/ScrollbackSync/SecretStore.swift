@@ -96,6 +96,9 @@ public final class CommandSecrets: SecretStore {
         posix_spawn_file_actions_adddup2(&actions, output[1], STDOUT_FILENO)
         posix_spawn_file_actions_adddup2(&actions, errors[1], STDERR_FILENO)
         for end in output + errors { posix_spawn_file_actions_addclose(&actions, end) }
+        // Nothing else of scrollback's is handed on (what the command leaves running in a
+        // session of its own would hold it open: a database, or the pipe a caller waits on).
+        Self.closeOnExec(keeping: output + errors)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -123,14 +126,20 @@ public final class CommandSecrets: SecretStore {
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(timeout, 1)) * 1_000_000_000
         var timedOut = false
         var buffer = [UInt8](repeating: 0, count: 4096)
+        // Until the pipes close, or the command itself has ended and a moment more has
+        // passed (something it left running in a session of its own, `setsid`, may keep them
+        // open: what the command printed is its answer all the same), or the time limit.
+        var ended: UInt64?
         while !open.isEmpty {
             let now = DispatchTime.now().uptimeNanoseconds
+            if ended == nil && Self.hasEnded(child) { ended = now }
+            if let ended, now >= ended + 100_000_000 { break }
             guard now < deadline else {
                 timedOut = true
                 break
             }
             var descriptors = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-            let waitMilliseconds = Int32(clamping: (deadline - now) / 1_000_000 + 1)
+            let waitMilliseconds = Int32(clamping: min((deadline - now) / 1_000_000 + 1, 50))
             let ready = poll(&descriptors, nfds_t(descriptors.count), waitMilliseconds)
             if ready < 0 {
                 if errno == EINTR { continue }
@@ -151,7 +160,9 @@ public final class CommandSecrets: SecretStore {
                 }
             }
         }
-        if timedOut { kill(-child, SIGKILL) }
+        // Whatever of its group still runs goes with it (the shell is not reaped yet, so the
+        // group's id is still its own).
+        kill(-child, SIGKILL)
         var status: Int32 = 0
         while waitpid(child, &status, 0) < 0 && errno == EINTR {}
         if timedOut {
@@ -171,6 +182,24 @@ public final class CommandSecrets: SecretStore {
         let text = String(decoding: outputBytes, as: UTF8.self)
         let line = text.split(whereSeparator: \.isNewline).first.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? ""
         return line.isEmpty ? nil : line
+    }
+
+    /// Marks every descriptor of this process above standard error close-on-exec, but
+    /// `keeping` (which the spawn hands on itself): what a spawned program inherits is its
+    /// three standard ones only.
+    static func closeOnExec(keeping: [Int32]) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return }
+        for descriptor in names.compactMap({ Int32($0) }) where descriptor > 2 && !keeping.contains(descriptor) {
+            let flags = fcntl(descriptor, F_GETFD)
+            if flags >= 0 && flags & FD_CLOEXEC == 0 { _ = fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC) }
+        }
+    }
+
+    /// Whether the process `child` has ended, without reaping it (`WNOWAIT`).
+    static func hasEnded(_ child: pid_t) -> Bool {
+        var information = siginfo_t()
+        // With WNOHANG and nothing ended, it answers 0 and leaves the record empty (no signal).
+        return waitid(P_PID, id_t(child), &information, WEXITED | WNOHANG | WNOWAIT) == 0 && information.si_signo == SIGCHLD
     }
 
     /// The first line that says something, made safe to show and short.

@@ -87,7 +87,8 @@ struct CompletionTests {
         let runner = try BinaryRunner()
         let path = runner.folder.file("hostile.jsonl")
         var lines: [String] = []
-        for (index, source) in ["plain", "with space", "esc\u{1B}[31m", "quote'd", "tab\there", "ok-2"].enumerated() {
+        let hostile = ["plain", "with space", "esc\u{1B}[31m", "quote'd", "tab\there", "ok-2", "/*/*/*/*/*/*/*/*", "~", "*", "$(touch pwned)", "a;b"]
+        for (index, source) in hostile.enumerated() {
             let object: [String: Any] = [
                 "format": "scrollback", "version": 1, "id": StableID.uuid("hostile", source), "title": "t\(index)", "source": source,
                 "sourceID": "s\(index)", "model": source, "createdAt": "2026-01-01T10:00:00.000Z", "updatedAt": "2026-01-01T10:00:00.000Z",
@@ -104,5 +105,13 @@ struct CompletionTests {
             #expect(words.output == "ok-2\nplain\n", "\(kind): \(words.output)")
         }
         #expect(try runner.run(["completions", "--words", "title"]).status == 2)
+        // Each shell offers just those, and a typed pattern is a prefix, not a pattern.
+        for shell in ["bash", "zsh", "fish"] {
+            let offered = Set(try Self.offered(shell, ["scrollback", "--db", runner.databasePath, "list", "--model", ""], in: runner))
+            #expect(offered == ["ok-2", "plain"], "\(shell): \(offered)")
+            // (fish hands a typed wildcard back as it is.)
+            #expect(try Self.offered(shell, ["scrollback", "list", "--sort", "*"], in: runner).allSatisfy { $0 == "*" }, "\(shell)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: runner.folder.file("pwned")))
     }
 }

@@ -5,6 +5,7 @@ import Testing
 import ScrollbackModel
 import ScrollbackStorage
 @testable import ScrollbackViewModels
+import TerminalText
 import TestSupport
 
 /// Rough edges a hostile tester and a newcomer met on the command line, each as it was seen.
@@ -32,6 +33,9 @@ struct RoughEdgesCommandTests {
         #expect(spaced.status == 0, "\(spaced.error)")
         #expect(try runner.run(["list"]).output.contains("two lines and a tab"))
         #expect(try runner.run(["rename", "11111111", String(repeating: "y", count: 1_000)]).status == 0)
+        // One character of 20,001 code points (a letter under 20,000 marks) is long too.
+        let marks = try runner.run(["rename", "11111111", "e" + String(repeating: "\u{301}", count: 20_000)])
+        #expect(marks.status == 1 && marks.error.contains("this one has 20,001"), "\(marks.error)")
         // The browser's editor says the same words for the same rule.
         #expect(throws: StorageError.titleHasControls) { try ConversationTitle.normalized("a\u{1B}b") }
         #expect(throws: StorageError.titleTooLong(characters: 1_001)) { try ConversationTitle.normalized(String(repeating: "z", count: 1_001)) }
@@ -76,7 +80,11 @@ struct RoughEdgesCommandTests {
             DailyUseCommandTests.record("44444444-aaab-4000-8000-000000000002", title: "Second", date: "2026-01-02T10:00:00.000Z"),
             DailyUseCommandTests.record("55555555-0000-4000-8000-000000000003", title: "Third", date: "2026-01-03T10:00:00.000Z"),
         ])
-        let lines = try runner.run(["list"]).output.split(separator: "\n").map(String.init)
+        // A model name of two-cell characters takes its cells, not its characters.
+        try Self.importing(runner, [DailyUseCommandTests.record("66666666-0000-4000-8000-000000000004", title: "Fourth", model: "通义千问", date: "2025-12-31T10:00:00.000Z")])
+        let lines = try runner.run(["list"]).output.split(separator: "\n").map(String.init).filter { !$0.hasSuffix("Fourth") }
+        let fourth = try #require(try runner.run(["list"]).output.split(separator: "\n").map(String.init).first { $0.hasSuffix("Fourth") })
+        #expect(DisplayWidth.of(fourth) - DisplayWidth.of("Fourth") == lines[0].distance(from: lines[0].startIndex, to: try #require(lines[0].range(of: "TITLE")).lowerBound), "\(fourth)")
         #expect(lines.count == 4)
         // Each title starts under TITLE.
         let titleAt = try #require(lines[0].range(of: "TITLE")).lowerBound.utf16Offset(in: lines[0])

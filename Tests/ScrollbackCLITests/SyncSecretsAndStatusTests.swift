@@ -44,18 +44,40 @@ struct SyncSecretsAndStatusTests {
             secret_command = ": %s; sleep 300 & echo $! >> \(pids); wait"
             secret_timeout = 1
             """)
-        for arguments in [["sync", "status"], ["sync"]] {
+        for arguments in [["sync", "status"], ["sync"], ["sync", "status", "--json"]] {
             let result = try runner.run(arguments)
             #expect(result.status == 0, "\(arguments): \(result.error)")
-            let notes = result.error.components(separatedBy: "did not finish in 1 s").count - 1
-            #expect(notes == 1, "\(arguments): \(result.error)")
-            #expect(result.error.contains("read from") && result.error.contains("secrets"), "\(result.error)")
+            let said = arguments == ["sync"] ? result.error : result.output
+            let notes = said.components(separatedBy: "did not finish in 1 s").count - 1
+            #expect(notes == 1, "\(arguments): \(said)")
+            #expect(said.contains("read from") && said.contains("secrets"), "\(said)")
         }
         let started = try String(contentsOfFile: pids, encoding: .utf8).split(separator: "\n").compactMap { pid_t($0) }
         // Once per run: the command that timed out for the url is not waited for again for the key.
-        #expect(started.count == 2, "\(started)")
+        #expect(started.count == 3, "\(started)")
         for pid in started { #expect(Self.gone(pid), "the command's child \(pid) still runs") }
+        // A command that answers and leaves something running in a session of its own
+        // (setsid): its answer counts; it is not waited for until the time limit.
+        try Self.config(
+            runner,
+            """
+            [sync]
+            secret_command = ": %s; setsid sleep 300 > /dev/null 2>&1 < /dev/null & echo $! >> \(pids); cat \(runner.folder.file(".config/scrollback/secrets")) | sed -n 's/^%s=//p'"
+            secret_timeout = 1
+            """)
+        let detached = try runner.run(["sync"])
+        #expect(detached.status == 0 && !detached.error.contains("did not finish"), "\(detached.error)")
+        for pid in try String(contentsOfFile: pids, encoding: .utf8).split(separator: "\n").compactMap({ pid_t($0) }).dropFirst(2) {
+            kill(pid, SIGKILL)
+        }
         // Without the file, the timeout is the answer: one line, exit 1.
+        try Self.config(
+            runner,
+            """
+            [sync]
+            secret_command = ": %s; sleep 300 & echo $! >> \(pids); wait"
+            secret_timeout = 1
+            """)
         try FileManager.default.removeItem(atPath: runner.folder.file(".config/scrollback/secrets"))
         let failed = try runner.run(["sync"])
         #expect(failed.status == 1 && failed.error.contains("did not finish in 1 s") && failed.error.contains("secret_timeout"), "\(failed.error)")
@@ -75,14 +97,22 @@ struct SyncSecretsAndStatusTests {
         for arguments in [["sync", "status"], ["sync"], ["sync", "status", "--json"]] {
             let result = try runner.run(arguments)
             #expect(result.status == 0, "\(arguments): \(result.error)")
-            #expect(result.error.components(separatedBy: "failed for").count == 2, "\(arguments): \(result.error)")
-            #expect(result.error.contains("exit status 3: no entry for url"), "\(result.error)")
-            #expect(!result.error.contains("\u{1B}") && !result.error.contains("\u{07}"), "\(result.error)")
-            #expect(!result.error.contains("more"), "only its first line: \(result.error)")
+            // Said once: by status among its lines, by the others on standard error.
+            let said = arguments == ["sync"] ? result.error : result.output
+            #expect(said.components(separatedBy: "failed for").count == 2, "\(arguments): \(said)")
+            #expect(said.contains("exit status 3: no entry for url"), "\(said)")
+            #expect(!said.contains("\u{1B}") && !said.contains("\u{07}"), "\(said)")
+            #expect(!said.contains("more"), "only its first line: \(said)")
         }
         try Self.config(runner, "[sync]\nsecret_command = \"no-such-password-manager %s\"\n")
         let missing = try runner.run(["sync", "status"])
-        #expect(missing.error.contains("its program was not found"), "\(missing.error)")
+        #expect(missing.output.contains("its program was not found"), "\(missing.output)")
+        // One the config cannot use (no %s) is said by every sync command, not only by config --check.
+        try Self.config(runner, "[sync]\nsecret_command = \"pass show scrollback\"\n")
+        let unused = try runner.run(["sync"])
+        #expect(unused.status == 0 && unused.error.contains("the config's secret_command is not used"), "\(unused.error)")
+        let status = try runner.run(["sync", "status"])
+        #expect(status.output.contains("secrets:    the config's secret_command is not used"), "\(status.output)")
     }
 
     @Test("status never guesses at a server it did not ask: secrets it cannot read (mode 644, a symlink, a FIFO) say so once, and the server line says it was not contacted")
@@ -165,10 +195,19 @@ struct SyncSecretsAndStatusTests {
         #expect(try runner.run(["sync"]).status == 0)
         #expect(try runner.json(["sync", "status"])["failure"] == nil)
         #expect(try !runner.run(["sync", "status"]).output.contains("failing:"))
-        // A server that is down is said the same way.
+        // A server that is down is said the same way, once.
         try server.stop()
         #expect(try runner.run(["sync"]).status == 1)
-        #expect(try runner.run(["sync", "status"]).output.contains("failing:    since"))
+        let down = try runner.run(["sync", "status"]).output
+        #expect(down.contains("failing:    since") && down.contains("server:     offline, as the last sync found"), "\(down)")
+        #expect(down.components(separatedBy: "cannot reach the sync server").count == 2, "\(down)")
+        // A sync that cannot start for want of its secrets failed too.
+        try server.restart()
+        #expect(try runner.run(["sync"]).status == 0)
+        try FileManager.default.removeItem(atPath: runner.folder.file(".config/scrollback/secrets"))
+        #expect(try runner.run(["sync"]).status == 1)
+        let missing = try runner.run(["sync", "status"]).output
+        #expect(missing.contains("failing:") && missing.contains("no sync server here"), "\(missing)")
     }
 
     @Test("arguments of sync commands are never echoed: a connection string with its password, a key; a typo gets the command meant")
@@ -188,6 +227,14 @@ struct SyncSecretsAndStatusTests {
             #expect(!result.error.contains("hunter2") && !result.error.contains(key), "\(arguments): \(result.error)")
             #expect(result.error.contains("never taken as arguments"), "\(arguments): \(result.error)")
         }
+        // As options, and as a command: never shown either.
+        for arguments in [["sync", "--postgresql://me:hunter2@db.example/history"], ["sync", "-hunter2"], ["postgresql://me:hunter2@db.example/h"]] {
+            let result = try runner.run(arguments)
+            #expect(result.status == 2 && !result.error.contains("hunter2"), "\(arguments): \(result.error)")
+            #expect(result.error.contains("not shown"), "\(arguments): \(result.error)")
+        }
+        let upper = try runner.run(["sync", "Init"])
+        #expect(upper.error.contains("'Init' (the commands are lower-case); did you mean `sync init`?"), "\(upper.error)")
         let typo = try runner.run(["sync", "stauts"])
         #expect(typo.status == 2 && typo.error.contains("did you mean `sync status`?"), "\(typo.error)")
         let key2 = try runner.run(["sync", "key", "shwo"])
