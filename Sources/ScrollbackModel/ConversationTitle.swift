@@ -26,6 +26,22 @@ public enum ConversationTitle {
         return title
     }
 
+    /// `text` without what `normalized` refuses (line breaks and tabs stay: they become
+    /// spaces there), and how many scalars went: for an editor that started from a stored
+    /// title holding some (an export's), where a person cannot type them.
+    public static func withoutRefused(_ text: String) -> (text: String, removed: Int) {
+        var kept = String.UnicodeScalarView()
+        var removed = 0
+        for scalar in text.unicodeScalars {
+            if isRefused(scalar) && !["\n", "\r", "\t", "\u{0B}", "\u{0C}", "\u{85}"].contains(scalar) {
+                removed += 1
+            } else {
+                kept.append(scalar)
+            }
+        }
+        return (String(kept), removed)
+    }
+
     /// A scalar no title may hold: C0 and C1 controls (ESC among them), DEL, and the bidi
     /// embeddings, overrides and isolates that reorder what follows them.
     public static func isRefused(_ scalar: Unicode.Scalar) -> Bool {

@@ -72,7 +72,7 @@ extension BrowserViewModel {
             status = "Sorted by \(next.rawValue)"
         case .help: openHelp()
         case .suspend: break  // the front end's (it owns the terminal)
-        case .previousMessage, .nextMessage, .previousVersion, .nextVersion, .outline:
+        case .previousMessage, .nextMessage, .previousVersion, .nextVersion, .outline, .nextConversation, .previousConversation:
             status = "Open a conversation (Enter) to do that"
         case .pin:
             guard allowWrite("pin") else { break }

@@ -42,9 +42,12 @@ extension BrowserViewModel {
                     return
                 }
                 // The storage layer's rule, in its words, and the editor stays open with the text.
+                // What the stored title held that no title may (an export's controls, shown
+                // as placeholders) goes with the edit, and the footer says so.
+                let cleaned = ConversationTitle.withoutRefused(editor.text)
                 let title: String
                 do {
-                    title = try ConversationTitle.normalized(editor.text)
+                    title = try ConversationTitle.normalized(cleaned.text)
                 } catch {
                     self.prompt = .rename(id: id, editor: editor)
                     status = Self.sentence(error.description)
@@ -52,6 +55,9 @@ extension BrowserViewModel {
                 }
                 do {
                     try rename(id: id, to: title)
+                    if cleaned.removed > 0, status == "Renamed — u undoes" {
+                        status = "Renamed, without the \(cleaned.removed) control character\(cleaned.removed == 1 ? "" : "s") it held — u undoes"
+                    }
                 } catch StorageError.busy {
                     // Typed text is never lost to another process's write: the editor stays.
                     self.prompt = .rename(id: id, editor: editor)

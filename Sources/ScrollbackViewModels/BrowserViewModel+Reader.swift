@@ -36,6 +36,20 @@ extension BrowserViewModel {
                 readerOrigin == .searchResults
                 ? "No match in the text of this branch (Esc goes back to the results)"
                 : "No search yet: / finds in this conversation"
+        case .nextConversation, .previousConversation:
+            // The list's next (previous) conversation, as mutt's J and K go through mail.
+            guard readerOrigin == .list else {
+                status = "J and K go through the list: open a conversation from the list for them"
+                return
+            }
+            let forward = command == .nextConversation
+            try list.move(by: forward ? 1 : -1)
+            guard let next = list.selected, next.id != reader.conversation.id else {
+                status = forward ? "The last conversation of the list" : "The first conversation of the list"
+                return
+            }
+            try openReader(next, at: 0, highlights: [])
+            readerOrigin = .list
         case .search: prompt = .find(editor: LineEditor(text: lastQuery, selected: true))
         case .help: openHelp()
         case .suspend: break  // the front end's (it owns the terminal)

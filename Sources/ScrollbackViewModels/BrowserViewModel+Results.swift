@@ -23,7 +23,7 @@ extension BrowserViewModel {
         case .suspend: break  // the front end's (it owns the terminal)
         case .rename, .delete, .toggleMark, .deleteMarked, .undo, .cycleSort:
             status = "Back to the list (Esc) to do that"
-        case .previousMessage, .nextMessage, .previousVersion, .nextVersion, .outline, .copyMessage, .copyCode, .copyConversation,
+        case .previousMessage, .nextMessage, .previousVersion, .nextVersion, .outline, .nextConversation, .previousConversation, .copyMessage, .copyCode, .copyConversation,
             .pipe, .pager, .editor, .pin, .export:
             status = "Open a result (Enter) to do that"
         case .filter, .jumpToDate:

@@ -80,6 +80,8 @@ public final class BrowserViewModel {
     /// A one-line message for the footer (beside an open editor); cleared by the next key.
     public internal(set) var status: String?
     public internal(set) var showingHelp = false
+    /// The count typed before a moving key (`5j`), while it is typed.
+    public internal(set) var count: Int?
     /// The first line of the help shown (it scrolls when it does not fit).
     public internal(set) var helpTop = 0
     /// Rows the mouse wheel scrolls.
@@ -246,7 +248,20 @@ public final class BrowserViewModel {
             status = "Search cancelled"
             return true
         }
-        guard let command = keymap.command(for: key, on: screen) else { return true }
+        guard let command = keymap.command(for: key, on: screen) else {
+            if case .character(let digit) = key, let value = digit.wholeNumberValue, digit.isASCII, value > 0 || count != nil {
+                // A count for the next moving key, as less and vim take one: 5j.
+                count = min((count ?? 0) * 10 + value, 9_999)
+                status = "\(count ?? value)"
+                return true
+            }
+            count = nil
+            status = unboundNote(key)
+            return true
+        }
+        let times = count ?? 1
+        count = nil
+        if times > 1, let moved = try move(command, times: times) { return moved }
         if pendingSearch != nil && prompt == nil {
             // A search was asked for and its results are not shown yet: what acts on a
             // conversation must not reach the one behind them (a query pasted with a line
@@ -270,6 +285,47 @@ public final class BrowserViewModel {
         case .reader: try handleInReader(command)
         case .searchResults: try handleInSearch(command)
         case .outline: try handleInOutline(command)
+        }
+        return true
+    }
+
+    /// A key with no command on this screen says so, and where it does something, rather
+    /// than nothing at all.
+    func unboundNote(_ key: Key) -> String? {
+        switch key {
+        case .character, .control, .alt: break
+        default: return nil
+        }
+        let elsewhere = BrowserScreen.allCases.filter { $0 != screen }.compactMap { other in
+            keymap.command(for: key, on: other).flatMap { command in
+                keymap.keymap(for: other).first { $0.command == command }.map { "\(other.title.lowercased()): \($0.help.prefix(1).lowercased())\($0.help.dropFirst())" }
+            }
+        }
+        let shown = UntrustedText.sanitized(key.description)
+        guard let first = elsewhere.first else { return "\(shown) does nothing here (? lists the keys of this screen)" }
+        return "\(shown) does nothing here (in \(first)); ? lists the keys of this screen"
+    }
+
+    /// `command` `times` times, for a count before a moving key; nil for a command a count
+    /// does not repeat (it then acts once).
+    func move(_ command: BrowserCommand, times: Int) throws -> Bool? {
+        switch (mode, command) {
+        case (.list, .down), (.list, .up):
+            try list.move(by: command == .down ? times : -times)
+        case (.reader, .down), (.reader, .up):
+            try reader?.scroll(by: command == .down ? times : -times)
+        case (_, .down), (_, .up), (_, .pageDown), (_, .pageUp), (_, .halfPageDown), (_, .halfPageUp), (.reader, .nextMessage),
+            (.reader, .previousMessage), (_, .nextMatch), (_, .previousMatch), (.reader, .nextConversation), (.reader, .previousConversation):
+            for _ in 0..<min(times, 1_000) {
+                switch mode {
+                case .list: _ = try handleInList(command)
+                case .reader: try handleInReader(command)
+                case .searchResults: try handleInSearch(command)
+                case .outline: try handleInOutline(command)
+                }
+            }
+        default:
+            return nil
         }
         return true
     }

@@ -5,7 +5,7 @@ public enum BrowserCommand: String, CaseIterable, Sendable {
     case search, nextMatch, previousMatch
     case rename, delete, toggleMark, deleteMarked, undo
     case cycleSort, help, suspend
-    case previousMessage, nextMessage, previousVersion, nextVersion, outline
+    case previousMessage, nextMessage, previousVersion, nextVersion, outline, nextConversation, previousConversation
     case copyMessage, copyCode, copyConversation, pipe, pager, editor
     case pin, filter, jumpToDate, export
 
@@ -65,12 +65,14 @@ public enum KeyBindings {
     /// Every binding, in the order help lists them. A command may appear once per screen
     /// with its own words there.
     public static let table: [KeyBinding] = [
-        KeyBinding(.down, [.character("j"), .down], "Move down", on: moving),
-        KeyBinding(.up, [.character("k"), .up], "Move up", on: moving),
+        KeyBinding(.down, [.character("j"), .down, .control("n")], "Move down (a count first moves that many: 5j)", on: moving),
+        KeyBinding(.up, [.character("k"), .up, .control("p")], "Move up", on: moving),
         KeyBinding(.pageDown, [.pageDown, .control("f")], "Scroll a page down (the selection keeps its line)", on: [.list]),
         KeyBinding(.pageUp, [.pageUp, .control("b")], "Scroll a page up", on: [.list]),
-        KeyBinding(.pageDown, [.pageDown, .control("f")], "Page down", on: [.reader, .results, .outline]),
-        KeyBinding(.pageUp, [.pageUp, .control("b")], "Page up", on: [.reader, .results, .outline]),
+        KeyBinding(.pageDown, [.pageDown, .control("f"), .character(" ")], "Page down", on: [.reader]),
+        KeyBinding(.pageUp, [.pageUp, .control("b"), .character("b")], "Page up", on: [.reader]),
+        KeyBinding(.pageDown, [.pageDown, .control("f")], "Page down", on: [.results, .outline]),
+        KeyBinding(.pageUp, [.pageUp, .control("b")], "Page up", on: [.results, .outline]),
         KeyBinding(.halfPageDown, [.control("d")], "Half a page down", on: moving),
         KeyBinding(.halfPageUp, [.control("u")], "Half a page up", on: moving),
         KeyBinding(.top, [.character("g"), .home], "Go to the first", on: moving),
@@ -103,6 +105,8 @@ public enum KeyBindings {
         KeyBinding(.nextMessage, [.character("}")], "Focus the next message", on: [.reader]),
         KeyBinding(.previousVersion, [.character("[")], "Previous version of the focused message (‹ 2/3 ›)", hint: "version", on: [.reader]),
         KeyBinding(.nextVersion, [.character("]")], "Next version; the rest follows its branch", on: [.reader]),
+        KeyBinding(.nextConversation, [.character("J")], "The next conversation of the list", on: [.reader]),
+        KeyBinding(.previousConversation, [.character("K")], "The previous conversation of the list", on: [.reader]),
         KeyBinding(.outline, [.character("t")], "Outline of every branch, to show one", hint: "outline", on: [.reader]),
         KeyBinding(.outline, [.character("t")], "Back to the reader", on: [.outline]),
         KeyBinding(.copyMessage, [.character("y")], "Copy the focused message", hint: "copy", on: [.reader]),

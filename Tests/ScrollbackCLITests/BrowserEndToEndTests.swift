@@ -160,7 +160,7 @@ struct BrowserEndToEndTests {
         let runner = try BinaryRunner()
         let empty = try TmuxSession(width: 80, height: 12, arguments: ["--db", runner.databasePath])
         let screen = try empty.waitFor(text: "No conversations yet.")
-        #expect(screen.contains { $0.contains("scrollback demo") })
+        #expect(screen.contains { $0.contains("scrollback --demo") })
         #expect(screen.contains { $0.contains("scrollback import") })
         try empty.send("q")
         #expect(try empty.waitForExit() == 0)

@@ -106,9 +106,12 @@ struct EditorHardeningTests {
         try fixture.press(.enter)
         #expect(browser.prompt == nil && browser.status == "Title unchanged")
         #expect(fixture.selectedTitle == hostile)
-        // An edit keeps the rest as it was, controls and all (only typed text is filtered).
+        // An edit keeps the rest as it was but for what no title may hold (the storage
+        // layer's rule, as `rename` keeps it): those go, and the footer says so.
         try fixture.press(.character("r"), .home, .character("\u{1B}"), .character("!"), .enter)
-        #expect(fixture.selectedTitle == "!" + hostile)
+        let cleaned = ConversationTitle.withoutRefused("!" + hostile)
+        #expect(fixture.selectedTitle == (try ConversationTitle.normalized(cleaned.text)))
+        #expect(browser.status?.hasPrefix("Renamed, without the \(cleaned.removed) control characters it held") == true, "\(browser.status ?? "")")
     }
 
     @Test("Alt keys are not commands; Alt+b and Alt+f move by words in an editor")

@@ -1,0 +1,70 @@
+import ScrollbackModel
+@testable import ScrollbackStorage
+@testable import ScrollbackViewModels
+import Testing
+import TestSupport
+
+/// Keys a less, mutt or tig user reaches for, and a word for a key that does nothing.
+@MainActor
+@Suite("Keys from less, mutt and tig; a key that does nothing says so")
+struct ReaderKeysTests {
+    @Test("Space and b page the reader as PgDn and PgUp do")
+    func spaceAndB() throws {
+        let fixture = try BrowserFixture(store: BrowserFixture.store(count: 3, messages: 60), height: 12)
+        try fixture.press(.enter)
+        let reader = try #require(fixture.browser.reader)
+        let start = reader.topLine
+        try fixture.press(.character(" "))
+        let paged = reader.topLine
+        #expect(paged > start)
+        try fixture.press(.character("b"))
+        #expect(reader.topLine == start)
+        try fixture.press(.pageDown)
+        #expect(reader.topLine == paged)
+    }
+
+    @Test("J and K open the next and previous conversation of the list from the reader, and say where the list ends")
+    func nextConversation() throws {
+        let fixture = try BrowserFixture(store: BrowserFixture.store(count: 3))
+        try fixture.press(.enter, .character("J"))
+        #expect(fixture.browser.reader?.conversation.title == "conversation 1")
+        try fixture.press(.character("J"), .character("J"))
+        #expect(fixture.browser.reader?.conversation.title == "conversation 2" && fixture.browser.status == "The last conversation of the list")
+        try fixture.press(.character("K"))
+        #expect(fixture.browser.reader?.conversation.title == "conversation 1")
+        try fixture.press(.escape)
+        #expect(fixture.browser.mode == .list && fixture.selectedTitle == "conversation 1")
+    }
+
+    @Test("Ctrl-N and Ctrl-P move; a count moves that many (5j), shown as it is typed; it does not repeat what is not a move")
+    func countsAndControlKeys() throws {
+        let fixture = try BrowserFixture(store: BrowserFixture.store(count: 30))
+        try fixture.press(.control("n"), .control("n"))
+        #expect(fixture.selectedTitle == "conversation 2")
+        try fixture.press(.control("p"))
+        #expect(fixture.selectedTitle == "conversation 1")
+        try fixture.press(.character("1"), .character("2"))
+        #expect(fixture.browser.status == "12")
+        try fixture.press(.character("j"))
+        #expect(fixture.selectedTitle == "conversation 13")
+        try fixture.press(.character("5"), .character("k"))
+        #expect(fixture.selectedTitle == "conversation 8")
+        // A count before what is not a move acts once: one conversation pinned.
+        try fixture.press(.character("3"), .character("p"))
+        #expect(try fixture.store.conversations.page(sort: .updated, filter: ConversationFilter(pinnedOnly: true), at: .first, limit: 50).items.count == 1)
+        // Esc drops a count.
+        try fixture.press(.character("4"), .escape, .character("j"))
+        #expect(fixture.browser.list.selected != nil)
+    }
+
+    @Test("a key that does nothing on this screen says so, and where it does something")
+    func unboundKeys() throws {
+        let fixture = try BrowserFixture(store: BrowserFixture.store(count: 3))
+        try fixture.press(.character("Y"))
+        #expect(fixture.browser.status == "Y does nothing here (in the reader: copy the code block under the cursor); ? lists the keys of this screen")
+        try fixture.press(.character("z"))
+        #expect(fixture.browser.status == "z does nothing here (? lists the keys of this screen)")
+        try fixture.press(.enter, .character("D"))
+        #expect(fixture.browser.status?.hasPrefix("D does nothing here (in the list: delete every marked conversation") == true, "\(fixture.browser.status ?? "")")
+    }
+}
