@@ -226,24 +226,9 @@ public struct ConversationTree: Sendable {
         return result
     }
 
-    /// Every branch, one per leaf, depth first.
+    /// Every branch, one per leaf, depth first: the outline's lines that are branches.
     public var branches: [Branch] {
-        var result: [Branch] = []
-        let rootLevel = roots.count > 1 ? 1 : 0
-        var stack: [(at: Int, start: Int, level: Int)] = roots.reversed().map { ($0, $0, rootLevel) }
-        var visited = 0
-        while let (at, start, level) = stack.popLast(), visited <= ids.count {
-            visited += 1
-            let children = childIndexes(of: at)
-            if children.isEmpty {
-                result.append(Branch(leaf: ids[at], start: ids[start], level: level))
-            } else if children.count == 1, let only = children.first {
-                stack.append((only, start, level))
-            } else {
-                stack.append(contentsOf: children.reversed().map { ($0, $0, level + 1) })
-            }
-        }
-        return result
+        outline.compactMap { $0.forksAt == nil ? Branch(leaf: $0.leaf, start: $0.start, level: $0.level) : nil }
     }
 }
 
