@@ -15,10 +15,13 @@ struct SyncCommand {
     /// Read once per run: a secret_command runs once per secret, and what went wrong with
     /// one is said once.
     let secrets: SecretChain
+    /// The config file's problems with `secret_command` (one left out), read with the rest.
+    let secretCommandProblems: [String]
 
     init(context: CommandContext) {
         self.context = context
         let config = ConfigLocation.load(environment: context.environment)
+        secretCommandProblems = config.problems.filter { $0.contains("secret_command") }
         secrets = SecretChain(
             environment: context.environment, secretCommand: config.secretCommand, secretTimeout: config.secretTimeout,
             file: PathText.parent(of: ConfigLocation.path(environment: context.environment)) + "/secrets")
@@ -32,8 +35,7 @@ struct SyncCommand {
     /// a later place had the secret. Said once by every subcommand (`sync status` among its
     /// lines, the others on standard error), whatever its outcome.
     private var secretNotes: [String] {
-        ConfigLocation.load(environment: context.environment).problems.filter { $0.contains("secret_command") }
-            .map { "the config's secret_command is not used: \($0)" } + secrets.passedOver
+        secretCommandProblems.map { "the config's secret_command is not used: \($0)" } + secrets.passedOver
     }
 
     func run() throws -> Int32 {
@@ -98,8 +100,7 @@ struct SyncCommand {
     /// A problem of the config's `secret_command`, said beside "no secret here": the command
     /// meant to give it was left out.
     private var secretCommandProblem: String {
-        let problems = ConfigLocation.load(environment: context.environment).problems.filter { $0.contains("secret_command") }
-        return problems.first.map { " (the config's secret_command is not used: \(OutputFormat.line($0)))" } ?? ""
+        secretCommandProblems.first.map { " (the config's secret_command is not used: \(OutputFormat.line($0)))" } ?? ""
     }
 
     /// The stored key, or a clear error.
