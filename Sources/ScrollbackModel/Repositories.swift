@@ -30,8 +30,10 @@ public protocol ConversationRepository {
     func index(of conversation: ConversationDTO, sort: ConversationOrder, filter: ConversationFilter) throws -> Int
     /// Deletes in one transaction and returns what was deleted, for `restore`.
     func deleteKeepingSnapshots(ids: [Int64]) throws -> [ConversationSnapshot]
-    /// Puts deleted conversations back with their ids, messages and search entries.
-    func restore(_ snapshots: [ConversationSnapshot]) throws
+    /// Puts deleted conversations back with their ids, messages and search entries; returns
+    /// the ids they have now, in the snapshots' order (the old one unless another row took it).
+    @discardableResult
+    func restore(_ snapshots: [ConversationSnapshot]) throws -> [Int64]
     /// Changes whenever another connection commits; compare two readings to notice.
     func changeToken() throws -> Int64
 }

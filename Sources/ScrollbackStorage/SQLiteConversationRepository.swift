@@ -156,20 +156,23 @@ public final class SQLiteConversationRepository: ConversationRepository {
         }
     }
 
-    public func restore(_ snapshots: [ConversationSnapshot]) throws {
+    @discardableResult
+    public func restore(_ snapshots: [ConversationSnapshot]) throws -> [Int64] {
         try database.write {
+            var ids: [Int64] = []
             for snapshot in snapshots {
                 do {
-                    try restore(snapshot)
+                    ids.append(try restore(snapshot))
                 } catch StorageError.sqlite(let error) where error.code == SQLITE_CONSTRAINT {
                     throw StorageError.conflict(
                         "cannot undo: “\(snapshot.conversation.title)” is back already (another process imported it again); nothing was restored")
                 }
             }
+            return ids
         }
     }
 
-    private func restore(_ snapshot: ConversationSnapshot) throws {
+    private func restore(_ snapshot: ConversationSnapshot) throws -> Int64 {
         let c = snapshot.conversation
         // The old row id if it is still free, so that the row is the same row again.
         let idFree = try database.scalarInt("SELECT count(*) FROM conversation WHERE id = ?", [.integer(c.id)]) == 0
@@ -199,6 +202,7 @@ public final class SQLiteConversationRepository: ConversationRepository {
                 try writer.remember(conversation: conversationID, message: message, leaf: leaf)
             }
         }
+        return conversationID
     }
 
     public func changeToken() throws -> Int64 {

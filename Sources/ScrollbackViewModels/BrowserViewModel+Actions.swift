@@ -51,7 +51,9 @@ extension BrowserViewModel {
         return true
     }
 
-    func delete(ids: [Int64]) throws {
+    /// Deletes `ids` (keeping snapshots for undo). `redoing`: this is `Ctrl-R` doing it again,
+    /// which keeps what else there is to redo.
+    func delete(ids: [Int64], redoing: Bool = false) throws {
         let doomed = Set(ids)
         if let reader, doomed.contains(reader.conversation.id) {
             // Deleted from the reader: back to the list, on the row after it.
@@ -63,14 +65,18 @@ extension BrowserViewModel {
         let fallbacks = list.neighbours(of: list.selection, excluding: doomed)
         let keep = list.selected.map(\.id).flatMap { doomed.contains($0) ? nil : $0 }
         let snapshots = try repositories.conversations.deleteKeepingSnapshots(ids: ids)
-        undoAction = .deleted(snapshots)
         list.unmark(doomed)
         try list.reload(keeping: keep, fallbacks: fallbacks, totalChange: -snapshots.count)
+        guard !snapshots.isEmpty else {
+            status = "Nothing deleted: another process deleted \(ids.count == 1 ? "it" : "them") meanwhile"
+            return
+        }
+        remember(.deleted(snapshots), redoing: redoing)
         let count = snapshots.count
-        status = "Deleted \(count) conversation\(count == 1 ? "" : "s") — u undoes"
+        status = "Deleted \(count) conversation\(count == 1 ? "" : "s")\(redoing ? " again" : "")\(redoNote(redoing)) — u undoes"
     }
 
-    func rename(id: Int64, to title: String) throws {
+    func rename(id: Int64, to title: String, redoing: Bool = false) throws {
         guard let before = try repositories.conversations.conversation(id: id) else {
             // Another process deleted it while the editor was open.
             status = "Not renamed: that conversation was deleted meanwhile, by another process"
@@ -78,14 +84,14 @@ extension BrowserViewModel {
             return
         }
         let renamed = try repositories.conversations.rename(id: id, to: title)
-        undoAction = .renamed(id: id, title: before.title)
+        remember(.renamed(id: id, from: before.title, to: renamed.title), redoing: redoing)
         if let reader, reader.conversation.id == id {
             try reader.reload(renamed)
             try list.reload(keeping: list.selected?.id)
         } else {
             try list.reload(keeping: id)
         }
-        status = "Renamed — u undoes"
+        status = redoing ? "Renamed again\(redoNote(redoing)) — u undoes" : "Renamed — u undoes"
     }
 
     /// Pins `ids` (unpins them when all are pinned already), in one transaction and one
@@ -96,45 +102,154 @@ extension BrowserViewModel {
             status = "Nothing to pin: that conversation was deleted meanwhile, by another process"
             return
         }
-        let target = !current.allSatisfy(\.pinned)
-        let changing = current.filter { $0.pinned != target }.map(\.id)
+        try setPinned(current, !current.allSatisfy(\.pinned), redoing: false)
+    }
+
+    /// Sets `conversations` pinned or not (those that are not so already), as one change.
+    private func setPinned(_ conversations: [ConversationDTO], _ target: Bool, redoing: Bool) throws {
+        let changing = conversations.filter { $0.pinned != target }.map(\.id)
+        guard !changing.isEmpty else { return }
         _ = try repositories.conversations.setPinned(ids: changing, target)
-        undoAction = .pinned(ids: changing, pinned: target)
+        remember(.pinned(ids: changing, pinned: target), redoing: redoing)
         try list.reload(keeping: list.selected?.id)
         let count = changing.count
         let noun = count == 1 ? "the conversation" : "\(NumberText.grouped(count)) conversations"
-        status = "\(target ? "Pinned" : "Unpinned") \(noun)\(target ? " (first in every order)" : "") — u undoes"
+        let again = redoing ? " again" : ""
+        status = "\(target ? "Pinned" : "Unpinned") \(noun)\(again)\(target && !redoing ? " (first in every order)" : "")\(redoNote(redoing)) — u undoes"
     }
 
+    /// Keeps `edit` for undo. A new change (not a redo) ends what there was to redo; the
+    /// oldest changes go beyond `undoLevels`, or beyond `undoMessageBudget` messages held.
+    func remember(_ edit: Edit, redoing: Bool) {
+        undoHistory.append(edit)
+        if !redoing { redoHistory.removeAll() }
+        var held = undoHistory.reduce(0) { $0 + $1.messagesHeld }
+        while undoHistory.count > Self.undoLevels || (held > Self.undoMessageBudget && undoHistory.count > 1) {
+            held -= undoHistory.removeFirst().messagesHeld
+        }
+    }
+
+    /// How the keys in use name a command here (`Ctrl-R`), for the footer.
+    func keyName(_ command: BrowserCommand) -> String? {
+        keymap.keymap(for: screen).first { $0.command == command }?.keys.first.map { UntrustedText.sanitized($0.description) }
+    }
+
+    /// " (2 more to redo)" while a redo goes on with more after it.
+    private func redoNote(_ redoing: Bool) -> String {
+        redoHistory.isEmpty || !redoing ? "" : " (\(redoHistory.count) more to redo)"
+    }
+
+    /// What the footer adds after an undo: how many more there are, and the redo key.
+    private var afterUndo: String {
+        let more = undoHistory.isEmpty ? "" : " (\(undoHistory.count) more to undo)"
+        return more + (keyName(.redo).map { " — \($0) redoes" } ?? "")
+    }
+
+    /// `u`: the last change made here is undone, and can be done again with `Ctrl-R`. A
+    /// change that another process (or a sync) has changed since is not undone over it: the
+    /// footer says so, and the next `u` reaches the one before.
     func undo() throws {
         guard allowWrite("undo") else { return }
-        switch undoAction {
+        guard let edit = undoHistory.popLast() else {
+            status = redoHistory.isEmpty ? "Nothing to undo" : "Nothing more to undo" + (keyName(.redo).map { " — \($0) redoes" } ?? "")
+            return
+        }
+        let done: String
+        do {
+            guard let (message, redo) = try reverse(edit) else { return }
+            redoHistory.append(redo)
+            done = message
+        } catch StorageError.conflict(let message) {
+            // The data refuses it as it is now: it stays undone-not, and the one before is next.
+            status = Self.sentence(message) + (undoHistory.isEmpty ? "" : "; u undoes the change before it")
+            return
+        } catch {
+            // Nothing changed (busy, a full disk): it can be tried again.
+            undoHistory.append(edit)
+            throw error
+        }
+        status = done + afterUndo
+    }
+
+    /// Undoes `edit`: what the footer says, and the change that does it again; nil (with
+    /// the footer saying why) when the data has moved on and it cannot be undone.
+    private func reverse(_ edit: Edit) throws -> (String, Edit)? {
+        switch edit {
         case .pinned(let ids, let pinned):
-            _ = try repositories.conversations.setPinned(ids: ids, !pinned)
-            undoAction = nil
+            let current = try repositories.conversations.conversations(ids: ids).filter { $0.pinned == pinned }
+            guard !current.isEmpty else {
+                status = "Cannot undo the \(pinned ? "pin" : "unpin"): changed meanwhile, by another process or a sync" + nextUndo
+                return nil
+            }
+            _ = try repositories.conversations.setPinned(ids: current.map(\.id), !pinned)
             try list.reload(keeping: list.selected?.id)
-            status = pinned ? "Pin undone" : "Unpin undone"
-        case nil:
-            status = "Nothing to undo"
+            return (pinned ? "Pin undone" : "Unpin undone", .pinned(ids: current.map(\.id), pinned: pinned))
         case .deleted(let snapshots):
-            try repositories.conversations.restore(snapshots)
-            undoAction = nil
+            let ids = try repositories.conversations.restore(snapshots)
             // The first restored row in the list's order is selected, so that it and the
             // others after it are in view.
             let order = list.order
-            let first = snapshots.map(\.conversation).min { order.sorts($0, before: $1) }
+            var restored = snapshots.map(\.conversation)
+            for index in restored.indices where index < ids.count { restored[index].id = ids[index] }
+            let first = restored.min { order.sorts($0, before: $1) }
             try list.reload(keeping: first?.id, totalChange: snapshots.count)
-            status = "Restored \(snapshots.count) conversation\(snapshots.count == 1 ? "" : "s")"
-        case .renamed(let id, let title):
-            guard try repositories.conversations.conversation(id: id) != nil else {
-                undoAction = nil
-                status = "Cannot undo the rename: another process deleted the conversation"
-                return
+            // Redo deletes them again by id: it keeps no messages.
+            return ("Restored \(snapshots.count) conversation\(snapshots.count == 1 ? "" : "s")",
+                .deleted(restored.map { ConversationSnapshot(conversation: $0, messages: []) }))
+        case .renamed(let id, let from, let to):
+            guard let current = try repositories.conversations.conversation(id: id) else {
+                status = "Cannot undo the rename: another process deleted the conversation" + nextUndo
+                return nil
             }
-            _ = try repositories.conversations.rename(id: id, to: title)
-            undoAction = nil
+            guard current.title == to else {
+                status = "Cannot undo the rename: the title was changed meanwhile, by another process or a sync" + nextUndo
+                return nil
+            }
+            let renamed = try repositories.conversations.rename(id: id, to: from)
+            if let reader, reader.conversation.id == id { try reader.reload(renamed) }
             try list.reload(keeping: id)
-            status = "Rename undone"
+            return ("Rename undone", .renamed(id: id, from: from, to: to))
+        }
+    }
+
+    /// "; u undoes the change before it" when there is one.
+    private var nextUndo: String { undoHistory.isEmpty ? "" : "; u undoes the change before it" }
+
+    /// `Ctrl-R`: the last change undone is made again, unless the data has moved on since.
+    func redo() throws {
+        guard allowWrite("redo") else { return }
+        guard let edit = redoHistory.popLast() else {
+            status = "Nothing to redo"
+            return
+        }
+        do {
+            switch edit {
+            case .deleted(let snapshots):
+                let present = try repositories.conversations.conversations(ids: snapshots.map(\.conversation.id))
+                    .filter { conversation in snapshots.contains { $0.conversation.publicID == conversation.publicID } }
+                guard !present.isEmpty else {
+                    status = "Nothing to delete again: another process deleted \(snapshots.count == 1 ? "it" : "them") meanwhile"
+                    return
+                }
+                try delete(ids: present.map(\.id), redoing: true)
+            case .renamed(let id, let from, let to):
+                guard let current = try repositories.conversations.conversation(id: id), current.title == from else {
+                    status = "Cannot rename again: the conversation was changed or deleted meanwhile, by another process or a sync"
+                    return
+                }
+                try rename(id: id, to: to, redoing: true)
+            case .pinned(let ids, let pinned):
+                let current = try repositories.conversations.conversations(ids: ids).filter { $0.pinned != pinned }
+                guard !current.isEmpty else {
+                    status = "Cannot \(pinned ? "pin" : "unpin") again: changed meanwhile, by another process or a sync"
+                    return
+                }
+                try setPinned(current, pinned, redoing: true)
+            }
+        } catch {
+            // Nothing changed: it can be tried again.
+            redoHistory.append(edit)
+            throw error
         }
     }
 }

@@ -64,6 +64,7 @@ extension BrowserViewModel {
                 ids: marked.map(\.id), titles: marked.prefix(3).map(\.title),
                 messages: marked.reduce(0) { $0 + $1.messageCount })
         case .undo: try undo()
+        case .redo: try redo()
         case .cycleSort:
             let orders = ConversationOrder.allCases
             let next = orders[((orders.firstIndex(of: list.order) ?? 0) + 1) % orders.count]

@@ -65,6 +65,9 @@ extension BrowserViewModel {
         case .undo:
             try undo()
             try refreshReader()
+        case .redo:
+            try redo()
+            try refreshReader()
         case .export:
             openExportPrompt(ids: [reader.conversation.id])
         case .pin:

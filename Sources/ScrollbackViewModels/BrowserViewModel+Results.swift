@@ -21,7 +21,7 @@ extension BrowserViewModel {
         case .search: openSearchPrompt()
         case .help: openHelp()
         case .suspend: break  // the front end's (it owns the terminal)
-        case .rename, .delete, .toggleMark, .deleteMarked, .undo, .cycleSort:
+        case .rename, .delete, .toggleMark, .deleteMarked, .undo, .redo, .cycleSort:
             status = "Back to the list (Esc) to do that"
         case .previousMessage, .nextMessage, .previousVersion, .nextVersion, .outline, .nextConversation, .previousConversation, .copyMessage, .copyCode, .copyConversation,
             .pipe, .pager, .editor, .pin, .export:

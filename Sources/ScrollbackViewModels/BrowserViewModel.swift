@@ -51,11 +51,18 @@ public final class BrowserViewModel {
         return DeleteQuestion.text(titles: titles, count: ids.count, messages: messages, answers: "(y/n)", width: width)
     }
 
-    enum UndoAction {
+    /// One change made in this browser, as `u` undoes it and `Ctrl-R` does it again.
+    enum Edit {
         case deleted([ConversationSnapshot])
-        case renamed(id: Int64, title: String)
+        case renamed(id: Int64, from: String, to: String)
         /// These were set to `pinned` (they were the other way before).
         case pinned(ids: [Int64], pinned: Bool)
+
+        /// The messages its snapshots hold in memory.
+        var messagesHeld: Int {
+            guard case .deleted(let snapshots) = self else { return 0 }
+            return snapshots.reduce(0) { $0 + $1.messages.count }
+        }
     }
 
     public struct Repositories {
@@ -132,7 +139,15 @@ public final class BrowserViewModel {
     /// How far building the search index has come (0 to 1) while it is rebuilt; nil when
     /// the index is complete.
     public internal(set) var indexingProgress: Double?
-    var undoAction: UndoAction?
+    /// The changes `u` undoes, the last one last.
+    var undoHistory: [Edit] = []
+    /// The changes undone, which `Ctrl-R` does again until a new change is made.
+    var redoHistory: [Edit] = []
+    /// How many changes undo reaches back.
+    public static let undoLevels = 100
+    /// The most messages the deleted conversations kept for undo may hold together; the
+    /// oldest changes are forgotten beyond it (the last delete is always kept, whatever its size).
+    public static let undoMessageBudget = 500_000
     var readerOrigin: Mode = .list
     var lastQuery = ""
     var changeToken: Int64 = 0
@@ -267,7 +282,7 @@ public final class BrowserViewModel {
             // conversation must not reach the one behind them (a query pasted with a line
             // break and a `d` after it deleted the list's selection).
             switch command {
-            case .rename, .delete, .toggleMark, .deleteMarked, .undo, .open, .nextMatch, .previousMatch, .copyMessage, .copyCode,
+            case .rename, .delete, .toggleMark, .deleteMarked, .undo, .redo, .open, .nextMatch, .previousMatch, .copyMessage, .copyCode,
                 .copyConversation, .pipe, .pager, .editor, .pin, .filter, .jumpToDate, .export:
                 status = "Searching… the results come first (Esc cancels)"
                 return true

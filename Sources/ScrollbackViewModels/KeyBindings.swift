@@ -3,7 +3,7 @@ public enum BrowserCommand: String, CaseIterable, Sendable {
     case down, up, pageDown, pageUp, halfPageDown, halfPageUp, top, bottom
     case open, back, quit
     case search, nextMatch, previousMatch
-    case rename, delete, toggleMark, deleteMarked, undo
+    case rename, delete, toggleMark, deleteMarked, undo, redo
     case cycleSort, help, suspend
     case previousMessage, nextMessage, previousVersion, nextVersion, outline, nextConversation, previousConversation
     case copyMessage, copyCode, copyConversation, pipe, pager, editor
@@ -99,7 +99,8 @@ public enum KeyBindings {
         KeyBinding(.rename, [.character("r")], "Rename the conversation", on: [.list, .reader]),
         KeyBinding(.delete, [.character("d")], "Delete the conversation (asks first)", on: [.list, .reader]),
         KeyBinding(.deleteMarked, [.character("D")], "Delete every marked conversation (asks first)", on: [.list]),
-        KeyBinding(.undo, [.character("u")], "Undo the last delete, rename or pin", on: [.list, .reader]),
+        KeyBinding(.undo, [.character("u")], "Undo the last delete, rename or pin; again for the one before (up to 100)", on: [.list, .reader]),
+        KeyBinding(.redo, [.control("r")], "Redo what u undid (until the next change)", on: [.list, .reader]),
         KeyBinding(.cycleSort, [.character("s")], "Sort by updated, created or title", on: [.list]),
         KeyBinding(.previousMessage, [.character("{")], "Focus the previous message", on: [.reader]),
         KeyBinding(.nextMessage, [.character("}")], "Focus the next message", on: [.reader]),

@@ -56,9 +56,16 @@ struct BrowserEndToEndTests {
         #expect(!screen.contains { $0.contains("Renamed in tmux") })
         #expect(try Store.open(path: runner.databasePath, readOnly: true).conversations.count() == 1_999)
         try tmux.send("u")
-        screen = try tmux.waitFor(text: "Restored 1 conversation")
+        screen = try tmux.waitFor(text: "Restored 1 conversation (1 more to undo) — Ctrl-R redoes")
         #expect(screen[2].contains("Renamed in tmux 東京"))
         #expect(try Store.open(path: runner.databasePath, readOnly: true).conversations.count() == 2_000)
+        // The rename before it undoes too, and Ctrl-R (a raw control byte) does it again.
+        try tmux.send("u")
+        screen = try tmux.waitFor(text: "Rename undone — Ctrl-R redoes")
+        #expect(!screen[2].contains("Renamed in tmux"))
+        try tmux.send("C-r")
+        screen = try tmux.waitFor(text: "Renamed again (1 more to redo) — u undoes")
+        #expect(screen[2].contains("Renamed in tmux 東京"))
 
         // Search.
         try tmux.send("/")

@@ -119,7 +119,7 @@ struct ConversationListTests {
         #expect(try fixture.store.messages.count(conversationID: doomed.id) == 2)
         #expect(try fixture.store.search.search("conversation 2", after: nil, limit: 50).items.contains { $0.conversation.id == doomed.id })
         try fixture.press(.character("u"))
-        #expect(browser.status == "Nothing to undo")
+        #expect(browser.status == "Nothing more to undo — Ctrl-R redoes")
     }
 
     @Test("marks, then D deletes them all in one go after one question; undo restores all")

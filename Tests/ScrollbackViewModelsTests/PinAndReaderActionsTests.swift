@@ -26,7 +26,7 @@ struct PinAndReaderActionsTests {
         let pinned = try #require(try fixture.store.conversations.conversation(id: selectedID))
         #expect(pinned.updatedAt.milliseconds == BrowserFixture.now.milliseconds - 19 * 60_000)
         try fixture.press(.character("u"))
-        #expect(browser.status == "Pin undone")
+        #expect(browser.status == "Pin undone — Ctrl-R redoes")
         #expect(try fixture.store.conversations.conversation(id: pinned.id)?.pinned == false)
         #expect(fixture.selectedTitle == "conversation 19" && browser.list.selection == 19)
         try fixture.press(.character("p"), .character("p"))

@@ -42,7 +42,7 @@ struct RoughEdgesTests {
         #expect(fixture.selectedTitle == "conversation 3")
         try fixture.press(.character("j"), .character("j"), .character("j"), .character("j"))
         try fixture.press(.character("u"))
-        #expect(browser.status == "Restored 3 conversations")
+        #expect(browser.status == "Restored 3 conversations — Ctrl-R redoes")
         #expect(fixture.selectedTitle == "conversation 0")
         #expect(browser.list.top == 0)
         let visible = browser.list.visibleRows.map(\.conversation.title)

@@ -1,0 +1,198 @@
+import Foundation
+import Testing
+
+import ScrollbackModel
+@testable import ScrollbackStorage
+import ScrollbackViewModels
+import TestSupport
+
+/// More than one level of undo, and redo on Ctrl-R: each change comes back in turn, a
+/// change made since by another process is never undone over, and a new change ends redo.
+@Suite("Undo more than once, and redo")
+@MainActor
+struct UndoRedoTests {
+    static func title(_ fixture: BrowserFixture, _ id: Int64) throws -> String? {
+        try fixture.store.conversations.conversation(id: id)?.title
+    }
+
+    @Test("rename, pin and delete undone in the reverse order, then redone in order; the footer counts what is left")
+    func undoThreeRedoThree() throws {
+        let fixture = try BrowserFixture(store: BrowserFixture.store(count: 10))
+        let browser = fixture.browser
+        let first = try #require(browser.list.selected)
+        try fixture.press(.character("r"), .control("u"))
+        try fixture.type("First renamed")
+        try fixture.press(.enter, .character("j"), .character("p"))
+        let second = try #require(try fixture.store.conversations.conversations(ids: [first.id + 0]).first)
+        #expect(second.title == "First renamed")
+        let pinnedID = try #require(try fixture.store.conversations.page(sort: .updated, filter: ConversationFilter(pinnedOnly: true), at: .first, limit: 5).items.first?.id)
+        try fixture.press(.character("g"), .character("j"), .character("d"), .character("y"))
+        #expect(try fixture.store.conversations.count() == 9)
+        let deleted = try fixture.store.conversations.page(sort: .updated, at: .first, limit: 20).items.map(\.id)
+
+        try fixture.press(.character("u"))
+        #expect(browser.status == "Restored 1 conversation (2 more to undo) — Ctrl-R redoes")
+        #expect(try fixture.store.conversations.count() == 10)
+        try fixture.press(.character("u"))
+        #expect(browser.status == "Pin undone (1 more to undo) — Ctrl-R redoes")
+        #expect(try fixture.store.conversations.conversation(id: pinnedID)?.pinned == false)
+        try fixture.press(.character("u"))
+        #expect(browser.status == "Rename undone — Ctrl-R redoes")
+        #expect(try Self.title(fixture, first.id) == "conversation 0")
+        try fixture.press(.character("u"))
+        #expect(browser.status == "Nothing more to undo — Ctrl-R redoes")
+
+        try fixture.press(.control("r"))
+        #expect(browser.status == "Renamed again (2 more to redo) — u undoes")
+        #expect(try Self.title(fixture, first.id) == "First renamed")
+        try fixture.press(.control("r"))
+        #expect(browser.status == "Pinned the conversation again (1 more to redo) — u undoes")
+        #expect(try fixture.store.conversations.conversation(id: pinnedID)?.pinned == true)
+        try fixture.press(.control("r"))
+        #expect(browser.status == "Deleted 1 conversation again — u undoes")
+        #expect(try fixture.store.conversations.page(sort: .updated, at: .first, limit: 20).items.map(\.id) == deleted)
+        try fixture.press(.control("r"))
+        #expect(browser.status == "Nothing to redo")
+        // And all three undo again, the delete with every message back.
+        try fixture.press(.character("u"), .character("u"), .character("u"))
+        #expect(try fixture.store.conversations.count() == 10)
+        #expect(try fixture.store.conversations.count(filter: ConversationFilter(pinnedOnly: true)) == 0)
+        #expect(try Self.title(fixture, first.id) == "conversation 0")
+        #expect(try fixture.store.check().isHealthy)
+    }
+
+    @Test("a new change after an undo ends what there was to redo")
+    func newChangeEndsRedo() throws {
+        let fixture = try BrowserFixture(store: BrowserFixture.store(count: 5))
+        let browser = fixture.browser
+        try fixture.press(.character("p"), .character("j"), .character("p"), .character("u"))
+        #expect(browser.status == "Pin undone (1 more to undo) — Ctrl-R redoes")
+        try fixture.press(.character("j"), .character("p"))
+        try fixture.press(.control("r"))
+        #expect(browser.status == "Nothing to redo")
+        try fixture.press(.character("u"), .character("u"))
+        #expect(try fixture.store.conversations.count(filter: ConversationFilter(pinnedOnly: true)) == 0)
+        try fixture.press(.character("u"))
+        #expect(browser.status == "Nothing more to undo — Ctrl-R redoes")
+    }
+
+    @Test("undo reaches back 100 changes, no further")
+    func hundredLevels() throws {
+        let fixture = try BrowserFixture(store: BrowserFixture.store(count: 3))
+        let browser = fixture.browser
+        let id = try #require(browser.list.selected?.id)
+        for index in 1...105 {
+            try fixture.press(.character("r"), .control("u"))
+            try fixture.type("title \(index)")
+            try fixture.press(.enter)
+        }
+        for _ in 0..<BrowserViewModel.undoLevels { try fixture.press(.character("u")) }
+        #expect(try Self.title(fixture, id) == "title 5")
+        try fixture.press(.character("u"))
+        #expect(browser.status == "Nothing more to undo — Ctrl-R redoes")
+        for _ in 0..<BrowserViewModel.undoLevels { try fixture.press(.control("r")) }
+        #expect(try Self.title(fixture, id) == "title 105")
+    }
+
+    @Test("a title another process changed since is not undone over (nor redone over); the next u reaches the change before")
+    func otherProcessChangedTitle() throws {
+        let fixture = try BrowserFixture(store: BrowserFixture.store(count: 5))
+        let browser = fixture.browser
+        let id = try #require(browser.list.selected?.id)
+        try fixture.press(.character("p"), .character("r"), .control("u"))
+        try fixture.type("Mine")
+        try fixture.press(.enter)
+        _ = try fixture.store.conversations.rename(id: id, to: "Theirs")
+        try fixture.press(.character("u"))
+        #expect(browser.status == "Cannot undo the rename: the title was changed meanwhile, by another process or a sync; u undoes the change before it")
+        #expect(try Self.title(fixture, id) == "Theirs")
+        try fixture.press(.character("u"))
+        #expect(browser.status == "Pin undone — Ctrl-R redoes")
+        try fixture.press(.control("r"))
+        #expect(try fixture.store.conversations.conversation(id: id)?.pinned == true)
+        try fixture.press(.control("r"))
+        #expect(browser.status == "Nothing to redo")
+
+        // Redo: renamed, undone, then changed by another process: not redone over it.
+        try fixture.press(.character("r"), .control("u"))
+        try fixture.type("Again")
+        try fixture.press(.enter, .character("u"))
+        #expect(try Self.title(fixture, id) == "Theirs")
+        _ = try fixture.store.conversations.rename(id: id, to: "Theirs later")
+        try fixture.press(.control("r"))
+        #expect(browser.status == "Cannot rename again: the conversation was changed or deleted meanwhile, by another process or a sync")
+        #expect(try Self.title(fixture, id) == "Theirs later")
+    }
+
+    @Test("a pin another process undid is not undone again; a deleted conversation's rename says so; a restore over a re-import is refused and skipped")
+    func otherProcessPinsAndDeletes() throws {
+        let fixture = try BrowserFixture(store: BrowserFixture.store(count: 5))
+        let browser = fixture.browser
+        let id = try #require(browser.list.selected?.id)
+        try fixture.press(.character("p"))
+        _ = try fixture.store.conversations.setPinned(ids: [id], false)
+        try fixture.press(.character("u"))
+        #expect(browser.status == "Cannot undo the pin: changed meanwhile, by another process or a sync")
+
+        try fixture.press(.character("r"), .control("u"))
+        try fixture.type("Renamed")
+        try fixture.press(.enter)
+        _ = try fixture.store.conversations.delete(id: id)
+        try fixture.press(.character("u"))
+        #expect(browser.status == "Cannot undo the rename: another process deleted the conversation")
+
+        // Deleted here, then the same conversation imported again elsewhere: the undo is
+        // refused, nothing changes, and the change before is next.
+        try fixture.press(.character("d"), .character("y"))
+        #expect(browser.status == "Nothing deleted: another process deleted it meanwhile")
+        let other = try #require(browser.list.selected)
+        #expect(other.id != id)
+        try fixture.press(.character("p"), .character("d"), .character("y"))
+        let again = try fixture.store.conversations.create(
+            NewConversation(title: "imported again", createdAt: other.createdAt, updatedAt: other.updatedAt, publicID: other.publicID))
+        try fixture.press(.character("u"))
+        #expect(browser.status?.hasPrefix("Cannot undo: “conversation 1” is back already") == true, "\(browser.status ?? "")")
+        #expect(browser.status?.hasSuffix("; u undoes the change before it") == true)
+        #expect(try fixture.store.conversations.conversation(id: again.id)?.title == "imported again")
+        // Its pin went with it: the conversation there now is the re-imported one, unpinned.
+        try fixture.press(.character("u"))
+        #expect(browser.status == "Cannot undo the pin: changed meanwhile, by another process or a sync")
+        #expect(try fixture.store.conversations.conversation(id: again.id)?.pinned == false)
+    }
+
+    @Test("read-only: Ctrl-R says it cannot; while a search is on its way Ctrl-R waits for it; the help lists Ctrl-R")
+    func readOnlyAndHelp() throws {
+        let fixture = try BrowserFixture(store: BrowserFixture.store(count: 3))
+        let readOnly = try BrowserFixture(store: fixture.store, readOnly: true)
+        try readOnly.press(.control("r"))
+        #expect(readOnly.browser.status == "read-only: cannot redo")
+        #expect(KeyBindings.helpLines(for: .list).contains { $0.hasPrefix("Ctrl-R") && $0.contains("Redo what u undid") })
+        #expect(KeyBindings.helpLines(for: .reader).contains { $0.hasPrefix("Ctrl-R") })
+        #expect(BrowserCommand(configName: "redo") == .redo)
+    }
+
+    @Test("from the reader: u and Ctrl-R act on the conversation read, and the reader shows the title as it is")
+    func fromTheReader() throws {
+        let fixture = try BrowserFixture(store: BrowserFixture.store(count: 5))
+        let browser = fixture.browser
+        try fixture.press(.enter, .character("r"), .control("u"))
+        try fixture.type("One")
+        try fixture.press(.enter, .character("r"), .control("u"))
+        try fixture.type("Two")
+        try fixture.press(.enter)
+        #expect(browser.reader?.conversation.title == "Two")
+        try fixture.press(.character("u"))
+        #expect(browser.reader?.conversation.title == "One")
+        #expect(browser.status == "Rename undone (1 more to undo) — Ctrl-R redoes")
+        try fixture.press(.character("u"))
+        #expect(browser.reader?.conversation.title == "conversation 0")
+        try fixture.press(.control("r"), .control("r"))
+        #expect(browser.reader?.conversation.title == "Two")
+        // Deleted from the reader, undone, redone: back on the list each time it is gone.
+        try fixture.press(.character("d"), .character("y"))
+        #expect(browser.mode == .list)
+        try fixture.press(.character("u"), .control("r"))
+        #expect(browser.status == "Deleted 1 conversation again — u undoes")
+        #expect(try fixture.store.conversations.count() == 4)
+    }
+}
