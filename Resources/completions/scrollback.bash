@@ -21,7 +21,7 @@ _scrollback() {
         word="${COMP_WORDS[i]}"
         case "$word" in
             --db) db="${COMP_WORDS[i+1]}"; i=$((i + 1)); continue ;;
-            --sort|--limit|-n|--after|--before|--source|--model|--since|--until|--format|--unzip-limit|--out|--out-dir|--count|--seed|--words) i=$((i + 1)); continue ;;
+            --sort|--limit|-n|--after|--before|--source|--model|--since|--until|--title|--format|--unzip-limit|--out|--out-dir|--count|--seed|--words) i=$((i + 1)); continue ;;
             -*) continue ;;
         esac
         if [[ -z "$command" ]]; then command="$word"; else typed+=("$word"); fi
@@ -39,12 +39,14 @@ _scrollback() {
         "list --model") _scrollback_offer "$current" < <(_scrollback_words "${COMP_WORDS[0]}" "$db" model); return ;;
         "list --since") COMPREPLY=(); return ;;
         "list --until") COMPREPLY=(); return ;;
+        "list --title") COMPREPLY=(); return ;;
         "search --limit"|"search -n") COMPREPLY=(); return ;;
         "search --after") COMPREPLY=(); return ;;
         "search --source") _scrollback_offer "$current" < <(_scrollback_words "${COMP_WORDS[0]}" "$db" source); return ;;
         "search --model") _scrollback_offer "$current" < <(_scrollback_words "${COMP_WORDS[0]}" "$db" model); return ;;
         "search --since") COMPREPLY=(); return ;;
         "search --until") COMPREPLY=(); return ;;
+        "search --title") COMPREPLY=(); return ;;
         "delete --source") _scrollback_offer "$current" < <(_scrollback_words "${COMP_WORDS[0]}" "$db" source); return ;;
         "import --format") _scrollback_offer "$current" < <(printf '%s\n' chatgpt claude llm jsonl); return ;;
         "import --unzip-limit") COMPREPLY=(); return ;;
@@ -55,20 +57,21 @@ _scrollback() {
         "export --model") _scrollback_offer "$current" < <(_scrollback_words "${COMP_WORDS[0]}" "$db" model); return ;;
         "export --since") COMPREPLY=(); return ;;
         "export --until") COMPREPLY=(); return ;;
+        "export --title") COMPREPLY=(); return ;;
         "demo --count") COMPREPLY=(); return ;;
         "demo --seed") COMPREPLY=(); return ;;
     esac
     case "$command" in
         "") _scrollback_offer "$current" < <(printf '%s\n' list show search rename pin unpin delete import export stats check demo sync config completions --db --readonly --demo --verbose --help --version) ;;
-        list) _scrollback_offer "$current" < <(printf '%s\n' --sort --limit --after --before --last --source --model --since --until --pinned --json --db --readonly --demo --verbose --help) ;;
+        list) _scrollback_offer "$current" < <(printf '%s\n' --sort --limit --after --before --last --source --model --since --until --pinned --title --json --db --readonly --demo --verbose --help) ;;
         show) _scrollback_offer "$current" < <(printf '%s\n' --all-branches --json --db --readonly --demo --verbose --help) ;;
-        search) _scrollback_offer "$current" < <(printf '%s\n' --limit --after --source --model --since --until --pinned --json --db --readonly --demo --verbose --help) ;;
+        search) _scrollback_offer "$current" < <(printf '%s\n' --limit --after --source --model --since --until --pinned --title --json --db --readonly --demo --verbose --help) ;;
         rename) _scrollback_offer "$current" < <(printf '%s\n' --db --readonly --demo --verbose --help) ;;
         pin) _scrollback_offer "$current" < <(printf '%s\n' --db --readonly --demo --verbose --help) ;;
         unpin) _scrollback_offer "$current" < <(printf '%s\n' --db --readonly --demo --verbose --help) ;;
         delete) _scrollback_offer "$current" < <(printf '%s\n' --yes --source --db --readonly --demo --verbose --help) ;;
         import) if [[ "$current" == -* ]]; then _scrollback_offer "$current" < <(printf '%s\n' --format --quiet --restore --unzip-limit --db --readonly --demo --verbose --help); else mapfile -t COMPREPLY < <(compgen -f -- "$current"); fi ;;
-        export) _scrollback_offer "$current" < <(printf '%s\n' --format --out --out-dir --force --source --model --since --until --pinned --db --readonly --demo --verbose --help) ;;
+        export) _scrollback_offer "$current" < <(printf '%s\n' --format --out --out-dir --force --source --model --since --until --pinned --title --db --readonly --demo --verbose --help) ;;
         stats) _scrollback_offer "$current" < <(printf '%s\n' --json --db --readonly --demo --verbose --help) ;;
         check) _scrollback_offer "$current" < <(printf '%s\n' --repair --db --readonly --demo --verbose --help) ;;
         demo) _scrollback_offer "$current" < <(printf '%s\n' --count --seed --yes --db --readonly --demo --verbose --help) ;;

@@ -18,7 +18,7 @@ function __scrollback_typed
         switch $token
             case --db
                 set skip 2
-            case --sort --limit -n --after --before --source --model --since --until --format --unzip-limit --out --out-dir --count --seed --words
+            case --sort --limit -n --after --before --source --model --since --until --title --format --unzip-limit --out --out-dir --count --seed --words
                 set skip 1
             case '-*'
             case '*'
@@ -80,6 +80,7 @@ complete -c scrollback -n '__scrollback_in list' -l model -x -a '(__scrollback_w
 complete -c scrollback -n '__scrollback_in list' -l since -x -d 'only those updated since DATE: 2025-01-31, 2025-01, 2025, or 7d, 2w, 3m, 1y ago (UTC)'
 complete -c scrollback -n '__scrollback_in list' -l until -x -d 'only those updated before the end of DATE (same forms)'
 complete -c scrollback -n '__scrollback_in list' -l pinned -d 'only pinned conversations'
+complete -c scrollback -n '__scrollback_in list' -l title -x -d 'only those whose title holds every word of WORDS, as search finds words'
 complete -c scrollback -n '__scrollback_in list' -l json -s j -d 'print JSON instead of text'
 complete -c scrollback -n '__scrollback_in show' -l all-branches -d 'every branch: each message under the one it follows, indented two spaces a level (deeper than 6 levels, it says \'depth N\'); \'*\' marks the current branch, \'‹2/3›\' a message\'s place among its siblings; with --json, each message\'s parentID'
 complete -c scrollback -n '__scrollback_in show' -l json -s j -d 'print JSON instead of text'
@@ -90,6 +91,7 @@ complete -c scrollback -n '__scrollback_in search' -l model -x -a '(__scrollback
 complete -c scrollback -n '__scrollback_in search' -l since -x -d 'only those updated since DATE: 2025-01-31, 2025-01, 2025, or 7d, 2w, 3m, 1y ago (UTC)'
 complete -c scrollback -n '__scrollback_in search' -l until -x -d 'only those updated before the end of DATE (same forms)'
 complete -c scrollback -n '__scrollback_in search' -l pinned -d 'only pinned conversations'
+complete -c scrollback -n '__scrollback_in search' -l title -x -d 'only those whose title holds every word of WORDS, as search finds words'
 complete -c scrollback -n '__scrollback_in search' -l json -s j -d 'print JSON instead of text'
 complete -c scrollback -n '__scrollback_in delete' -l yes -s y -d 'do not ask (required when input is not a terminal)'
 complete -c scrollback -n '__scrollback_in delete' -l source -x -a '(__scrollback_words source)' -d 'every conversation imported from NAME (delete --source demo --yes removes the demo\'s)'
@@ -107,6 +109,7 @@ complete -c scrollback -n '__scrollback_in export' -l model -x -a '(__scrollback
 complete -c scrollback -n '__scrollback_in export' -l since -x -d 'only those updated since DATE: 2025-01-31, 2025-01, 2025, or 7d, 2w, 3m, 1y ago (UTC)'
 complete -c scrollback -n '__scrollback_in export' -l until -x -d 'only those updated before the end of DATE (same forms)'
 complete -c scrollback -n '__scrollback_in export' -l pinned -d 'only pinned conversations'
+complete -c scrollback -n '__scrollback_in export' -l title -x -d 'only those whose title holds every word of WORDS, as search finds words'
 complete -c scrollback -n '__scrollback_in stats' -l json -s j -d 'print JSON instead of text'
 complete -c scrollback -n '__scrollback_in check' -l repair -d 'rebuild the search indexes and message counts first'
 complete -c scrollback -n '__scrollback_in demo' -l count -x -d 'how many conversations (default 1000)'

@@ -53,6 +53,7 @@ enum CommandTable {
             help: "only those updated since DATE: 2025-01-31, 2025-01, 2025, or 7d, 2w, 3m, 1y ago (UTC)"),
         OptionSpec(name: "--until", value: "DATE", help: "only those updated before the end of DATE (same forms)"),
         OptionSpec(name: "--pinned", value: nil, help: "only pinned conversations"),
+        OptionSpec(name: "--title", value: "WORDS", help: "only those whose title holds every word of WORDS, as search finds words"),
     ]
 
     static let global: [OptionSpec] = [

@@ -301,6 +301,12 @@ struct CommandContext {
             }
             if let since = parsed.value("--since") { filter.since = try ConversationFilter.time(since, now: now, end: false) }
             if let until = parsed.value("--until") { filter.until = try ConversationFilter.time(until, now: now, end: true) }
+            if let title = parsed.value("--title") {
+                guard let words = ConversationFilter.titleWords(title) else {
+                    throw FilterError("--title needs a word with a letter or digit in it")
+                }
+                filter.title = words
+            }
             try filter.validate()
         } catch let error as FilterError {
             throw UsageError(message: OutputFormat.line(error.message), command: parsed.command)
@@ -318,6 +324,7 @@ struct CommandContext {
         // `--until` a time takes in that instant: the last one in.
         if let until = filter.until { words += ["--until", Timestamp(milliseconds: until.milliseconds &- 1).iso8601] }
         if filter.pinnedOnly { words.append("--pinned") }
+        if let title = filter.title { words += ["--title", title] }
         return words
     }
 

@@ -13,16 +13,28 @@ public struct ConversationFilter: Sendable, Hashable {
     public var until: Timestamp?
     /// Pinned conversations only.
     public var pinnedOnly: Bool
+    /// Words the title must hold, each as `/` finds a word (`rust asy` finds "Async Rust";
+    /// case and accents ignored; a phrase in double quotes): the list's narrowing (`\`).
+    public var title: String?
 
     public init(
         source: String? = nil, model: String? = nil, since: Timestamp? = nil, until: Timestamp? = nil,
-        pinnedOnly: Bool = false
+        pinnedOnly: Bool = false, title: String? = nil
     ) {
         self.source = source
         self.model = model
         self.since = since
         self.until = until
         self.pinnedOnly = pinnedOnly
+        self.title = title.flatMap(Self.titleWords)
+    }
+
+    /// The words of a title narrowing as kept: white space at the ends trimmed, nil when
+    /// nothing is left that could be matched.
+    public static func titleWords(_ text: String) -> String? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Punctuation alone ("...", "+") is not looked for: nothing but a walk of every title could.
+        return SearchQuery(trimmed).terms.contains(where: \.hasWords) ? trimmed : nil
     }
 
     public static let none = ConversationFilter()
@@ -30,6 +42,7 @@ public struct ConversationFilter: Sendable, Hashable {
     /// Whether `conversation` passes, exactly as the database's query decides.
     public func admits(_ conversation: ConversationDTO) -> Bool {
         if pinnedOnly && !conversation.pinned { return false }
+        if let title, !SearchQuery(title).matches(conversation.title) { return false }
         if let since, conversation.updatedAt < since { return false }
         if let until, conversation.updatedAt >= until { return false }
         if let source, Self.folded(conversation.source) != Self.folded(source) { return false }
@@ -64,6 +77,7 @@ public struct ConversationFilter: Sendable, Hashable {
             words.append("until:" + text)
         }
         if pinnedOnly { words.append("pinned") }
+        if let title { words.append("title:" + Self.quotedIfNeeded(title)) }
         return words.joined(separator: " ")
     }
 
@@ -97,18 +111,27 @@ public struct FilterError: Error, Equatable, CustomStringConvertible {
 
 extension ConversationFilter {
     /// The filter line's words: `source:NAME`, `model:NAME`, `since:DATE`, `until:DATE`,
-    /// `pinned`. A value with spaces is quoted (`model:"gpt 4"`).
+    /// `pinned`, `title:WORDS`. A value with spaces is quoted (`model:"gpt 4"`). Any other
+    /// word is a word of the title (`rust since:2w` is `title:rust since:2w`).
     public static func parse(_ text: String, now: Timestamp) throws -> ConversationFilter {
         var filter = ConversationFilter()
+        var titleWords: [String] = []
         for word in try words(of: text) {
             if word == "pinned" || word == "pinned:" || word == "pinned:yes" {
                 filter.pinnedOnly = true
                 continue
             }
             guard let colon = word.firstIndex(of: ":") else {
-                throw FilterError("'\(word)' is not a filter: use source:, model:, since:, until: or pinned")
+                // A title's word, as narrowing takes it (a phrase when it held a space).
+                titleWords.append(word.contains(where: \.isWhitespace) ? "\"" + word + "\"" : word)
+                continue
             }
             let name = String(word[..<colon]).lowercased()
+            guard Self.names.contains(name) else {
+                // A mistyped name is said, not searched for in titles.
+                throw FilterError(
+                    "unknown filter '\(name):'; use source:, model:, since:, until:, title: or pinned (title:\(word) finds it in titles)")
+            }
             let value = String(word[word.index(after: colon)...])
             guard !value.isEmpty else { throw FilterError("'\(name):' needs a value") }
             switch name {
@@ -116,13 +139,21 @@ extension ConversationFilter {
             case "model": filter.model = value
             case "since": filter.since = try time(value, now: now, end: false)
             case "until": filter.until = try time(value, now: now, end: true)
-            default:
-                throw FilterError("unknown filter '\(name):'; use source:, model:, since:, until: or pinned")
+            default: titleWords.append(value)
             }
+        }
+        if !titleWords.isEmpty {
+            guard let words = Self.titleWords(titleWords.joined(separator: " ")) else {
+                throw FilterError("'\(titleWords.joined(separator: " ").prefix(100))' has no letter or digit to find in a title")
+            }
+            filter.title = words
         }
         try filter.validate()
         return filter
     }
+
+    /// The names of the filter line's `name:value` words.
+    private static let names: Set<String> = ["source", "model", "since", "until", "title"]
 
     /// A source name as given (`--source`, `source:`): any text an import kept (matched
     /// with ASCII case folded), but not one that looks like an option or holds a control

@@ -159,7 +159,10 @@ enum SearchText {
                     continue
                 }
                 let value = scalar.value
-                if value >= 0x300 && value <= 0x36F { continue }
+                // The diacritics unicode61 removes join the letters around them; any other
+                // combining mark ends a word there, for the index and so here (the strokes of
+                // "t̶e̴x̵t" hold the words t, e, x and t).
+                if isRemovedDiacritic(value) { continue }
                 if pendingSpace {
                     result.scalars.append(" ")
                     result.scalarIndex.append(index)
@@ -185,6 +188,14 @@ enum SearchText {
             }
         }
         return result
+    }
+
+    /// The combining marks unicode61 removes with `remove_diacritics` (SQLite's
+    /// `sqlite3Fts5UnicodeIsdiacritic`: 25 of U+0300–U+0331); the others separate tokens.
+    static func isRemovedDiacritic(_ value: UInt32) -> Bool {
+        guard value >= 0x300 && value <= 0x331 else { return false }
+        let low: UInt32 = 0x0802_9FDF, high: UInt32 = 0x0003_61F8
+        return value < 0x320 ? low & (1 << (value - 0x300)) != 0 : high & (1 << (value - 0x320)) != 0
     }
 
     /// Letters kept whole by unicode61's diacritic removal, and its foldings beyond lower case.

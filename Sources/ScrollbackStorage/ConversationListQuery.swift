@@ -46,8 +46,21 @@ struct ConversationListQuery {
         }
     }
 
-    /// The filter's conditions besides pin, with their arguments.
-    private var conditions: (sql: String, arguments: [SQLValue]) {
+    /// The most candidates the title index may propose for the rows to be read by id and
+    /// sorted, rather than found by walking the order's index.
+    static let fewCandidates = 5_000
+
+    /// The filter's conditions besides pin, with their arguments, and how to reach the rows:
+    /// through the order's index (`INDEXED BY`), or by id (`NOT INDEXED`: the title index
+    /// proposes at most `fewCandidates`, read by id and sorted, where a walk of the order's
+    /// index would pass over every row to find them).
+    ///
+    /// A title's words are checked on each row by the search's rules (the SQL function
+    /// `scrollback_title_matches`); while the title index is complete, the rows it finds for
+    /// the words are the only candidates. (A title of short prefixes only is first checked
+    /// on the next rows of the walk: see `probeRows`.)
+    private func conditions(_ database: Database) throws -> (sql: String, arguments: [SQLValue], access: String) {
+        var access = "INDEXED BY \(index)"
         var sql = ""
         var arguments: [SQLValue] = []
         if let since = filter.since {
@@ -69,7 +82,21 @@ struct ConversationListQuery {
             sql += " AND model LIKE ? ESCAPE '\\'"
             arguments.append(.text("%" + escaped + "%"))
         }
-        return (sql, arguments)
+        if let title = filter.title {
+            if let expression = SearchQuery(title).indexExpression,
+                try database.queryFirst("SELECT below FROM search_backlog WHERE name = 'conversation'", [], { $0.int64(0) }) == nil
+            {
+                sql += " AND id IN (SELECT rowid FROM conversation_fts WHERE conversation_fts MATCH ?)"
+                arguments.append(.text(expression))
+                let candidates = try database.scalarInt(
+                    "SELECT count(*) FROM (SELECT rowid FROM conversation_fts WHERE conversation_fts MATCH ? LIMIT ?)",
+                    [.text(expression), .integer(Int64(Self.fewCandidates + 1))])
+                if candidates <= Self.fewCandidates { access = "NOT INDEXED" }
+            }
+            sql += " AND \(TitleMatchFunction.name)(title, ?)"
+            arguments.append(.text(title))
+        }
+        return (sql, arguments, access)
     }
 
     /// The filter's pin condition for a query over the whole table.
@@ -77,6 +104,11 @@ struct ConversationListQuery {
 
     /// The halves of the index in the order a forward walk meets them.
     private var halves: [Bool] { filter.pinnedOnly ? [true] : [true, false] }
+
+    /// How many rows of the order's index a title of short prefixes only (`a`, `py`) is
+    /// checked on first, row by row: such words match most titles, and the page is full from
+    /// them long before the title index could merge the lists of every word that starts so.
+    static let probeRows = 2_000
 
     /// Up to `limit` rows from `cursor` (exclusive) on, forward or backward.
     private func rows(_ database: Database, forward: Bool, from cursor: Cursor?, limit: Int) throws -> [ConversationDTO] {
@@ -89,21 +121,49 @@ struct ConversationListQuery {
             start = parts
             groups = Array(groups.drop { $0 != parts.pinned })
         }
-        let (filterSQL, filterArguments) = conditions
+        // A title of short prefixes only: the next rows of the walk are checked first.
+        let probe = filter.title.map { SearchQuery($0) }.flatMap { $0.selectiveIndexExpression == nil ? $0 : nil }
+        var filtered: (sql: String, arguments: [SQLValue], access: String)?
         var found: [ConversationDTO] = []
         for (offset, pinned) in groups.enumerated() {
-            var sql = "SELECT \(SQLiteConversationRepository.columns) FROM conversation INDEXED BY \(index) WHERE pinned = ?" + filterSQL
-            var arguments: [SQLValue] = [SQLValue(pinned)] + filterArguments
-            if offset == 0, let start {
-                sql += " AND \(key) \(comparison(forward: forward)) (?, ?)"
-                arguments += start.values
+            var from = offset == 0 ? start?.values : nil
+            if let probe {
+                var untitled = filter
+                untitled.title = nil
+                let (sql, arguments, _) = try ConversationListQuery(sort: sort, filter: untitled).conditions(database)
+                let walked = try query(database, access: "INDEXED BY \(index)", pinned: pinned, conditions: (sql, arguments), from: from, forward: forward, limit: Self.probeRows)
+                for row in walked where found.count < limit && probe.matches(row.title) { found.append(row) }
+                if found.count >= limit { break }
+                // The whole half was read: the next one.
+                guard walked.count == Self.probeRows, let last = walked.last, let parts = parts(of: Cursor.conversation(last, order: sort)) else {
+                    continue
+                }
+                from = parts.values
             }
-            sql += " ORDER BY \(order(forward: forward)) LIMIT ?"
-            arguments.append(.integer(Int64(limit - found.count)))
-            found += try database.query(sql, arguments, SQLiteConversationRepository.conversation)
+            let conditions = try filtered ?? conditions(database)
+            filtered = conditions
+            found += try query(
+                database, access: conditions.access, pinned: pinned, conditions: (conditions.sql, conditions.arguments), from: from,
+                forward: forward, limit: limit - found.count)
             if found.count >= limit { break }
         }
         return found
+    }
+
+    /// Up to `limit` rows of one half of the index that meet `conditions`, after the key `from`.
+    private func query(
+        _ database: Database, access: String, pinned: Bool, conditions: (sql: String, arguments: [SQLValue]), from: [SQLValue]?,
+        forward: Bool, limit: Int
+    ) throws -> [ConversationDTO] {
+        var sql = "SELECT \(SQLiteConversationRepository.columns) FROM conversation \(access) WHERE pinned = ?" + conditions.sql
+        var arguments: [SQLValue] = [SQLValue(pinned)] + conditions.arguments
+        if let from {
+            sql += " AND \(key) \(comparison(forward: forward)) (?, ?)"
+            arguments += from
+        }
+        sql += " ORDER BY \(order(forward: forward)) LIMIT ?"
+        arguments.append(.integer(Int64(limit)))
+        return try database.query(sql, arguments, SQLiteConversationRepository.conversation)
     }
 
     func page(in database: Database, at position: PagePosition, limit: Int) throws -> Page<ConversationDTO> {
@@ -132,7 +192,7 @@ struct ConversationListQuery {
     /// Up to `limit` conversations that pass the filter, by id (the order they were made
     /// in, oldest first: ids follow the created time), after `id`.
     func oldestFirst(in database: Database, after id: Int64?, limit: Int) throws -> [ConversationDTO] {
-        let (filterSQL, filterArguments) = conditions
+        let (filterSQL, filterArguments, _) = try conditions(database)
         var arguments = filterArguments
         var sql = "SELECT \(SQLiteConversationRepository.columns) FROM conversation WHERE \(pinCondition)\(filterSQL)"
         if let id {
@@ -148,17 +208,17 @@ struct ConversationListQuery {
     /// on pin).
     func count(in database: Database) throws -> Int {
         if filter.isEmpty { return Int(try database.scalarInt("SELECT value FROM tally WHERE name = 'conversations'")) }
-        let (filterSQL, arguments) = conditions
+        let (filterSQL, arguments, _) = try conditions(database)
         return Int(try database.scalarInt("SELECT count(*) FROM conversation WHERE \(pinCondition)\(filterSQL)", arguments))
     }
 
     /// How many rows come before `conversation` in this order and filter.
     func index(of conversation: ConversationDTO, in database: Database) throws -> Int {
         guard let parts = parts(of: Cursor.conversation(conversation, order: sort)) else { return 0 }
-        let (filterSQL, filterArguments) = conditions
+        let (filterSQL, filterArguments, access) = try conditions(database)
         var before = 0
         for pinned in halves {
-            var sql = "SELECT count(*) FROM conversation INDEXED BY \(index) WHERE pinned = ?" + filterSQL
+            var sql = "SELECT count(*) FROM conversation \(access) WHERE pinned = ?" + filterSQL
             var arguments: [SQLValue] = [SQLValue(pinned)] + filterArguments
             if pinned == parts.pinned {
                 sql += " AND \(key) \(comparison(forward: false)) (?, ?)"

@@ -138,6 +138,11 @@ final class Database {
             throw StorageError.cannotOpen(
                 path: path, reason: "cannot set up its search tokenizer: \(String(cString: sqlite3_errstr(registered)))")
         }
+        let function = TitleMatchFunction.register(handle)
+        guard function == SQLITE_OK else {
+            throw StorageError.cannotOpen(
+                path: path, reason: "cannot set up its title match: \(String(cString: sqlite3_errstr(function)))")
+        }
         return database
     }
 

@@ -12,7 +12,12 @@ extension BrowserRenderer {
             if list.filter.isEmpty {
                 drawEmptyState(on: screen)
             } else {
-                let note = DisplayWidth.truncated("No conversation passes the filter: f changes it, Esc clears it", to: screen.width - 2)
+                var rest = list.filter
+                rest.title = nil
+                let text = list.filter.title != nil && rest.isEmpty
+                    ? "No title holds “\(UntrustedText.sanitized(list.filter.title ?? ""))”: \\ changes it, Esc clears it"
+                    : "No conversation passes the filter: f changes it, Esc clears it"
+                let note = DisplayWidth.truncated(text, to: screen.width - 2)
                 screen.draw(note, row: 2, column: 1, style: TextStyle(bold: true))
             }
             return
@@ -30,6 +35,12 @@ extension BrowserRenderer {
                 if marked { style.bold = true }
             }
             screen.draw(line, row: 1 + offset, column: 0, style: style)
+            if let words = list.filter.title, screen.width > 3 {
+                // Narrowed by title: what the words match is highlighted, as in search results.
+                drawHighlighted(
+                    layout.title(of: item.conversation), terms: [words], row: 1 + offset, column: 2, width: screen.width - 3, style: style,
+                    on: screen)
+            }
         }
     }
 
@@ -108,15 +119,23 @@ extension BrowserRenderer {
         /// One row, exactly `width` cells: mark, title, then model, message count and time
         /// as the layout has room for.
         func row(_ conversation: ConversationDTO, marked: Bool) -> String {
+            DisplayWidth.fitted((marked ? "*" : " ") + " " + title(of: conversation) + tail(of: conversation) + " ", to: width)
+        }
+
+        /// The title as the row shows it from its third cell: the pin, the title cut to fit.
+        func title(of conversation: ConversationDTO) -> String {
             var title = UntrustedText.sanitized(conversation.title)
             if conversation.pinned { title = "⚑ " + title }
+            let titleWidth = width - 2 - DisplayWidth.of(tail(of: conversation)) - 1
+            return DisplayWidth.fitted(title, to: max(titleWidth, 1))
+        }
+
+        private func tail(of conversation: ConversationDTO) -> String {
             var columns: [String] = []
             if modelWidth > 0 { columns.append(DisplayWidth.fitted(Self.model(of: conversation), to: modelWidth)) }
             if countWidth > 0 { columns.append(DisplayWidth.rightAligned(NumberText.grouped(conversation.messageCount), to: countWidth)) }
             if timeWidth > 0 { columns.append(DisplayWidth.rightAligned(Self.time(of: conversation, order: order, now: now), to: timeWidth)) }
-            let tail = columns.map { "  " + $0 }.joined()
-            let titleWidth = width - 2 - DisplayWidth.of(tail) - 1
-            return DisplayWidth.fitted((marked ? "*" : " ") + " " + DisplayWidth.fitted(title, to: max(titleWidth, 1)) + tail + " ", to: width)
+            return columns.map { "  " + $0 }.joined()
         }
     }
 

@@ -4,6 +4,20 @@ import TerminalText
 
 /// The list screen: its keys' handling, and what acts on the selected or marked conversations.
 extension BrowserViewModel {
+    /// Narrows the list to the titles that hold `words` (the other filter words stay). The
+    /// footer says what it did once Enter keeps it (`final`).
+    func narrowList(to words: String, final: Bool) throws {
+        var filter = list.filter
+        filter.title = ConversationFilter.titleWords(words)
+        try list.setFilter(filter)
+        guard final else { return }
+        if let title = filter.title {
+            status = "Titles with “\(DisplayWidth.truncated(UntrustedText.sanitized(title), to: 40))” — Esc clears the filter"
+        } else {
+            status = filter.isEmpty ? "Not narrowed: every conversation" : "Not narrowed by title"
+        }
+    }
+
     func handleInList(_ command: BrowserCommand) throws -> Bool {
         switch command {
         case .down: try list.move(by: 1)
@@ -26,6 +40,8 @@ extension BrowserViewModel {
             }
         case .filter:
             prompt = .filter(editor: LineEditor(text: list.filter.description, selected: true))
+        case .narrow:
+            prompt = .narrow(editor: LineEditor(text: list.filter.title ?? "", selected: true), before: list.filter, selected: list.selected?.id)
         case .jumpToDate:
             guard list.order != .title else {
                 status = "Going to a date needs the updated or created order (s changes it)"

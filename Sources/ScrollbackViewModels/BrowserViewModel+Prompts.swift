@@ -94,6 +94,27 @@ extension BrowserViewModel {
                     status = UntrustedText.sanitized(error.message)
                 }
             }
+        case .narrow(var editor, let before, let selected):
+            let typed = editor.text
+            guard let outcome = edit(&editor, key, reopen: { .narrow(editor: $0, before: before, selected: selected) }) else {
+                // The list follows the typing, once it pauses.
+                if editor.text != typed {
+                    let (due, overflow) = now().milliseconds.addingReportingOverflow(Self.narrowDelay)
+                    narrowDue = (editor.text, Timestamp(milliseconds: overflow ? Int64.max : due))
+                }
+                return
+            }
+            narrowDue = nil
+            switch outcome {
+            case .editing:
+                break
+            case .cancelled:
+                // The list as it was before the prompt opened, the narrowing it had included.
+                try list.setFilter(before, keeping: selected)
+                status = "Narrowing cancelled"
+            case .submitted:
+                try narrowList(to: editor.text, final: true)
+            }
         case .jump(var editor):
             guard let outcome = edit(&editor, key, reopen: { .jump(editor: $0) }) else { return }
             if outcome == .submitted {

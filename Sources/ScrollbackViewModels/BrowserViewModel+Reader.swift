@@ -53,7 +53,7 @@ extension BrowserViewModel {
         case .search: prompt = .find(editor: LineEditor(text: lastQuery, selected: true))
         case .help: openHelp()
         case .suspend: break  // the front end's (it owns the terminal)
-        case .toggleMark, .deleteMarked, .cycleSort, .filter, .jumpToDate:
+        case .toggleMark, .deleteMarked, .cycleSort, .filter, .narrow, .jumpToDate:
             status = "Back to the list (Esc) to do that"
         case .rename:
             // The conversation being read, as in the list.

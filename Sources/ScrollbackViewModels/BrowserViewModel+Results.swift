@@ -26,7 +26,7 @@ extension BrowserViewModel {
         case .previousMessage, .nextMessage, .previousVersion, .nextVersion, .outline, .nextConversation, .previousConversation, .copyMessage, .copyCode, .copyConversation,
             .pipe, .pager, .editor, .pin, .export:
             status = "Open a result (Enter) to do that"
-        case .filter, .jumpToDate:
+        case .filter, .narrow, .jumpToDate:
             status = "Back to the list (Esc) to do that"
         }
     }
@@ -91,8 +91,8 @@ extension BrowserViewModel {
     /// Milliseconds until the typed search is due to start, if one is waiting (so that the
     /// front end wakes in time).
     public var millisecondsUntilSearch: Int64? {
-        guard let due = searchDue else { return nil }
-        let (left, overflow) = due.at.milliseconds.subtractingReportingOverflow(now().milliseconds)
+        guard let at = [searchDue?.at, narrowDue?.at].compactMap({ $0 }).min() else { return nil }
+        let (left, overflow) = at.milliseconds.subtractingReportingOverflow(now().milliseconds)
         return overflow ? 0 : max(left, 0)
     }
 

@@ -22,6 +22,9 @@ public final class BrowserViewModel {
         case pipe(editor: LineEditor)
         /// The list's filter (`f`): `source:claude model:gpt-4o since:2025-01 pinned`.
         case filter(editor: LineEditor)
+        /// Narrowing the list by title as it is typed (`\`); `before` is the filter it
+        /// opened on, which Esc puts back.
+        case narrow(editor: LineEditor, before: ConversationFilter, selected: Int64?)
         /// A date to go to (`:`).
         case jump(editor: LineEditor)
         /// The file to export these conversations to (`x`).
@@ -136,6 +139,11 @@ public final class BrowserViewModel {
     var beforeSearchPrompt: (mode: Mode, search: SearchViewModel?)?
     /// How long typing must pause before the search runs, in milliseconds.
     public static let searchDelay: Int64 = 150
+    /// When the list narrows to what is typed in the narrowing prompt (a burst of keys is
+    /// one narrowing, not one per key).
+    var narrowDue: (words: String, at: Timestamp)?
+    /// How long typing must pause before the list narrows, in milliseconds.
+    public static let narrowDelay: Int64 = 60
     /// How far building the search index has come (0 to 1) while it is rebuilt; nil when
     /// the index is complete.
     public internal(set) var indexingProgress: Double?
@@ -283,7 +291,7 @@ public final class BrowserViewModel {
             // break and a `d` after it deleted the list's selection).
             switch command {
             case .rename, .delete, .toggleMark, .deleteMarked, .undo, .redo, .open, .nextMatch, .previousMatch, .copyMessage, .copyCode,
-                .copyConversation, .pipe, .pager, .editor, .pin, .filter, .jumpToDate, .export:
+                .copyConversation, .pipe, .pager, .editor, .pin, .filter, .narrow, .jumpToDate, .export:
                 status = "Searching… the results come first (Esc cancels)"
                 return true
             case .quit, .back:
@@ -414,6 +422,15 @@ public final class BrowserViewModel {
             searchDue = nil
             do {
                 try runSearch(due.query)
+            } catch {
+                report(error)
+            }
+            changed = true
+        }
+        if let due = narrowDue, now() >= due.at {
+            narrowDue = nil
+            do {
+                try narrowList(to: due.words, final: false)
             } catch {
                 report(error)
             }

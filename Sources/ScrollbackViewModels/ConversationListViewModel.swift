@@ -120,10 +120,12 @@ public final class ConversationListViewModel {
         return true
     }
 
-    /// Shows only the conversations that pass `filter`, from the first; marks stay.
-    public func setFilter(_ filter: ConversationFilter) throws {
+    /// Shows only the conversations that pass `filter`, on the selected one (or the one
+    /// `keeping` names) when it passes, else from the first; marks stay.
+    public func setFilter(_ filter: ConversationFilter, keeping id: Int64? = nil) throws {
         guard filter != self.filter else { return }
-        let keep = selected.flatMap { filter.admits($0) ? $0.id : nil }
+        let wanted = try id.flatMap { try conversations.conversation(id: $0) } ?? selected
+        let keep = wanted.flatMap { filter.admits($0) ? $0.id : nil }
         self.filter = filter
         // Marks on rows the filter hides would be acted on unseen: they go.
         if !marks.isEmpty {

@@ -7,7 +7,7 @@ public enum BrowserCommand: String, CaseIterable, Sendable {
     case cycleSort, help, suspend
     case previousMessage, nextMessage, previousVersion, nextVersion, outline, nextConversation, previousConversation
     case copyMessage, copyCode, copyConversation, pipe, pager, editor
-    case pin, filter, jumpToDate, export
+    case pin, filter, narrow, jumpToDate, export
 
     /// Its name in the config file's `[keys]`: `page_down`, `copy_message`.
     public var configName: String {
@@ -92,6 +92,7 @@ public enum KeyBindings {
         KeyBinding(.previousMatch, [.character("N")], "Previous match in this conversation", on: [.reader]),
         KeyBinding(.nextMatch, [.character("n")], "Back to the last search's results", on: [.list]),
         KeyBinding(.filter, [.character("f")], "Filter: source:NAME model:NAME since:DATE until:DATE pinned", hint: "filter", on: [.list]),
+        KeyBinding(.narrow, [.character("\\")], "Narrow by title as you type (words as / finds them); Enter keeps it, Esc puts back the list", hint: "narrow", on: [.list]),
         KeyBinding(.jumpToDate, [.character(":")], "Go to a date: the newest conversation at or before it (2025-03-14, 2025-03, 3w)", on: [.list]),
         KeyBinding(.toggleMark, [.character(" ")], "Mark or unmark (marks act together: p, c, D)", on: [.list]),
         KeyBinding(.pin, [.character("p")], "Pin or unpin (the marked ones); pinned come first in every order", on: [.list]),

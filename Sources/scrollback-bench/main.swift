@@ -82,7 +82,10 @@ func main() throws {
     print(Report.header)
     func wanted(_ section: String) -> Bool { options.only.isEmpty || options.only.contains(section) }
     if wanted("page") { try Sections.pageCost(big: big, total: sizes.big, report: &report) }
-    if wanted("filter") { try Sections.filteredPages(big: big, report: &report) }
+    if wanted("filter") {
+        try Sections.filteredPages(big: big, report: &report)
+        try Sections.narrowedPages(big: big, report: &report)
+    }
     if wanted("frame") { try Sections.firstFrame(big: big, binary: options.binary, report: &report) }
     if wanted("memory") { try Sections.memory(big: big, small: small, tiny: tiny, sizes: sizes, report: &report) }
     if wanted("key") { try Sections.perKey(big: big, report: &report) }

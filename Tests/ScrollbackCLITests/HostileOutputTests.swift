@@ -87,7 +87,8 @@ struct HostileOutputTests {
         let database = Self.quoted(runner.databasePath)
         let commands = [
             "list", "list --json", "show \(id)", "show \(id) --json", "search evil", "search evil --json", "export",
-            "export --format json", "export --format jsonl", "stats", "stats --json", "check",
+            "export --format json", "export --format jsonl", "stats", "stats --json", "check", "list --title evil",
+            "search evil --title evil", "list --title \\\"$(printf 'z\\033]0;X\\007')\\\"",
         ]
         for command in commands {
             let result = try Self.shell("script -q -e -c \"\\\"$0\\\" --db \(database) \(command)\" /dev/null")

@@ -224,6 +224,32 @@ struct LayoutTests {
         #expect(screen.style(row: 4, column: 4).underline)  // the match in the message hit's snippet
     }
 
+    @Test("narrowing by title: the prompt, the rows whose titles hold the words, the words underlined; hostile titles made safe", arguments: [46, 80])
+    func narrowed(width: Int) throws {
+        let browser = try Self.browser(Self.makeStore(), width: width, height: 10)
+        _ = try browser.handle(.character("\\"))
+        for character in "cafe" { _ = try browser.handle(.character(character)) }
+        _ = try browser.handle(.enter)
+        let screen = Self.render(browser, width: width, height: 10)
+        try expectGolden(screen, "narrowed-\(width)")
+        #expect(screen.lines[1].contains("Caf") && screen.style(row: 1, column: 2).underline && screen.style(row: 1, column: 5).underline)
+        #expect(!screen.style(row: 1, column: 7).underline)
+        // Opened again on the words (End keeps them), more typed: the prompt under the list.
+        _ = try browser.handle(.character("\\"))
+        _ = try browser.handle(.end)
+        for character in " crè" { _ = try browser.handle(.character(character)) }
+        let prompt = Self.render(browser, width: width, height: 10)
+        try expectGolden(prompt, "narrow-prompt-\(width)")
+        #expect(prompt.cursor?.row == 9 && prompt.cursor?.column == 17)
+        // Words in no title, pasted with an escape sequence: said, made safe.
+        _ = try browser.handle(.control("u"))
+        _ = try browser.handle(.paste("evil \u{1B}[31mz"))
+        _ = try browser.handle(.enter)
+        let none = Self.render(browser, width: width, height: 10)
+        try expectGolden(none, "narrowed-none-\(width)")
+        #expect(!none.lines.joined().unicodeScalars.contains { $0.value == 0x1B })
+    }
+
     @Test("help overlay, delete question, rename editor, read-only footer")
     func overlays() throws {
         let store = try Self.makeStore()

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+import ScrollbackModel
+@testable import ScrollbackStorage
+import TestSupport
+
+/// `--title WORDS` on `list` and `search`: the browser's narrowing by title from the command
+/// line, with the same rule, and a `more:` line that pastes back as it is.
+@Suite("--title on the command line")
+struct NarrowCommandTests {
+    static func runner() throws -> BinaryRunner {
+        let runner = try BinaryRunner()
+        let store = try Store.open(path: runner.databasePath)
+        let titles = ["Async Rust in practice", "Trusting the compiler", "rust: async traits", "Café au lait"]
+        for index in 0..<40 {
+            _ = try store.addConversation(
+                title: "\(titles[index % titles.count]) \(index)", createdAt: 1_700_000_000_000 + Int64(index) * 60_000,
+                messages: ["about \(titles[index % titles.count].lowercased())"])
+        }
+        return runner
+    }
+
+    @Test("list --title shows the titles that hold every word, as search finds words; --json the same; more: pastes back")
+    func list() throws {
+        let runner = try Self.runner()
+        let result = try runner.run(["list", "--title", "rust async", "--limit", "7"])
+        #expect(result.status == 0, "\(result.error)")
+        let rows = result.output.split(separator: "\n").dropFirst()
+        #expect(rows.count == 7 && rows.allSatisfy { $0.contains("Async Rust") || $0.contains("rust: async") }, "\(result.output)")
+        #expect(!result.output.contains("Trusting"))
+        let more = try #require(result.error.split(separator: "\n").first { $0.hasPrefix("more: ") })
+        #expect(more.contains("--title 'rust async'"), "\(more)")
+        let json = try runner.json(["list", "--title", "CAFE", "--limit", "50"])
+        let conversations = try #require(json["conversations"] as? [[String: Any]])
+        #expect(conversations.count == 10 && conversations.allSatisfy { ($0["title"] as? String)?.hasPrefix("Café au lait") == true })
+        // Pasting the more: line (its words, as a shell splits them) gives the next page.
+        let words = more.dropFirst("more: ".count).split(separator: " ").map(String.init)
+        let tokenIndex = try #require(words.firstIndex(of: "--after"))
+        let next = try runner.run(["list", "--sort", "updated", "--limit", "7", "--title", "rust async", "--after", words[tokenIndex + 1]])
+        #expect(next.status == 0 && next.output.split(separator: "\n").count == 1 + 7, "\(next.error)")
+        // A token of another narrowing is refused.
+        let other = try runner.run(["list", "--limit", "7", "--title", "rust", "--after", words[tokenIndex + 1]])
+        #expect(other.status != 0)
+    }
+
+    @Test("search --title: the hits of conversations whose titles hold the words; export --title writes those conversations")
+    func search() throws {
+        let runner = try Self.runner()
+        let export = try runner.run(["export", "--format", "jsonl", "--title", "cafe"])
+        #expect(export.status == 0, "\(export.error)")
+        let titles = export.output.split(separator: "\n").compactMap { line -> String? in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+            return (object["conversation"] as? [String: Any])?["title"] as? String ?? object["title"] as? String
+        }
+        #expect(titles.count == 10 && titles.allSatisfy { $0.hasPrefix("Café au lait") }, "\(export.output.prefix(300))")
+        let json = try runner.json(["search", "about", "--title", "trusting", "--limit", "100"])
+        let hits = try #require(json["hits"] as? [[String: Any]])
+        #expect(hits.count == 10)
+        #expect(hits.allSatisfy { (($0["conversation"] as? [String: Any])?["title"] as? String)?.hasPrefix("Trusting") == true })
+    }
+
+    @Test("bad --title: punctuation alone, empty, given twice: exit 2 with what to do; nothing matching says so")
+    func badTitles() throws {
+        let runner = try Self.runner()
+        for words in ["...", "  ", ""] {
+            let result = try runner.run(["list", "--title", words])
+            #expect(result.status == 2, "\(words)")
+            #expect(result.error.contains("--title needs a word with a letter or digit in it"), "\(result.error)")
+        }
+        let twice = try runner.run(["list", "--title", "rust", "--title", "cafe"])
+        #expect(twice.status == 2, "\(twice.error)")
+        let none = try runner.run(["list", "--title", "quetzalcoatl\u{1B}]0;X\u{07}"])
+        #expect(none.status == 0)
+        #expect(none.error.hasPrefix("No conversations match title:"), "\(none.error)")
+        #expect(!none.error.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, "\(none.error.debugDescription)")
+    }
+}
