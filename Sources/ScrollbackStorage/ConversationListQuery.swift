@@ -57,8 +57,8 @@ struct ConversationListQuery {
     ///
     /// A title's words are checked on each row by the search's rules (the SQL function
     /// `scrollback_title_matches`); while the title index is complete, the rows it finds for
-    /// the words are the only candidates. (A title of short prefixes only is first checked
-    /// on the next rows of the walk: see `probeRows`.)
+    /// the words are the only candidates. (The next rows of the walk are checked first: see
+    /// `probeChunks`.)
     private func conditions(_ database: Database) throws -> (sql: String, arguments: [SQLValue], access: String) {
         var access = "INDEXED BY \(index)"
         var sql = ""
@@ -105,10 +105,11 @@ struct ConversationListQuery {
     /// The halves of the index in the order a forward walk meets them.
     private var halves: [Bool] { filter.pinnedOnly ? [true] : [true, false] }
 
-    /// How many rows of the order's index a title of short prefixes only (`a`, `py`) is
-    /// checked on first, row by row: such words match most titles, and the page is full from
-    /// them long before the title index could merge the lists of every word that starts so.
-    static let probeRows = 2_000
+    /// How many rows of the order's index a title's words are checked on first, row by
+    /// row, chunk after chunk while each turns up a tenth of a page or more: words in many
+    /// titles (`a`, `py`, `react`) fill the page from them sooner than the title index
+    /// could list its candidates; words in few leave it after the first chunk.
+    static let probeChunks = [200, 1_800]
 
     /// Up to `limit` rows from `cursor` (exclusive) on, forward or backward.
     private func rows(_ database: Database, forward: Bool, from cursor: Cursor?, limit: Int) throws -> [ConversationDTO] {
@@ -121,8 +122,7 @@ struct ConversationListQuery {
             start = parts
             groups = Array(groups.drop { $0 != parts.pinned })
         }
-        // A title of short prefixes only: the next rows of the walk are checked first.
-        let probe = filter.title.map { SearchQuery($0) }.flatMap { $0.selectiveIndexExpression == nil ? $0 : nil }
+        let probe = filter.title.map { SearchQuery($0) }
         var filtered: (sql: String, arguments: [SQLValue], access: String)?
         var found: [ConversationDTO] = []
         for (offset, pinned) in groups.enumerated() {
@@ -131,14 +131,23 @@ struct ConversationListQuery {
                 var untitled = filter
                 untitled.title = nil
                 let (sql, arguments, _) = try ConversationListQuery(sort: sort, filter: untitled).conditions(database)
-                let walked = try query(database, access: "INDEXED BY \(index)", pinned: pinned, conditions: (sql, arguments), from: from, forward: forward, limit: Self.probeRows)
-                for row in walked where found.count < limit && probe.matches(row.title) { found.append(row) }
-                if found.count >= limit { break }
-                // The whole half was read: the next one.
-                guard walked.count == Self.probeRows, let last = walked.last, let parts = parts(of: Cursor.conversation(last, order: sort)) else {
-                    continue
+                var halfRead = false
+                for chunk in Self.probeChunks {
+                    let before = found.count
+                    let walked = try query(
+                        database, access: "INDEXED BY \(index)", pinned: pinned, conditions: (sql, arguments), from: from, forward: forward,
+                        limit: chunk)
+                    for row in walked where found.count < limit && probe.matches(row.title) { found.append(row) }
+                    if found.count >= limit { return found }
+                    guard walked.count == chunk, let last = walked.last, let parts = parts(of: Cursor.conversation(last, order: sort)) else {
+                        halfRead = true
+                        break
+                    }
+                    from = parts.values
+                    // Too few here to fill the page soon: the title index is asked.
+                    if (found.count - before) * 10 < limit { break }
                 }
-                from = parts.values
+                if halfRead { continue }
             }
             let conditions = try filtered ?? conditions(database)
             filtered = conditions

@@ -111,10 +111,13 @@ extension BrowserViewModel {
             case .cancelled:
                 // The list as it was before the prompt opened, the narrowing it had included.
                 try list.setFilter(before, keeping: selected)
+                try list.restoreMarks(marksBeforeNarrowing)
                 status = "Narrowing cancelled"
             case .submitted:
                 try narrowList(to: editor.text, final: true)
+                try list.restoreMarks(marksBeforeNarrowing)
             }
+            marksBeforeNarrowing = []
         case .jump(var editor):
             guard let outcome = edit(&editor, key, reopen: { .jump(editor: $0) }) else { return }
             if outcome == .submitted {

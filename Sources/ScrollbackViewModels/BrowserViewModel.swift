@@ -142,6 +142,9 @@ public final class BrowserViewModel {
     /// When the list narrows to what is typed in the narrowing prompt (a burst of keys is
     /// one narrowing, not one per key).
     var narrowDue: (words: String, at: Timestamp)?
+    /// The marks when the narrowing prompt opened: a word typed on the way may hide (and so
+    /// unmark) a conversation that the words kept, or Esc, show again.
+    var marksBeforeNarrowing: Set<Int64> = []
     /// How long typing must pause before the list narrows, in milliseconds.
     public static let narrowDelay: Int64 = 60
     /// How far building the search index has come (0 to 1) while it is rebuilt; nil when

@@ -316,6 +316,12 @@ public final class ConversationListViewModel {
     /// Forgets marks on conversations that were deleted here.
     public func unmark(_ ids: Set<Int64>) { marks.subtract(ids) }
 
+    /// Marks `ids` again (marks an intermediate filter hid, as narrowing is typed): those that
+    /// exist and pass the filter.
+    public func restoreMarks(_ ids: Set<Int64>) throws {
+        marks = Set(try conversations.conversations(ids: ids.sorted()).filter(filter.admits).map(\.id))
+    }
+
     /// Forgets marks on conversations that no longer exist (deleted by another process).
     public func pruneMarks() throws {
         guard !marks.isEmpty else { return }

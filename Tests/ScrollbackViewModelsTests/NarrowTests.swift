@@ -107,6 +107,34 @@ struct NarrowTests {
         #expect(browser.list.filter.title == "rust" && browser.list.filter.since != nil)
     }
 
+    @Test("marks a word typed on the way hides come back with the words kept, or with Esc; those the words hide go")
+    func marksSurvive() throws {
+        let clock = TestClock()
+        let store = try Self.store()
+        let browser = try SearchAsYouTypeTests.browser(store, clock: clock)
+        // Marks on "Async Rust in practice 0" and "Trusting the compiler 1".
+        for key: Key in [.character(" "), .character(" ")] { _ = try browser.handle(key) }
+        #expect(browser.list.marks.count == 2)
+        _ = try browser.handle(.character("\\"))
+        for character in "cafe" { _ = try browser.handle(.character(character)) }
+        clock.advance(BrowserViewModel.narrowDelay)
+        #expect(browser.poll())
+        #expect(browser.list.marks.isEmpty, "hidden marks are never acted on")
+        _ = try browser.handle(.escape)
+        #expect(browser.list.marks.count == 2)
+        _ = try browser.handle(.character("\\"))
+        for character in "cafe" { _ = try browser.handle(.character(character)) }
+        clock.advance(BrowserViewModel.narrowDelay)
+        _ = browser.poll()
+        _ = try browser.handle(.control("u"))
+        for character in "rust" { _ = try browser.handle(.character(character)) }
+        _ = try browser.handle(.enter)
+        // "rust" keeps "Async Rust in practice 0", not "Trusting…": one mark, on the row shown.
+        #expect(browser.list.marks.count == 1)
+        let marked = try #require(browser.list.marks.first)
+        #expect(try store.conversations.conversation(id: marked)?.title == "Async Rust in practice 0")
+    }
+
     @Test("a paste narrows as typing does; hostile words are shown made safe; read-only narrows too")
     func pasteAndHostile() throws {
         let clock = TestClock()
