@@ -59,7 +59,13 @@ struct ConversationListQuery {
     /// `scrollback_title_matches`); while the title index is complete, the rows it finds for
     /// the words are the only candidates. (The next rows of the walk are checked first: see
     /// `probeChunks`.)
-    private func conditions(_ database: Database) throws -> (sql: String, arguments: [SQLValue], access: String) {
+    ///
+    /// `walking`: the conditions of a walk of the pinned half, where many candidates are left
+    /// to the rule alone: that half is short (what a person pins), and gathering the
+    /// candidates for it costs more than reading it. The other half keeps them: checking a
+    /// row's id against them needs no read of the row, so a walk past thousands of titles
+    /// the index proposed and the rule refuses stays a walk of the index.
+    private func conditions(_ database: Database, walking: Bool = false) throws -> (sql: String, arguments: [SQLValue], access: String) {
         var access = "INDEXED BY \(index)"
         var sql = ""
         var arguments: [SQLValue] = []
@@ -86,12 +92,14 @@ struct ConversationListQuery {
             if let expression = SearchQuery(title).indexExpression,
                 try database.queryFirst("SELECT below FROM search_backlog WHERE name = 'conversation'", [], { $0.int64(0) }) == nil
             {
-                sql += " AND id IN (SELECT rowid FROM conversation_fts WHERE conversation_fts MATCH ?)"
-                arguments.append(.text(expression))
                 let candidates = try database.scalarInt(
                     "SELECT count(*) FROM (SELECT rowid FROM conversation_fts WHERE conversation_fts MATCH ? LIMIT ?)",
                     [.text(expression), .integer(Int64(Self.fewCandidates + 1))])
                 if candidates <= Self.fewCandidates { access = "NOT INDEXED" }
+                if !walking || candidates <= Self.fewCandidates {
+                    sql += " AND id IN (SELECT rowid FROM conversation_fts WHERE conversation_fts MATCH ?)"
+                    arguments.append(.text(expression))
+                }
             }
             sql += " AND \(TitleMatchFunction.name)(title, ?)"
             arguments.append(.text(title))
@@ -123,7 +131,7 @@ struct ConversationListQuery {
             groups = Array(groups.drop { $0 != parts.pinned })
         }
         let probe = filter.title.map { SearchQuery($0) }
-        var filtered: (sql: String, arguments: [SQLValue], access: String)?
+        var filtered: [Bool: (sql: String, arguments: [SQLValue], access: String)] = [:]
         var found: [ConversationDTO] = []
         for (offset, pinned) in groups.enumerated() {
             var from = offset == 0 ? start?.values : nil
@@ -149,8 +157,8 @@ struct ConversationListQuery {
                 }
                 if halfRead { continue }
             }
-            let conditions = try filtered ?? conditions(database)
-            filtered = conditions
+            let conditions = try filtered[pinned] ?? conditions(database, walking: pinned)
+            filtered[pinned] = conditions
             found += try query(
                 database, access: conditions.access, pinned: pinned, conditions: (conditions.sql, conditions.arguments), from: from,
                 forward: forward, limit: limit - found.count)
