@@ -24,7 +24,8 @@ extension BrowserRenderer {
         }
         let now = browser.now()
         let rows = list.visibleRows.prefix(max(screen.height - 2, 0))
-        let layout = ListLayout(rows.map(\.conversation), order: list.order, width: screen.width, now: now)
+        let terms = list.filter.title.map { SearchQuery($0).terms.map(\.text) } ?? []
+        let layout = ListLayout(rows.map(\.conversation), order: list.order, width: screen.width, now: now, terms: terms)
         for (offset, item) in rows.enumerated() {
             let line = layout.row(item.conversation, marked: list.marks.contains(item.conversation.id))
             var style = list.marks.contains(item.conversation.id) ? marked : .plain
@@ -86,9 +87,13 @@ extension BrowserRenderer {
         let modelWidth: Int
         let countWidth: Int
         let timeWidth: Int
+        /// The words the list is narrowed by: a long title is cut around them, so that what
+        /// matched shows.
+        let terms: [String]
 
-        init(_ conversations: [ConversationDTO], order: ConversationOrder, width: Int, now: Timestamp) {
+        init(_ conversations: [ConversationDTO], order: ConversationOrder, width: Int, now: Timestamp, terms: [String] = []) {
             self.order = order
+            self.terms = terms
             self.width = width
             self.now = now
             let times = conversations.map { DisplayWidth.of(Self.time(of: $0, order: order, now: now)) }
@@ -126,8 +131,9 @@ extension BrowserRenderer {
         func title(of conversation: ConversationDTO) -> String {
             var title = UntrustedText.sanitized(conversation.title)
             if conversation.pinned { title = "⚑ " + title }
-            let titleWidth = width - 2 - DisplayWidth.of(tail(of: conversation)) - 1
-            return DisplayWidth.fitted(title, to: max(titleWidth, 1))
+            let titleWidth = max(width - 2 - DisplayWidth.of(tail(of: conversation)) - 1, 1)
+            guard !terms.isEmpty else { return DisplayWidth.fitted(title, to: titleWidth) }
+            return DisplayWidth.fitted(BrowserRenderer.cut(title, around: terms, to: titleWidth), to: titleWidth)
         }
 
         private func tail(of conversation: ConversationDTO) -> String {

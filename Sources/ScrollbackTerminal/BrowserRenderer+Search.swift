@@ -45,7 +45,7 @@ extension BrowserRenderer {
 
     /// `text` in at most `width` cells, with the first of `terms` it holds in view: cut at
     /// the end when the match fits there, else from the start too ("…words around it…").
-    static func cut(_ text: String, around terms: [String], to width: Int) -> String {
+    nonisolated static func cut(_ text: String, around terms: [String], to width: Int) -> String {
         guard DisplayWidth.of(text) > width else { return text }
         guard let match = terms.lazy.compactMap({ $0.isEmpty ? nil : text.range(of: $0, options: [.caseInsensitive, .diacriticInsensitive]) }).first,
             DisplayWidth.of(text[..<match.upperBound]) > width - 1

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 import ScrollbackModel
+import TerminalText
 @testable import ScrollbackStorage
 import TestSupport
 
@@ -97,6 +98,34 @@ struct BrowserEndToEndTests {
         #expect(try tmux.waitForExit() == 0)
         // The terminal is restored: the browser's screen is gone.
         #expect(!(try tmux.screen()).contains { $0.contains("scrollback —") })
+    }
+
+    @Test("\\ narrows the list by title as it is typed, in a real terminal; Enter keeps it, Esc in the list clears it")
+    func narrowing() throws {
+        let runner = try BinaryRunner()
+        #expect(try runner.run(["demo", "--count", "2000", "--seed", "4"]).status == 0)
+        let store = try Store.open(path: runner.databasePath, readOnly: true)
+        let expected = try store.conversations.count(filter: ConversationFilter(title: "haiku"))
+        #expect(expected > 20 && expected < 2_000)
+        let tmux = try TmuxSession(width: 100, height: 24, arguments: ["--db", runner.databasePath])
+        var screen = try tmux.waitFor(text: "1 of 2,000")
+        try tmux.type("\\")
+        screen = try tmux.waitFor(text: "Narrow:")
+        try tmux.type("haiku")
+        // The list follows the typing: every row shown holds the word, the count is the filter's.
+        // (A long title is cut around the word, so that it shows.)
+        screen = try tmux.waitFor(text: "title:haiku")
+        #expect(screen[1..<23].filter { !$0.isEmpty }.allSatisfy { $0.lowercased().contains("haiku") }, "\(screen.joined(separator: "\n"))")
+        try tmux.send("Enter")
+        screen = try tmux.waitFor(text: "Titles with “haiku” — Esc clears the filter")
+        try tmux.send("G")
+        screen = try tmux.waitFor(text: "\(NumberText.grouped(expected)) of \(NumberText.grouped(expected)) (filtered)")
+        // Cleared, on the same conversation: among all 2,000 now.
+        try tmux.send("Escape")
+        screen = try tmux.waitFor(text: "Filter cleared: every conversation")
+        #expect(!screen[0].contains("title:"))
+        try tmux.send("q")
+        #expect(try tmux.waitForExit() == 0)
     }
 
     @Test("--readonly: editing keys say read-only; the database stays byte-identical, only SQLite's -shm may appear")
