@@ -341,7 +341,8 @@ public final class BrowserViewModel {
         case (.reader, .down), (.reader, .up):
             try reader?.scroll(by: command == .down ? times : -times)
         case (_, .down), (_, .up), (_, .pageDown), (_, .pageUp), (_, .halfPageDown), (_, .halfPageUp), (.reader, .nextMessage),
-            (.reader, .previousMessage), (_, .nextMatch), (_, .previousMatch), (.reader, .nextConversation), (.reader, .previousConversation):
+            (.reader, .previousMessage), (_, .nextMatch), (_, .previousMatch), (.reader, .nextConversation), (.reader, .previousConversation),
+            (.list, .undo), (.list, .redo), (.reader, .undo), (.reader, .redo):
             for _ in 0..<min(times, 1_000) {
                 switch mode {
                 case .list: _ = try handleInList(command)

@@ -61,6 +61,22 @@ struct UndoRedoTests {
         #expect(try fixture.store.check().isHealthy)
     }
 
+    @Test("a count before u or Ctrl-R undoes or redoes that many, as vim's 3u")
+    func counts() throws {
+        let fixture = try BrowserFixture(store: BrowserFixture.store(count: 6))
+        let browser = fixture.browser
+        for _ in 0..<4 { try fixture.press(.character("p"), .character("j")) }
+        #expect(try fixture.store.conversations.count(filter: ConversationFilter(pinnedOnly: true)) == 4)
+        try fixture.press(.character("3"), .character("u"))
+        #expect(try fixture.store.conversations.count(filter: ConversationFilter(pinnedOnly: true)) == 1)
+        #expect(browser.status == "Pin undone (1 more to undo) — Ctrl-R redoes")
+        try fixture.press(.character("2"), .control("r"))
+        #expect(try fixture.store.conversations.count(filter: ConversationFilter(pinnedOnly: true)) == 3)
+        try fixture.press(.character("9"), .character("9"), .character("u"))
+        #expect(try fixture.store.conversations.count(filter: ConversationFilter(pinnedOnly: true)) == 0)
+        #expect(browser.status == "Nothing more to undo — Ctrl-R redoes")
+    }
+
     @Test("a new change after an undo ends what there was to redo")
     func newChangeEndsRedo() throws {
         let fixture = try BrowserFixture(store: BrowserFixture.store(count: 5))
