@@ -71,9 +71,10 @@ extension BrowserViewModel {
             status = "Nothing deleted: another process deleted \(ids.count == 1 ? "it" : "them") meanwhile"
             return
         }
-        remember(.deleted(snapshots), redoing: redoing)
+        let forgot = remember(.deleted(snapshots), redoing: redoing)
         let count = snapshots.count
-        status = "Deleted \(count) conversation\(count == 1 ? "" : "s")\(redoing ? " again" : "")\(redoNote(redoing)) — u undoes"
+        status = "Deleted \(NumberText.grouped(count)) conversation\(count == 1 ? "" : "s")\(redoing ? " again" : "")\(redoNote(redoing)) — u undoes"
+            + (forgot ? " (an older delete can no longer be undone: undo keeps \(NumberText.grouped(undoMessageBudget)) messages at most)" : "")
     }
 
     func rename(id: Int64, to title: String, redoing: Bool = false) throws {
@@ -119,14 +120,24 @@ extension BrowserViewModel {
     }
 
     /// Keeps `edit` for undo. A new change (not a redo) ends what there was to redo; the
-    /// oldest changes go beyond `undoLevels`, or beyond `undoMessageBudget` messages held.
-    func remember(_ edit: Edit, redoing: Bool) {
+    /// oldest changes go beyond `undoLevels`. Beyond `undoMessageBudget` messages held, the
+    /// oldest deletes let their snapshots go (the last change is always kept whole), each
+    /// leaving a note in its place, and the renames and pins around them stay: returns true
+    /// when one did.
+    @discardableResult
+    func remember(_ edit: Edit, redoing: Bool) -> Bool {
         undoHistory.append(edit)
         if !redoing { redoHistory.removeAll() }
+        if undoHistory.count > Self.undoLevels { undoHistory.removeFirst(undoHistory.count - Self.undoLevels) }
         var held = undoHistory.reduce(0) { $0 + $1.messagesHeld }
-        while undoHistory.count > Self.undoLevels || (held > Self.undoMessageBudget && undoHistory.count > 1) {
-            held -= undoHistory.removeFirst().messagesHeld
+        var forgot = false
+        for index in undoHistory.indices.dropLast() where held > undoMessageBudget {
+            guard case .deleted(let snapshots) = undoHistory[index] else { continue }
+            held -= undoHistory[index].messagesHeld
+            undoHistory[index] = .forgotten(conversations: snapshots.count)
+            forgot = true
         }
+        return forgot
     }
 
     /// How the keys in use name a command here (`Ctrl-R`), for the footer.
@@ -136,12 +147,12 @@ extension BrowserViewModel {
 
     /// " (2 more to redo)" while a redo goes on with more after it.
     private func redoNote(_ redoing: Bool) -> String {
-        redoHistory.isEmpty || !redoing ? "" : " (\(redoHistory.count) more to redo)"
+        redoHistory.isEmpty || !redoing ? "" : " (\(NumberText.grouped(redoHistory.count)) more to redo)"
     }
 
     /// What the footer adds after an undo: how many more there are, and the redo key.
     private var afterUndo: String {
-        let more = undoHistory.isEmpty ? "" : " (\(undoHistory.count) more to undo)"
+        let more = undoHistory.isEmpty ? "" : " (\(NumberText.grouped(undoHistory.count)) more to undo)"
         return more + (keyName(.redo).map { " — \($0) redoes" } ?? "")
     }
 
@@ -184,17 +195,37 @@ extension BrowserViewModel {
             _ = try repositories.conversations.setPinned(ids: current.map(\.id), !pinned)
             try list.reload(keeping: list.selected?.id)
             return (pinned ? "Pin undone" : "Unpin undone", .pinned(ids: current.map(\.id), pinned: pinned))
+        case .forgotten(let count):
+            status = "The delete of \(NumberText.grouped(count)) conversation\(count == 1 ? "" : "s") here can no longer be undone: undo keeps \(NumberText.grouped(undoMessageBudget)) messages at most" + nextUndo
+            return nil
         case .deleted(let snapshots):
-            let ids = try repositories.conversations.restore(snapshots)
+            // Those another process imported again are there already: the rest come back.
+            var back: [ConversationSnapshot] = []
+            var restorable: [ConversationSnapshot] = []
+            for snapshot in snapshots {
+                let present = (try? repositories.conversations.conversation(matching: snapshot.conversation.publicID))?.publicID == snapshot.conversation.publicID
+                if present { back.append(snapshot) } else { restorable.append(snapshot) }
+            }
+            let backNote = back.first.map { first in
+                let title = "“\(DisplayWidth.truncated(UntrustedText.sanitized(first.conversation.title), to: 40))”"
+                let others = back.count > 1 ? " and \(NumberText.grouped(back.count - 1)) more" : ""
+                return "\(title)\(others) \(back.count == 1 ? "was" : "were") back already (imported again by another process)"
+            }
+            guard !restorable.isEmpty else {
+                status = "Cannot undo the delete: " + (backNote ?? "") + nextUndo
+                return nil
+            }
+            let ids = try repositories.conversations.restore(restorable)
             // The first restored row in the list's order is selected, so that it and the
             // others after it are in view.
             let order = list.order
-            var restored = snapshots.map(\.conversation)
+            var restored = restorable.map(\.conversation)
             for index in restored.indices where index < ids.count { restored[index].id = ids[index] }
             let first = restored.min { order.sorts($0, before: $1) }
-            try list.reload(keeping: first?.id, totalChange: snapshots.count)
+            try list.reload(keeping: first?.id, totalChange: restorable.count)
             // Redo deletes them again by id: it keeps no messages.
-            return ("Restored \(snapshots.count) conversation\(snapshots.count == 1 ? "" : "s")",
+            let count = restorable.count
+            return ("Restored \(NumberText.grouped(count)) conversation\(count == 1 ? "" : "s")" + (backNote.map { "; " + $0 } ?? ""),
                 .deleted(restored.map { ConversationSnapshot(conversation: $0, messages: []) }))
         case .renamed(let id, let from, let to):
             guard let current = try repositories.conversations.conversation(id: id) else {
@@ -224,6 +255,9 @@ extension BrowserViewModel {
         }
         do {
             switch edit {
+            case .forgotten:
+                status = "Nothing to redo"
+                return
             case .deleted(let snapshots):
                 let present = try repositories.conversations.conversations(ids: snapshots.map(\.conversation.id))
                     .filter { conversation in snapshots.contains { $0.conversation.publicID == conversation.publicID } }

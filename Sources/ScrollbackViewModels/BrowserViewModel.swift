@@ -60,6 +60,9 @@ public final class BrowserViewModel {
         case renamed(id: Int64, from: String, to: String)
         /// These were set to `pinned` (they were the other way before).
         case pinned(ids: [Int64], pinned: Bool)
+        /// A delete of this many conversations whose snapshots were let go (they held more
+        /// messages than undo keeps): reaching it says so.
+        case forgotten(conversations: Int)
 
         /// The messages its snapshots hold in memory.
         var messagesHeld: Int {
@@ -158,7 +161,7 @@ public final class BrowserViewModel {
     public static let undoLevels = 100
     /// The most messages the deleted conversations kept for undo may hold together; the
     /// oldest changes are forgotten beyond it (the last delete is always kept, whatever its size).
-    public static let undoMessageBudget = 500_000
+    public var undoMessageBudget = 500_000
     var readerOrigin: Mode = .list
     var lastQuery = ""
     var changeToken: Int64 = 0

@@ -167,13 +167,57 @@ struct UndoRedoTests {
         let again = try fixture.store.conversations.create(
             NewConversation(title: "imported again", createdAt: other.createdAt, updatedAt: other.updatedAt, publicID: other.publicID))
         try fixture.press(.character("u"))
-        #expect(browser.status?.hasPrefix("Cannot undo: “conversation 1” is back already") == true, "\(browser.status ?? "")")
-        #expect(browser.status?.hasSuffix("; u undoes the change before it") == true)
+        #expect(browser.status == "Cannot undo the delete: “conversation 1” was back already (imported again by another process); u undoes the change before it")
         #expect(try fixture.store.conversations.conversation(id: again.id)?.title == "imported again")
         // Its pin went with it: the conversation there now is the re-imported one, unpinned.
         try fixture.press(.character("u"))
         #expect(browser.status == "Cannot undo the pin: changed meanwhile, by another process or a sync")
         #expect(try fixture.store.conversations.conversation(id: again.id)?.pinned == false)
+    }
+
+    @Test("a delete of several, one of them imported again elsewhere: undo brings back the rest and names the one")
+    func partlyBack() throws {
+        let fixture = try BrowserFixture(store: BrowserFixture.store(count: 6))
+        let browser = fixture.browser
+        let doomed = try fixture.store.conversations.page(sort: .updated, at: .first, limit: 3).items
+        try fixture.press(.character(" "), .character(" "), .character(" "), .character("D"), .character("y"))
+        #expect(browser.status == "Deleted 3 conversations — u undoes")
+        let again = try fixture.store.conversations.create(
+            NewConversation(title: "imported again", createdAt: doomed[1].createdAt, publicID: doomed[1].publicID))
+        try fixture.press(.character("u"))
+        #expect(browser.status == "Restored 2 conversations; “conversation 1” was back already (imported again by another process) — Ctrl-R redoes")
+        #expect(try fixture.store.conversations.count() == 6)
+        #expect(try fixture.store.conversations.conversation(id: again.id)?.title == "imported again")
+        #expect(try Self.title(fixture, doomed[0].id) == "conversation 0" && Self.title(fixture, doomed[2].id) == "conversation 2")
+        // Redo deletes the two it restored, never the one imported again.
+        try fixture.press(.control("r"))
+        #expect(browser.status == "Deleted 2 conversations again — u undoes")
+        #expect(try fixture.store.conversations.conversation(id: again.id) != nil)
+        #expect(try fixture.store.check().isHealthy)
+    }
+
+    @Test("past the message budget, the oldest deletes let go of their snapshots, said at once and when reached; renames and pins around them stay")
+    func budget() throws {
+        let fixture = try BrowserFixture(store: BrowserFixture.store(count: 12, messages: 4))
+        let browser = fixture.browser
+        browser.undoMessageBudget = 10
+        let first = try #require(browser.list.selected?.id)
+        try fixture.press(.character("r"), .control("u"))
+        try fixture.type("Renamed first")
+        try fixture.press(.enter, .character("j"), .character("d"), .character("y"))  // 4 messages held
+        try fixture.press(.character("p"))
+        try fixture.press(.character("j"), .character(" "), .character(" "), .character("D"), .character("y"))  // 8 more: 12 > 10
+        #expect(browser.status == "Deleted 2 conversations — u undoes (an older delete can no longer be undone: undo keeps 10 messages at most)")
+        try fixture.press(.character("u"))
+        #expect(browser.status == "Restored 2 conversations (3 more to undo) — Ctrl-R redoes")
+        try fixture.press(.character("u"))
+        #expect(browser.status == "Pin undone (2 more to undo) — Ctrl-R redoes")
+        try fixture.press(.character("u"))
+        #expect(browser.status == "The delete of 1 conversation here can no longer be undone: undo keeps 10 messages at most; u undoes the change before it")
+        try fixture.press(.character("u"))
+        #expect(browser.status == "Rename undone — Ctrl-R redoes")
+        #expect(try Self.title(fixture, first) == "conversation 0")
+        #expect(try fixture.store.conversations.count() == 11)
     }
 
     @Test("read-only: Ctrl-R says it cannot; while a search is on its way Ctrl-R waits for it; the help lists Ctrl-R")
