@@ -303,7 +303,7 @@ struct CommandContext {
             if let until = parsed.value("--until") { filter.until = try ConversationFilter.time(until, now: now, end: true) }
             if let title = parsed.value("--title") {
                 guard let words = ConversationFilter.titleWords(title) else {
-                    throw FilterError("--title needs a word with a letter or digit in it")
+                    throw FilterError("--title needs the words to find in titles (it was blank)")
                 }
                 filter.title = words
             }

@@ -33,8 +33,9 @@ public struct ConversationFilter: Sendable, Hashable {
     /// nothing is left that could be matched.
     public static func titleWords(_ text: String) -> String? {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        // Punctuation alone ("...", "+") is not looked for: nothing but a walk of every title could.
-        return SearchQuery(trimmed).terms.contains(where: \.hasWords) ? trimmed : nil
+        // Punctuation or emoji alone ("----", "🍕") is looked for too, as search does: the
+        // index cannot propose those titles, so every row is read.
+        return SearchQuery(trimmed).isEmpty ? nil : trimmed
     }
 
     public static let none = ConversationFilter()
@@ -121,6 +122,7 @@ extension ConversationFilter {
                 filter.pinnedOnly = true
                 continue
             }
+            guard !word.isEmpty else { continue }
             guard let colon = word.firstIndex(of: ":") else {
                 // A title's word, as narrowing takes it (a phrase when it held a space).
                 titleWords.append(word.contains(where: \.isWhitespace) ? "\"" + word + "\"" : word)
@@ -144,7 +146,7 @@ extension ConversationFilter {
         }
         if !titleWords.isEmpty {
             guard let words = Self.titleWords(titleWords.joined(separator: " ")) else {
-                throw FilterError("'\(titleWords.joined(separator: " ").prefix(100))' has no letter or digit to find in a title")
+                throw FilterError("'\(titleWords.joined(separator: " ").prefix(100))' has nothing to find in a title")
             }
             filter.title = words
         }

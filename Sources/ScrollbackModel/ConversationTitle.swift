@@ -18,7 +18,8 @@ public enum ConversationTitle {
             }
         }
         title = title.trimmingWhitespace()
-        guard !title.isEmpty else { throw .invalidTitle }
+        // Nothing that shows (a soft hyphen, zero-width spaces, a blank braille cell) is blank.
+        guard title.unicodeScalars.contains(where: { !isInvisible($0) }) else { throw .invalidTitle }
         guard title.count <= maximumLength else { throw .titleTooLong(characters: title.count) }
         // A character may be a letter with any number of marks on it: code points count too.
         let scalars = title.unicodeScalars.count
@@ -42,11 +43,22 @@ public enum ConversationTitle {
         return (String(kept), removed)
     }
 
-    /// A scalar no title may hold: C0 and C1 controls (ESC among them), DEL, and the bidi
-    /// embeddings, overrides and isolates that reorder what follows them.
+    /// A scalar no title may hold: C0 and C1 controls (ESC among them), DEL, the bidi
+    /// embeddings, overrides and isolates that reorder what follows them, the bidi marks
+    /// (LRM, RLM, ALM: invisible, they move what is around them), and the tag characters
+    /// (invisible text that some programs read).
     public static func isRefused(_ scalar: Unicode.Scalar) -> Bool {
         scalar.properties.generalCategory == .control || (0x202A...0x202E).contains(scalar.value)
-            || (0x2066...0x2069).contains(scalar.value)
+            || (0x2066...0x2069).contains(scalar.value) || [0x200E, 0x200F, 0x061C].contains(scalar.value)
+            || (0xE0000...0xE007F).contains(scalar.value)
+    }
+
+    /// A scalar that shows nothing: white space, what Unicode says may be ignored in display
+    /// (a soft hyphen, zero-width spaces and joiners, a byte-order mark), the fillers and the
+    /// blank braille cell.
+    static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isWhitespace || scalar.properties.isDefaultIgnorableCodePoint
+            || [0x2800, 0x3164, 0x115F, 0x1160, 0xFFA0].contains(scalar.value)
     }
 }
 

@@ -11,6 +11,12 @@ public protocol ConversationRepository {
     func conversation(matching text: String) throws -> ConversationDTO
     /// - Throws: `StorageError.invalidTitle` for an empty or blank title.
     func rename(id: Int64, to title: String) throws -> ConversationDTO
+    /// The export's title as last imported (nil: not imported, or not known for what was
+    /// stored before schema 7): a title equal to it follows the export on the next import.
+    func sourceTitle(id: Int64) throws -> String?
+    /// Puts back a title the conversation had (undo), exactly as it was: an export's title
+    /// may hold what a person could not type, and is kept as it is.
+    func restoreTitle(id: Int64, to title: String) throws -> ConversationDTO
     func setPinned(id: Int64, _ pinned: Bool) throws -> ConversationDTO
     /// Pins or unpins many in one transaction (their updated times stay); returns how many
     /// changed.

@@ -52,7 +52,11 @@ public struct SearchQuery: Sendable, Hashable {
         var inQuotes = false
         func finish() {
             let pattern = SearchText.folded(current, phrase: inQuotes)
-            if !pattern.scalars.isEmpty { terms.append(Term(text: current, isPhrase: inQuotes, pattern: pattern.scalars)) }
+            // A term given twice is the same condition: it is kept once (a pasted paragraph
+            // of repeated words costs one check per word, not one per repeat).
+            if !pattern.scalars.isEmpty, !terms.contains(where: { $0.pattern == pattern.scalars && $0.isPhrase == inQuotes }) {
+                terms.append(Term(text: current, isPhrase: inQuotes, pattern: pattern.scalars))
+            }
             current = ""
         }
         for character in query {
@@ -215,8 +219,9 @@ enum SearchText {
         return Array(text.lowercased().unicodeScalars.filter { !($0.value >= 0x300 && $0.value <= 0x36F) })
     }
 
-    /// A letter, digit or private-use character of the alphabetic scripts (what unicode61
-    /// keeps in tokens); CJK-class characters are not words: each stands alone.
+    /// A letter, digit or private-use character of the alphabetic scripts, or another code
+    /// point unicode61 keeps in tokens (`IndexWordCharacters`); CJK-class characters are not
+    /// words: each stands alone.
     static func isWord(_ scalar: Unicode.Scalar) -> Bool {
         if scalar.value < 0x80 {
             let value = scalar.value
@@ -227,7 +232,8 @@ enum SearchText {
             .letterNumber, .otherNumber, .privateUse:
             return !isCJK(scalar)
         default:
-            return false
+            // What the index keeps inside a word, as the index does.
+            return IndexWordCharacters.contains(scalar.value) && !isCJK(scalar)
         }
     }
 

@@ -74,7 +74,7 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
         case .titleTooLong(let characters):
             return "a title is at most 1,000 characters (this one has \(Self.grouped(characters))); nothing was changed"
         case .titleHasControls:
-            return "a title cannot hold control characters (ESC, a bell…) or bidi overrides; nothing was changed"
+            return "a title cannot hold control characters (ESC, a bell…), bidi marks or overrides, or tag characters; nothing was changed"
         case .damaged(let path, let detail):
             return "\(path) is damaged (\(detail.message)); run `scrollback check` to see what can be read, or restore a backup"
         case .diskFull(let path):

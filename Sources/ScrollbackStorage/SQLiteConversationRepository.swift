@@ -92,6 +92,15 @@ public final class SQLiteConversationRepository: ConversationRepository {
         }
     }
 
+    public func restoreTitle(id: Int64, to title: String) throws -> ConversationDTO {
+        // A title that was stored: at most what any title may be, never empty.
+        guard !title.isEmpty, title.utf8.count <= 64 * ConversationTitle.maximumLength else { return try rename(id: id, to: title) }
+        return try database.write {
+            try writer.rename(conversation: id, to: title)
+            return try require(id: id)
+        }
+    }
+
     public func setPinned(id: Int64, _ pinned: Bool) throws -> ConversationDTO {
         try database.write {
             try writer.setPinned(conversation: id, pinned)
@@ -135,6 +144,10 @@ public final class SQLiteConversationRepository: ConversationRepository {
 
     public func index(of conversation: ConversationDTO, sort: ConversationOrder, filter: ConversationFilter) throws -> Int {
         try ConversationListQuery(sort: sort, filter: filter).index(of: conversation, in: database)
+    }
+
+    public func sourceTitle(id: Int64) throws -> String? {
+        try database.queryFirst("SELECT source_title FROM conversation WHERE id = ?", [.integer(id)]) { $0.optionalText(0) } ?? nil
     }
 
     public func deleteKeepingSnapshots(ids: [Int64]) throws -> [ConversationSnapshot] {

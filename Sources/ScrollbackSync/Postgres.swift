@@ -108,8 +108,15 @@ final class PostgresConnection {
         let text = String(decoding: Data(bytes: pointer, count: strlen(pointer)), as: UTF8.self)
         var line = (text.split(whereSeparator: \.isNewline).first.map(String.init) ?? text).trimmingCharacters(in: .whitespaces)
         // The server's severity, as libpq puts it before the words ("FATAL:  terminating…").
-        for severity in ["FATAL:", "ERROR:", "PANIC:"] where line.hasPrefix(severity) {
-            line = String(line.dropFirst(severity.count)).trimmingCharacters(in: .whitespaces)
+        // Also after libpq's own words: `connection to server … failed: FATAL:  role …`.
+        for severity in ["FATAL:", "ERROR:", "PANIC:"] {
+            if line.hasPrefix(severity) {
+                line = String(line.dropFirst(severity.count)).trimmingCharacters(in: .whitespaces)
+            }
+            while let range = line.range(of: ": " + severity) {
+                let rest = line[range.upperBound...].drop { $0 == " " }
+                line = String(line[..<range.lowerBound]) + ": " + rest
+            }
         }
         return UntrustedText.sanitized(line)
     }

@@ -14,9 +14,13 @@ extension BrowserRenderer {
             } else {
                 var rest = list.filter
                 rest.title = nil
-                let text = list.filter.title != nil && rest.isEmpty
-                    ? "No title holds “\(UntrustedText.sanitized(list.filter.title ?? ""))”: \\ changes it, Esc clears it"
-                    : "No conversation passes the filter: f changes it, Esc clears it"
+                let words = UntrustedText.sanitized(list.filter.title ?? "")
+                let text =
+                    list.filter.title == nil
+                    ? "No conversation passes the filter: f changes it, Esc clears it"
+                    : rest.isEmpty
+                        ? "No title holds “\(words)”: \\ changes it, Esc clears it"
+                        : "No title holds “\(words)” with \(UntrustedText.sanitized(rest.description)): \\ changes the words, f the filter"
                 let note = DisplayWidth.truncated(text, to: screen.width - 2)
                 screen.draw(note, row: 2, column: 1, style: TextStyle(bold: true))
             }

@@ -146,6 +146,9 @@ public final class TerminalApp {
             let key: Key
             switch event {
             case .ignored: continue
+            case .unknownKey:
+                browser.unknownKey()
+                continue
             case .resize:
                 browser.resize(width: screen.width, height: screen.height)
                 continue

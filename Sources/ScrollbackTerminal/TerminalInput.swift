@@ -10,8 +10,10 @@ final class TerminalInput {
     enum Event: Equatable {
         case key(Key)
         case resize
-        /// Something was read that means nothing here (an unknown sequence, a stray marker).
+        /// Something was read that means nothing here (a stray marker, a mouse event).
         case ignored
+        /// A key scrollback has no name for (F5, Shift-Tab, Ctrl-]): it does nothing, and says so.
+        case unknownKey
     }
 
     /// Key codes for the bracketed paste markers, which no terminal description lists.
@@ -58,11 +60,11 @@ final class TerminalInput {
                 return .ignored
             case Self.pasteStart: return readPaste()
             case Self.pasteEnd: return .ignored
-            default: return KeyDecoder.key(code: code).map(Event.key) ?? .ignored
+            default: return KeyDecoder.key(code: code).map(Event.key) ?? .unknownKey
             }
         }
         if value == 27 { return afterEscape() }
-        return KeyDecoder.key(character: value).map(Event.key) ?? .ignored
+        return KeyDecoder.key(character: value).map(Event.key) ?? .unknownKey
     }
 
     /// ncurses hands over an ESC alone once its escape delay has passed or what followed
@@ -82,7 +84,7 @@ final class TerminalInput {
             return readControlSequence()
         case 0x4F:  // O
             guard let (_, final) = read(waiting: 0) else { return .key(.alt("O")) }
-            return KeyDecoder.key(controlSequence: "", final: final).map(Event.key) ?? .ignored
+            return KeyDecoder.key(controlSequence: "", final: final).map(Event.key) ?? .unknownKey
         default:
             guard value >= 0x20, value != 0x7F, let scalar = Unicode.Scalar(value) else { return .ignored }
             return .key(.alt(Character(scalar)))
@@ -101,7 +103,7 @@ final class TerminalInput {
                 parameters.unicodeScalars.append(scalar)
             case 0x40...0x7E:
                 if parameters == "200", value == 0x7E { return readPaste() }
-                return KeyDecoder.key(controlSequence: parameters, final: value).map(Event.key) ?? .ignored
+                return KeyDecoder.key(controlSequence: parameters, final: value).map(Event.key) ?? .unknownKey
             default:
                 return .ignored
             }

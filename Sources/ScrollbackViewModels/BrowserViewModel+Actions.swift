@@ -84,8 +84,9 @@ extension BrowserViewModel {
             try list.reload(keeping: id, totalChange: nil)
             return
         }
+        let followed = try repositories.conversations.sourceTitle(id: id) == before.title
         let renamed = try repositories.conversations.rename(id: id, to: title)
-        remember(.renamed(id: id, from: before.title, to: renamed.title), redoing: redoing)
+        remember(.renamed(id: id, from: before.title, to: renamed.title, followedExport: followed), redoing: redoing)
         if let reader, reader.conversation.id == id {
             try reader.reload(renamed)
             try list.reload(keeping: list.selected?.id)
@@ -227,7 +228,7 @@ extension BrowserViewModel {
             let count = restorable.count
             return ("Restored \(NumberText.grouped(count)) conversation\(count == 1 ? "" : "s")" + (backNote.map { "; " + $0 } ?? ""),
                 .deleted(restored.map { ConversationSnapshot(conversation: $0, messages: []) }))
-        case .renamed(let id, let from, let to):
+        case .renamed(let id, let from, let to, let followed):
             guard let current = try repositories.conversations.conversation(id: id) else {
                 status = "Cannot undo the rename: another process deleted the conversation" + nextUndo
                 return nil
@@ -236,10 +237,14 @@ extension BrowserViewModel {
                 status = "Cannot undo the rename: the title was changed meanwhile, by another process or a sync" + nextUndo
                 return nil
             }
-            let renamed = try repositories.conversations.rename(id: id, to: from)
+            // The title followed the export: it does again, as the export has it now.
+            let exportTitle = followed ? try repositories.conversations.sourceTitle(id: id) : nil
+            let title = exportTitle.flatMap { $0.isEmpty ? nil : $0 } ?? from
+            let renamed = try repositories.conversations.restoreTitle(id: id, to: title)
             if let reader, reader.conversation.id == id { try reader.reload(renamed) }
             try list.reload(keeping: id)
-            return ("Rename undone", .renamed(id: id, from: from, to: to))
+            let note = title == from ? "" : " (the export's title now: a later import changed it)"
+            return ("Rename undone" + note, .renamed(id: id, from: title, to: to, followedExport: followed))
         }
     }
 
@@ -266,7 +271,7 @@ extension BrowserViewModel {
                     return
                 }
                 try delete(ids: present.map(\.id), redoing: true)
-            case .renamed(let id, let from, let to):
+            case .renamed(let id, let from, let to, _):
                 guard let current = try repositories.conversations.conversation(id: id), current.title == from else {
                     status = "Cannot rename again: the conversation was changed or deleted meanwhile, by another process or a sync"
                     return

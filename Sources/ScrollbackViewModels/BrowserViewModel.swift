@@ -57,7 +57,10 @@ public final class BrowserViewModel {
     /// One change made in this browser, as `u` undoes it and `Ctrl-R` does it again.
     enum Edit {
         case deleted([ConversationSnapshot])
-        case renamed(id: Int64, from: String, to: String)
+        /// `followedExport`: `from` was the export's title, which imports keep up to date;
+        /// undone, the title follows the export again (its title now, if a later import
+        /// changed it).
+        case renamed(id: Int64, from: String, to: String, followedExport: Bool)
         /// These were set to `pinned` (they were the other way before).
         case pinned(ids: [Int64], pinned: Bool)
         /// A delete of this many conversations whose snapshots were let go (they held more
@@ -318,12 +321,20 @@ public final class BrowserViewModel {
         return true
     }
 
+    /// A key the terminal sent that scrollback has no name for (F5, Shift-Tab, Ctrl-]): it
+    /// says it does nothing, so that the footer never keeps the last key's words for it.
+    public func unknownKey() {
+        guard prompt == nil, !showingHelp, !isTooSmall else { return }
+        count = nil
+        status = "That key does nothing here (? lists the keys of this screen)"
+    }
+
     /// A key with no command on this screen says so, and where it does something, rather
     /// than nothing at all.
     func unboundNote(_ key: Key) -> String? {
         switch key {
-        case .character, .control, .alt: break
-        default: return nil
+        case .paste, .wheelUp, .wheelDown, .click, .doubleClick: return nil
+        default: break
         }
         let elsewhere = BrowserScreen.allCases.filter { $0 != screen }.compactMap { other in
             keymap.command(for: key, on: other).flatMap { command in

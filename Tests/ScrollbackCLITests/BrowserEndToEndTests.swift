@@ -100,7 +100,7 @@ struct BrowserEndToEndTests {
         #expect(!(try tmux.screen()).contains { $0.contains("scrollback —") })
     }
 
-    @Test("\\ narrows the list by title as it is typed, in a real terminal; Enter keeps it, Esc in the list clears it")
+    @Test("\\ narrows the list by title as it is typed, in a real terminal; Enter keeps it, Esc in the list clears it; unnamed keys say they do nothing")
     func narrowing() throws {
         let runner = try BinaryRunner()
         #expect(try runner.run(["demo", "--count", "2000", "--seed", "4"]).status == 0)
@@ -109,6 +109,17 @@ struct BrowserEndToEndTests {
         #expect(expected > 20 && expected < 2_000)
         let tmux = try TmuxSession(width: 100, height: 24, arguments: ["--db", runner.databasePath])
         var screen = try tmux.waitFor(text: "1 of 2,000")
+        // Keys with no name here say they do nothing, rather than keeping the last key's words.
+        try tmux.send("Z")
+        screen = try tmux.waitFor(text: "Z does nothing here")
+        for key in ["F5", "BTab", "C-]"] {
+            try tmux.send(key)
+            screen = try tmux.waitFor(text: "That key does nothing here (? lists the keys of this screen)")
+            try tmux.send("j", "k")
+            screen = try tmux.waitFor(text: "1 of 2,000")
+        }
+        try tmux.send("Tab")
+        screen = try tmux.waitFor(text: "Tab does nothing here")
         try tmux.type("\\")
         screen = try tmux.waitFor(text: "Narrow:")
         try tmux.type("haiku")

@@ -60,14 +60,17 @@ struct NarrowCommandTests {
         #expect(hits.allSatisfy { (($0["conversation"] as? [String: Any])?["title"] as? String)?.hasPrefix("Trusting") == true })
     }
 
-    @Test("bad --title: punctuation alone, empty, given twice: exit 2 with what to do; nothing matching says so")
+    @Test("bad --title: blank or given twice: exit 2 with what to do; punctuation alone is looked for; nothing matching says so")
     func badTitles() throws {
         let runner = try Self.runner()
-        for words in ["...", "  ", ""] {
+        for words in ["  ", ""] {
             let result = try runner.run(["list", "--title", words])
             #expect(result.status == 2, "\(words)")
-            #expect(result.error.contains("--title needs a word with a letter or digit in it"), "\(result.error)")
+            #expect(result.error.contains("--title needs the words to find in titles (it was blank)"), "\(result.error)")
         }
+        // Punctuation alone is looked for, as search does.
+        #expect(try runner.run(["list", "--title", "..."]).error.hasPrefix("No conversations match title:..."))
+        #expect(try runner.run(["list", "--title", ":"]).output.split(separator: "\n").count == 11, "the rust: titles")
         let twice = try runner.run(["list", "--title", "rust", "--title", "cafe"])
         #expect(twice.status == 2, "\(twice.error)")
         let none = try runner.run(["list", "--title", "quetzalcoatl\u{1B}]0;X\u{07}"])

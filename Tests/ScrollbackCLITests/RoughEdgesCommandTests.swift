@@ -40,6 +40,19 @@ struct RoughEdgesCommandTests {
         #expect(throws: StorageError.titleHasControls) { try ConversationTitle.normalized("a\u{1B}b") }
         #expect(throws: StorageError.titleTooLong(characters: 1_001)) { try ConversationTitle.normalized(String(repeating: "z", count: 1_001)) }
         #expect(throws: StorageError.invalidTitle) { try ConversationTitle.normalized(" \n\t ") }
+        // What shows nothing is blank; invisible marks and tags are refused as controls are
+        // (from the third hostile round).
+        for invisible in ["\u{AD}", "\u{200B}\u{200B}", "\u{FEFF}", "\u{2800}", "\u{3164}", " \u{200D} "] {
+            #expect(throws: StorageError.invalidTitle, "\(invisible.unicodeScalars.map { String($0.value, radix: 16) })") {
+                try ConversationTitle.normalized(invisible)
+            }
+            let result = try runner.run(["rename", "11111111", invisible])
+            #expect(result.status == 1 && result.error.contains("cannot be empty or blank"), "\(result.error)")
+        }
+        for smuggled in ["a\u{E0041}\u{E0042}", "\u{200E}\u{200F}x", "x\u{061C}"] {
+            #expect(throws: StorageError.titleHasControls) { try ConversationTitle.normalized(smuggled) }
+        }
+        #expect(try ConversationTitle.normalized("naïve\u{AD}ly 👩‍👩‍👧") == "naïve\u{AD}ly 👩‍👩‍👧")
     }
 
     @Test("an option given twice is refused, saying both; --since 3m --until 3m is one instant, not two")

@@ -763,6 +763,10 @@ struct SyncDamageTests {
         #expect(try engine.serverState().toReceive == before)
         // libpq's words without the server's severity.
         #expect(PostgresConnection.firstLine("FATAL:  terminating connection due to administrator command\nmore") == "terminating connection due to administrator command")
+        // Also where libpq puts it after its own words (a role that does not exist).
+        #expect(
+            PostgresConnection.firstLine("connection to server on socket \"/tmp/.s.PGSQL.5432\" failed: FATAL:  role \"root\" does not exist")
+                == "connection to server on socket \"/tmp/.s.PGSQL.5432\" failed: role \"root\" does not exist")
     }
 
     @Test("check after a catch-up cut short: the branches still to come are said as such, with `scrollback sync` as the first advice")

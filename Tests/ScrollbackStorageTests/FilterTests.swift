@@ -180,7 +180,7 @@ struct FilterTests {
         #expect(try ConversationFilter.time("57y", now: now, end: false).milliseconds == 0)
         for (text, message) in [
             ("colour:red", "unknown filter 'colour:'; use source:, model:, since:, until:, title: or pinned (title:colour:red finds it in titles)"),
-            ("+++ ...", "'+++ ...' has no letter or digit to find in a title"),
+            ("title:\" \"", "' ' has nothing to find in a title"),
             ("model:", "'model:' needs a value"),
             ("since:2025-02-30", "'2025-02-30' is not a date: use 2025-01-31, 2025-01, 2025, 2025-01-31T10:00Z (the years 1970 to 9999), or 7d, 2w, 3m, 1y for days, weeks, months, years ago"),
             ("since:99999999999d", "'99999999999d' is too far back (at most 20000 of a unit)"),

@@ -92,7 +92,9 @@ struct TitleNarrowingTests {
         #expect(admits("cafe", "cafe\u{301} noir") && admits("naive", "nai\u{308}ve") && admits("café", "CAFE"))
         #expect(admits("node.js", "Node.js streams") && !admits("node.js", "node js"))
         #expect(admits("\"haiku about\"", "A haiku about rain") && !admits("\"about haiku\"", "A haiku about rain"))
-        #expect(ConversationFilter(title: "   ").title == nil && ConversationFilter(title: "...").title == nil)
+        #expect(ConversationFilter(title: "   ").title == nil && ConversationFilter(title: "\"\"").title == nil)
+        // Punctuation and emoji alone are looked for, as search does.
+        #expect(admits("----", "---- a rule") && admits("🍕", "🍕 night") && !admits("🍕", "pizza"))
         #expect(ConversationFilter(title: "  rust  ").title == "rust")
     }
 

@@ -220,6 +220,35 @@ struct UndoRedoTests {
         #expect(try fixture.store.conversations.count() == 11)
     }
 
+    @Test("undoing a rename puts back the title exactly, an export's controls too; a title that followed the export follows it again")
+    func exactTitles() throws {
+        let fixture = try BrowserFixture(store: BrowserFixture.store(count: 3))
+        let browser = fixture.browser
+        let id = try #require(browser.list.selected?.id)
+        try fixture.store.database.run("UPDATE conversation SET title = ?, source_title = ? WHERE id = ?", [
+            .text("evil \u{1B}[31mred\u{200E}"), .text("evil \u{1B}[31mred\u{200E}"), .integer(id),
+        ])
+        try fixture.press(.character("G"), .character("g"), .character("r"), .control("u"))
+        try fixture.type("Mine")
+        try fixture.press(.enter)
+        #expect(try Self.title(fixture, id) == "Mine")
+        // A later import changed the export's title (and kept the person's, as imports do).
+        try fixture.store.database.run("UPDATE conversation SET source_title = 'Trip ideas v3' WHERE id = ?", [.integer(id)])
+        try fixture.press(.character("u"))
+        #expect(browser.status == "Rename undone (the export's title now: a later import changed it) — Ctrl-R redoes")
+        #expect(try Self.title(fixture, id) == "Trip ideas v3")
+        try fixture.press(.control("r"))
+        #expect(try Self.title(fixture, id) == "Mine")
+        // Not following the export (a person's title before): put back exactly, controls and all.
+        let other = try #require(try fixture.store.conversations.page(sort: .updated, at: .first, limit: 3).items.last?.id)
+        try fixture.store.database.run("UPDATE conversation SET title = ? WHERE id = ?", [.text("odd \u{7}title "), .integer(other)])
+        try fixture.press(.character("G"), .character("r"), .control("u"))
+        try fixture.type("Plain")
+        try fixture.press(.enter, .character("u"))
+        #expect(browser.status == "Rename undone (1 more to undo) — Ctrl-R redoes")
+        #expect(try Self.title(fixture, other) == "odd \u{7}title ")
+    }
+
     @Test("read-only: Ctrl-R says it cannot; while a search is on its way Ctrl-R waits for it; the help lists Ctrl-R")
     func readOnlyAndHelp() throws {
         let fixture = try BrowserFixture(store: BrowserFixture.store(count: 3))
