@@ -17,6 +17,11 @@ public protocol ConversationRepository {
     /// Puts back a title the conversation had (undo), exactly as it was: an export's title
     /// may hold what a person could not type, and is kept as it is.
     func restoreTitle(id: Int64, to title: String) throws -> ConversationDTO
+    /// The clock of the last edit of a conversation's title or pin (any process's, any
+    /// machine's), opaque; nil when none was recorded. Undo compares it to the one its own
+    /// edit left, so that an edit made elsewhere since is never undone over, even one that
+    /// set the same value again.
+    func editMark(id: Int64, field: ConversationField) throws -> String?
     func setPinned(id: Int64, _ pinned: Bool) throws -> ConversationDTO
     /// Pins or unpins many in one transaction (their updated times stay); returns how many
     /// changed.
@@ -54,6 +59,12 @@ extension ConversationRepository {
     public func index(of conversation: ConversationDTO, sort: ConversationOrder) throws -> Int {
         try index(of: conversation, sort: sort, filter: .none)
     }
+}
+
+/// A conversation's fields a person edits.
+public enum ConversationField: String, Sendable {
+    case title
+    case pin
 }
 
 /// The messages of a conversation: a tree, read one branch at a time.

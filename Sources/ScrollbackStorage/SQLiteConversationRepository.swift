@@ -92,6 +92,12 @@ public final class SQLiteConversationRepository: ConversationRepository {
         }
     }
 
+    public func editMark(id: Int64, field: ConversationField) throws -> String? {
+        try database.queryFirst(
+            "SELECT clock FROM sync_clock WHERE entity = (SELECT public_id FROM conversation WHERE id = ?) AND field = ?",
+            [.integer(id), .text(field.rawValue)]) { $0.text(0) }
+    }
+
     public func restoreTitle(id: Int64, to title: String) throws -> ConversationDTO {
         // A title that was stored: at most what any title may be, never empty.
         guard !title.isEmpty, title.utf8.count <= 64 * ConversationTitle.maximumLength else { return try rename(id: id, to: title) }

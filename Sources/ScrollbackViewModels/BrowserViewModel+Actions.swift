@@ -86,7 +86,8 @@ extension BrowserViewModel {
         }
         let followed = try repositories.conversations.sourceTitle(id: id) == before.title
         let renamed = try repositories.conversations.rename(id: id, to: title)
-        remember(.renamed(id: id, from: before.title, to: renamed.title, followedExport: followed), redoing: redoing)
+        let mark = try repositories.conversations.editMark(id: id, field: .title)
+        remember(.renamed(id: id, from: before.title, to: renamed.title, followedExport: followed, mark: mark), redoing: redoing)
         if let reader, reader.conversation.id == id {
             try reader.reload(renamed)
             try list.reload(keeping: list.selected?.id)
@@ -112,7 +113,7 @@ extension BrowserViewModel {
         let changing = conversations.filter { $0.pinned != target }.map(\.id)
         guard !changing.isEmpty else { return }
         _ = try repositories.conversations.setPinned(ids: changing, target)
-        remember(.pinned(ids: changing, pinned: target), redoing: redoing)
+        remember(.pinned(ids: changing, pinned: target, marks: try pinMarks(changing)), redoing: redoing)
         try list.reload(keeping: list.selected?.id)
         let count = changing.count
         let noun = count == 1 ? "the conversation" : "\(NumberText.grouped(count)) conversations"
@@ -128,6 +129,7 @@ extension BrowserViewModel {
     @discardableResult
     func remember(_ edit: Edit, redoing: Bool) -> Bool {
         undoHistory.append(edit)
+        changesRemembered += 1
         if !redoing { redoHistory.removeAll() }
         if undoHistory.count > Self.undoLevels { undoHistory.removeFirst(undoHistory.count - Self.undoLevels) }
         var held = undoHistory.reduce(0) { $0 + $1.messagesHeld }
@@ -139,6 +141,28 @@ extension BrowserViewModel {
             forgot = true
         }
         return forgot
+    }
+
+    /// The pin's edit marks of `ids` (those that have one).
+    private func pinMarks(_ ids: [Int64]) throws -> [Int64: String] {
+        var marks: [Int64: String] = [:]
+        for id in ids { marks[id] = try repositories.conversations.editMark(id: id, field: .pin) }
+        return marks
+    }
+
+    /// Those of `conversations` whose pin no other edit has touched since `marks` were taken.
+    private func untouched(_ conversations: [ConversationDTO], since marks: [Int64: String]) throws -> [ConversationDTO] {
+        try conversations.filter { try repositories.conversations.editMark(id: $0.id, field: .pin) == marks[$0.id] }
+    }
+
+    /// After an undo or redo of `edit` here: the next change of the same history that
+    /// touches the same field of the same conversation expects the edit clock this one left
+    /// (its own write), not the one it saw before.
+    private func carryMarks(of edit: Edit, into history: inout [Edit]) throws {
+        for (id, field) in edit.touched {
+            guard let index = history.lastIndex(where: { other in other.touched.contains { $0.id == id && $0.field == field } }) else { continue }
+            history[index] = history[index].expecting(try repositories.conversations.editMark(id: id, field: field), of: field, for: id)
+        }
     }
 
     /// How the keys in use name a command here (`Ctrl-R`), for the footer.
@@ -169,6 +193,7 @@ extension BrowserViewModel {
         let done: String
         do {
             guard let (message, redo) = try reverse(edit) else { return }
+            try carryMarks(of: redo, into: &undoHistory)
             redoHistory.append(redo)
             done = message
         } catch StorageError.conflict(let message) {
@@ -187,15 +212,16 @@ extension BrowserViewModel {
     /// the footer saying why) when the data has moved on and it cannot be undone.
     private func reverse(_ edit: Edit) throws -> (String, Edit)? {
         switch edit {
-        case .pinned(let ids, let pinned):
-            let current = try repositories.conversations.conversations(ids: ids).filter { $0.pinned == pinned }
+        case .pinned(let ids, let pinned, let marks):
+            let current = try untouched(try repositories.conversations.conversations(ids: ids).filter { $0.pinned == pinned }, since: marks)
             guard !current.isEmpty else {
                 status = "Cannot undo the \(pinned ? "pin" : "unpin"): changed meanwhile, by another process or a sync" + nextUndo
                 return nil
             }
-            _ = try repositories.conversations.setPinned(ids: current.map(\.id), !pinned)
+            let undone = current.map(\.id)
+            _ = try repositories.conversations.setPinned(ids: undone, !pinned)
             try list.reload(keeping: list.selected?.id)
-            return (pinned ? "Pin undone" : "Unpin undone", .pinned(ids: current.map(\.id), pinned: pinned))
+            return (pinned ? "Pin undone" : "Unpin undone", .pinned(ids: undone, pinned: pinned, marks: try pinMarks(undone)))
         case .forgotten(let count):
             status = "The delete of \(NumberText.grouped(count)) conversation\(count == 1 ? "" : "s") here can no longer be undone: undo keeps \(NumberText.grouped(undoMessageBudget)) messages at most" + nextUndo
             return nil
@@ -228,12 +254,12 @@ extension BrowserViewModel {
             let count = restorable.count
             return ("Restored \(NumberText.grouped(count)) conversation\(count == 1 ? "" : "s")" + (backNote.map { "; " + $0 } ?? ""),
                 .deleted(restored.map { ConversationSnapshot(conversation: $0, messages: []) }))
-        case .renamed(let id, let from, let to, let followed):
+        case .renamed(let id, let from, let to, let followed, let mark):
             guard let current = try repositories.conversations.conversation(id: id) else {
                 status = "Cannot undo the rename: another process deleted the conversation" + nextUndo
                 return nil
             }
-            guard current.title == to else {
+            guard current.title == to, try repositories.conversations.editMark(id: id, field: .title) == mark else {
                 status = "Cannot undo the rename: the title was changed meanwhile, by another process or a sync" + nextUndo
                 return nil
             }
@@ -244,7 +270,8 @@ extension BrowserViewModel {
             if let reader, reader.conversation.id == id { try reader.reload(renamed) }
             try list.reload(keeping: id)
             let note = title == from ? "" : " (the export's title now: a later import changed it)"
-            return ("Rename undone" + note, .renamed(id: id, from: title, to: to, followedExport: followed))
+            return ("Rename undone" + note, .renamed(
+                id: id, from: title, to: to, followedExport: followed, mark: try repositories.conversations.editMark(id: id, field: .title)))
         }
     }
 
@@ -258,6 +285,7 @@ extension BrowserViewModel {
             status = "Nothing to redo"
             return
         }
+        let before = changesRemembered
         do {
             switch edit {
             case .forgotten:
@@ -271,14 +299,16 @@ extension BrowserViewModel {
                     return
                 }
                 try delete(ids: present.map(\.id), redoing: true)
-            case .renamed(let id, let from, let to, _):
-                guard let current = try repositories.conversations.conversation(id: id), current.title == from else {
+            case .renamed(let id, let from, let to, _, let mark):
+                guard let current = try repositories.conversations.conversation(id: id), current.title == from,
+                    try repositories.conversations.editMark(id: id, field: .title) == mark
+                else {
                     status = "Cannot rename again: the conversation was changed or deleted meanwhile, by another process or a sync"
                     return
                 }
                 try rename(id: id, to: to, redoing: true)
-            case .pinned(let ids, let pinned):
-                let current = try repositories.conversations.conversations(ids: ids).filter { $0.pinned != pinned }
+            case .pinned(let ids, let pinned, let marks):
+                let current = try untouched(try repositories.conversations.conversations(ids: ids).filter { $0.pinned != pinned }, since: marks)
                 guard !current.isEmpty else {
                     status = "Cannot \(pinned ? "pin" : "unpin") again: changed meanwhile, by another process or a sync"
                     return
@@ -290,5 +320,7 @@ extension BrowserViewModel {
             redoHistory.append(edit)
             throw error
         }
+        // Done again, as a change of its own: what is redone next expects its marks.
+        if changesRemembered > before, let done = undoHistory.last { try carryMarks(of: done, into: &redoHistory) }
     }
 }

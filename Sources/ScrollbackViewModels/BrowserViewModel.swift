@@ -60,12 +60,36 @@ public final class BrowserViewModel {
         /// `followedExport`: `from` was the export's title, which imports keep up to date;
         /// undone, the title follows the export again (its title now, if a later import
         /// changed it).
-        case renamed(id: Int64, from: String, to: String, followedExport: Bool)
-        /// These were set to `pinned` (they were the other way before).
-        case pinned(ids: [Int64], pinned: Bool)
+        /// `mark`: the edit clock this change left (`editMark`), which must still be there.
+        case renamed(id: Int64, from: String, to: String, followedExport: Bool, mark: String?)
+        /// These were set to `pinned` (they were the other way before), leaving these marks.
+        case pinned(ids: [Int64], pinned: Bool, marks: [Int64: String])
         /// A delete of this many conversations whose snapshots were let go (they held more
         /// messages than undo keeps): reaching it says so.
         case forgotten(conversations: Int)
+
+        /// The conversations and fields it changed.
+        var touched: [(id: Int64, field: ConversationField)] {
+            switch self {
+            case .deleted(let snapshots): snapshots.flatMap { [($0.conversation.id, .title), ($0.conversation.id, .pin)] }
+            case .renamed(let id, _, _, _, _): [(id, .title)]
+            case .pinned(let ids, _, _): ids.map { ($0, .pin) }
+            case .forgotten: []
+            }
+        }
+
+        /// The same change, expecting `mark` as the edit clock of `field` of `id`.
+        func expecting(_ mark: String?, of field: ConversationField, for id: Int64) -> Edit {
+            switch (self, field) {
+            case (.renamed(let own, let from, let to, let followed, _), .title) where own == id:
+                return .renamed(id: own, from: from, to: to, followedExport: followed, mark: mark)
+            case (.pinned(let ids, let pinned, var marks), .pin) where ids.contains(id):
+                marks[id] = mark
+                return .pinned(ids: ids, pinned: pinned, marks: marks)
+            default:
+                return self
+            }
+        }
 
         /// The messages its snapshots hold in memory.
         var messagesHeld: Int {
@@ -160,6 +184,8 @@ public final class BrowserViewModel {
     var undoHistory: [Edit] = []
     /// The changes undone, which `Ctrl-R` does again until a new change is made.
     var redoHistory: [Edit] = []
+    /// How many changes were kept for undo so far (a redo that made one is told by it).
+    var changesRemembered = 0
     /// How many changes undo reaches back.
     public static let undoLevels = 100
     /// The most messages the deleted conversations kept for undo may hold together; the

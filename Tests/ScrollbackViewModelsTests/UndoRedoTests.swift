@@ -175,6 +175,33 @@ struct UndoRedoTests {
         #expect(try fixture.store.conversations.conversation(id: again.id)?.pinned == false)
     }
 
+    @Test("another process's edit that set the same value again is not undone over either (the edit's clock, not only its value)")
+    func sameValueAgain() throws {
+        let fixture = try BrowserFixture(store: BrowserFixture.store(count: 4))
+        let browser = fixture.browser
+        let id = try #require(browser.list.selected?.id)
+        try fixture.press(.character("p"))
+        _ = try fixture.store.conversations.setPinned(ids: [id], false)
+        _ = try fixture.store.conversations.setPinned(ids: [id], true)
+        try fixture.press(.character("u"))
+        #expect(browser.status == "Cannot undo the pin: changed meanwhile, by another process or a sync")
+        #expect(try fixture.store.conversations.conversation(id: id)?.pinned == true)
+        try fixture.press(.character("r"), .control("u"))
+        try fixture.type("T1")
+        try fixture.press(.enter)
+        _ = try fixture.store.conversations.rename(id: id, to: "X")
+        _ = try fixture.store.conversations.rename(id: id, to: "T1")
+        try fixture.press(.character("u"))
+        #expect(browser.status == "Cannot undo the rename: the title was changed meanwhile, by another process or a sync")
+        #expect(try Self.title(fixture, id) == "T1")
+        // Its own edits, undone and redone in turn, are recognised as its own.
+        try fixture.press(.character("r"), .control("u"))
+        try fixture.type("T2")
+        try fixture.press(.enter, .character("u"), .control("r"), .character("u"))
+        #expect(browser.status == "Rename undone — Ctrl-R redoes")
+        #expect(try Self.title(fixture, id) == "T1")
+    }
+
     @Test("a delete of several, one of them imported again elsewhere: undo brings back the rest and names the one")
     func partlyBack() throws {
         let fixture = try BrowserFixture(store: BrowserFixture.store(count: 6))
