@@ -207,15 +207,20 @@ enum Documentation {
                 done
             }
             _scrollback() {
-                local current="${COMP_WORDS[COMP_CWORD]}" previous="" command="" db="" i word
+                local current="${COMP_WORDS[COMP_CWORD]}" previous="" command="" db="" i word step
                 local -a typed=()
                 (( COMP_CWORD > 0 )) && previous="${COMP_WORDS[COMP_CWORD-1]}"
+                # `--db=PATH`: bash splits it at the `=` into three words.
+                [[ "$current" == "=" ]] && { previous="${COMP_WORDS[COMP_CWORD-1]}"; current=""; }
+                [[ "$previous" == "=" ]] && (( COMP_CWORD > 1 )) && previous="${COMP_WORDS[COMP_CWORD-2]}"
                 # The command and the words after it; an option's value is neither.
                 for (( i = 1; i < COMP_CWORD; i++ )); do
                     word="${COMP_WORDS[i]}"
+                    step=1
+                    [[ "${COMP_WORDS[i+1]}" == "=" ]] && step=2
                     case "$word" in
-                        --db) db="${COMP_WORDS[i+1]}"; i=$((i + 1)); continue ;;
-                        \(skip)) i=$((i + 1)); continue ;;
+                        --db) db="${COMP_WORDS[i+step]}"; i=$((i + step)); continue ;;
+                        \(skip)) i=$((i + step)); continue ;;
                         -*) continue ;;
                     esac
                     if [[ -z "$command" ]]; then command="$word"; else typed+=("$word"); fi

@@ -66,6 +66,14 @@ struct CompletionTests {
         #expect(try offered("sync", "") == ["init", "status", "off", "key"])
         #expect(try offered("--db", db, "sync", "key", "") == ["show", "import"])
         #expect(try offered("completions", "") == ["bash", "zsh", "fish"])
+        // `--db=PATH` and `--sort=VALUE`, as each shell hands them over (bash splits at `=`).
+        if shell == "bash" {
+            #expect(try offered("--db", "=", db, "li") == ["list"])
+            #expect(try offered("--db", "=", db, "list", "--source", "") == ["chatgpt", "demo"])
+            #expect(try offered("list", "--sort", "=", "") == ["updated", "created", "title"])
+            #expect(try offered("list", "--sort", "=", "t") == ["title"])
+            #expect(try offered("list", "--sort", "=", "title", "--pin") == ["--pinned"])
+        }
         // What the database holds, read cheaply: its sources, and the models of recent ones.
         #expect(try offered("--db", db, "list", "--source", "") == ["chatgpt", "demo"])
         #expect(try offered("--db", db, "search", "--source", "d") == ["demo"])
