@@ -18,6 +18,8 @@ function __scrollback_typed
         switch $token
             case --db
                 set skip 2
+            case '--db=*'
+                set db (string replace -- --db= '' $token)
             case --sort --limit -n --after --before --source --model --since --until --title --format --unzip-limit --out --out-dir --count --seed --words
                 set skip 1
             case '-*'

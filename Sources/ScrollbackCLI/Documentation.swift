@@ -287,6 +287,7 @@ enum Documentation {
                     word=${words[i]}
                     case $word in
                         (--db) db=${words[i+1]}; i=$((i + 1)); continue ;;
+                        (--db=*) db=${word#--db=}; continue ;;
                         (\(skip)) i=$((i + 1)); continue ;;
                         (-*) continue ;;
                     esac
@@ -367,6 +368,8 @@ enum Documentation {
                     switch $token
                         case --db
                             set skip 2
+                        case '--db=*'
+                            set db (string replace -- --db= '' $token)
                         case \(skip)
                             set skip 1
                         case '-*'
