@@ -29,6 +29,33 @@ struct UndoSupportTests {
         #expect(try store.check().isHealthy)
     }
 
+    @Test("a large restore (by the bulk policy, as a load) brings back the same rows, counts, branches and search entries")
+    func restoreLarge() throws {
+        let store = try Store.open(path: ":memory:")
+        try store.inserting(about: .max) {
+            for index in 0..<1_600 {
+                try store.addConversation(
+                    title: "walrus \(index)", createdAt: Int64(index) * 1_000, pinned: index % 97 == 0,
+                    messages: ["walrus line \(index)", "reply \(index)", "more \(index)"])
+            }
+        }
+        let tree = try store.addTree(title: "Sorting walrus", start: 2_000_000)
+        let before = try store.conversations.page(sort: .updated, at: .first, limit: 2_000).items
+        let hitsBefore = try store.search.search("walrus", after: nil, limit: 2_000).items
+        let treeBefore = try store.messages.all(conversationID: tree.id)
+        let doomed = before.prefix(1_200).map(\.id)
+        #expect(SearchIndex.isLarge(doomed.count, of: before.count))
+        let snapshots = try store.conversations.deleteKeepingSnapshots(ids: doomed)
+        #expect(try store.conversations.count() == before.count - 1_200)
+        try store.conversations.restore(snapshots)
+        #expect(try store.conversations.page(sort: .updated, at: .first, limit: 2_000).items == before)
+        #expect(try store.search.search("walrus", after: nil, limit: 2_000).items == hitsBefore)
+        #expect(try store.messages.all(conversationID: tree.id) == treeBefore)
+        #expect(try store.conversations.conversation(id: tree.id) == before.first { $0.id == tree.id })
+        #expect(try store.conversations.count() == before.count)
+        #expect(try store.check().isHealthy)
+    }
+
     @Test("a conversation's index is its place in each order", arguments: ConversationOrder.allCases)
     func indexes(order: ConversationOrder) throws {
         let store = try Store.open(path: ":memory:")
