@@ -229,6 +229,9 @@ enum ExportTarget {
         let shown = OutputFormat.line(path)
         var status = stat()
         guard stat(path, &status) == 0 else {
+            if errno == ELOOP {
+                throw CommandFailure(message: "\(shown) is a loop of symlinks (each points on to the next); give --out-dir another name")
+            }
             // A symlink to nothing: no folder can be made in its place without removing it.
             if lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFLNK {
                 let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)).map { " (to \(OutputFormat.line($0)), which does not exist)" } ?? ""

@@ -29,7 +29,7 @@ public enum Scrollback {
         for index in 1..<Int(max(CommandLine.argc, 1)) {
             guard let raw = CommandLine.unsafeArgv[index] else { continue }
             guard let argument = String(validatingCString: raw) else {
-                console.errorLine("scrollback: argument \(index) is not valid UTF-8; scrollback takes UTF-8 paths and text only (rename the file, or use a link with a UTF-8 name)")
+                console.errorLine("scrollback: argument \(index) is not valid UTF-8; scrollback takes UTF-8 paths and text only (a title or query: type it in UTF-8; a file: rename it, or use a link with a UTF-8 name)")
                 return 2
             }
             arguments.append(argument)

@@ -79,6 +79,11 @@ struct RoughEdgesCommandTests {
         let result = try runner.run(["export", "--out-dir", link])
         #expect(result.status == 1 && result.error.contains("is a symlink to nothing"), "\(result.error)")
         #expect(!result.error.contains("The operation could not be completed"))
+        // A loop of symlinks is said as one (it is not "to nothing").
+        try FileManager.default.createSymbolicLink(atPath: runner.folder.file("loopa"), withDestinationPath: runner.folder.file("loopb"))
+        try FileManager.default.createSymbolicLink(atPath: runner.folder.file("loopb"), withDestinationPath: runner.folder.file("loopa"))
+        let loop = try runner.run(["export", "--out-dir", runner.folder.file("loopa")])
+        #expect(loop.status == 1 && loop.error.contains("is a loop of symlinks"), "\(loop.error)")
         // A missing folder, deep: made, as mkdir -p does.
         let deep = runner.folder.file("new/deep/folder")
         #expect(try runner.run(["export", "--out-dir", deep]).status == 0)
