@@ -87,7 +87,8 @@ final class PostgresConnection {
             return .refused(message)
         }
         // The server answered: the database or the user named is not there.
-        if lower.contains("fatal:") && lower.contains("does not exist") {
+        // (libpq's `FATAL:` is gone from the message by now: its own words stay.)
+        if lower.contains("does not exist") && (lower.contains("database \"") || lower.contains("role \"") || lower.contains("fatal:")) {
             return .refused(message)
         }
         if lower.contains("invalid") && (lower.contains("connection option") || lower.contains("uri") || lower.contains("sslmode")) {
