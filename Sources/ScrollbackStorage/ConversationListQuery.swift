@@ -50,22 +50,38 @@ struct ConversationListQuery {
     /// sorted, rather than found by walking the order's index.
     static let fewCandidates = 5_000
 
+    /// What the title index proposes for the filter's words: its expression and whether the
+    /// candidates are few; nil when the filter has no title, its words hold nothing the index
+    /// can look up, or the index is being built (then the rule alone decides, row by row).
+    /// Asked once per query: a page, a count.
+    private func proposal(_ database: Database) throws -> (expression: String, few: Bool)? {
+        guard let title = filter.title, let expression = SearchQuery(title).indexExpression,
+            try database.queryFirst("SELECT below FROM search_backlog WHERE name = 'conversation'", [], { $0.int64(0) }) == nil
+        else { return nil }
+        let candidates = try database.scalarInt(
+            "SELECT count(*) FROM (SELECT rowid FROM conversation_fts WHERE conversation_fts MATCH ? LIMIT ?)",
+            [.text(expression), .integer(Int64(Self.fewCandidates + 1))])
+        return (expression, candidates <= Self.fewCandidates)
+    }
+
     /// The filter's conditions besides pin, with their arguments, and how to reach the rows:
     /// through the order's index (`INDEXED BY`), or by id (`NOT INDEXED`: the title index
     /// proposes at most `fewCandidates`, read by id and sorted, where a walk of the order's
     /// index would pass over every row to find them).
     ///
     /// A title's words are checked on each row by the search's rules (the SQL function
-    /// `scrollback_title_matches`); while the title index is complete, the rows it finds for
-    /// the words are the only candidates. (The next rows of the walk are checked first: see
-    /// `probeChunks`.)
+    /// `scrollback_title_matches`); the rows the title index `proposal` finds for them are
+    /// the only candidates. (The next rows of the walk are checked first: see `probeChunks`.)
+    /// Without `title`, the conditions of the other filter words alone (that probe's).
     ///
     /// `walking`: the conditions of a walk of the pinned half, where many candidates are left
     /// to the rule alone: that half is short (what a person pins), and gathering the
     /// candidates for it costs more than reading it. The other half keeps them: checking a
     /// row's id against them needs no read of the row, so a walk past thousands of titles
     /// the index proposed and the rule refuses stays a walk of the index.
-    private func conditions(_ database: Database, walking: Bool = false) throws -> (sql: String, arguments: [SQLValue], access: String) {
+    private func conditions(
+        proposal: (expression: String, few: Bool)?, title: Bool = true, walking: Bool = false
+    ) -> (sql: String, arguments: [SQLValue], access: String) {
         var access = "INDEXED BY \(index)"
         var sql = ""
         var arguments: [SQLValue] = []
@@ -88,21 +104,16 @@ struct ConversationListQuery {
             sql += " AND model LIKE ? ESCAPE '\\'"
             arguments.append(.text("%" + escaped + "%"))
         }
-        if let title = filter.title {
-            if let expression = SearchQuery(title).indexExpression,
-                try database.queryFirst("SELECT below FROM search_backlog WHERE name = 'conversation'", [], { $0.int64(0) }) == nil
-            {
-                let candidates = try database.scalarInt(
-                    "SELECT count(*) FROM (SELECT rowid FROM conversation_fts WHERE conversation_fts MATCH ? LIMIT ?)",
-                    [.text(expression), .integer(Int64(Self.fewCandidates + 1))])
-                if candidates <= Self.fewCandidates { access = "NOT INDEXED" }
-                if !walking || candidates <= Self.fewCandidates {
+        if title, let words = filter.title {
+            if let proposal {
+                if proposal.few { access = "NOT INDEXED" }
+                if !walking || proposal.few {
                     sql += " AND id IN (SELECT rowid FROM conversation_fts WHERE conversation_fts MATCH ?)"
-                    arguments.append(.text(expression))
+                    arguments.append(.text(proposal.expression))
                 }
             }
             sql += " AND \(TitleMatchFunction.name)(title, ?)"
-            arguments.append(.text(title))
+            arguments.append(.text(words))
         }
         return (sql, arguments, access)
     }
@@ -131,14 +142,12 @@ struct ConversationListQuery {
             groups = Array(groups.drop { $0 != parts.pinned })
         }
         let probe = filter.title.map { SearchQuery($0) }
-        var filtered: [Bool: (sql: String, arguments: [SQLValue], access: String)] = [:]
+        var asked: (expression: String, few: Bool)??
         var found: [ConversationDTO] = []
         for (offset, pinned) in groups.enumerated() {
             var from = offset == 0 ? start?.values : nil
             if let probe {
-                var untitled = filter
-                untitled.title = nil
-                let (sql, arguments, _) = try ConversationListQuery(sort: sort, filter: untitled).conditions(database)
+                let (sql, arguments, _) = conditions(proposal: nil, title: false)
                 var halfRead = false
                 for chunk in Self.probeChunks {
                     let before = found.count
@@ -157,8 +166,9 @@ struct ConversationListQuery {
                 }
                 if halfRead { continue }
             }
-            let conditions = try filtered[pinned] ?? conditions(database, walking: pinned)
-            filtered[pinned] = conditions
+            let proposal = try asked ?? proposal(database)
+            asked = proposal
+            let conditions = conditions(proposal: proposal, walking: pinned)
             found += try query(
                 database, access: conditions.access, pinned: pinned, conditions: (conditions.sql, conditions.arguments), from: from,
                 forward: forward, limit: limit - found.count)
@@ -209,7 +219,7 @@ struct ConversationListQuery {
     /// Up to `limit` conversations that pass the filter, by id (the order they were made
     /// in, oldest first: ids follow the created time), after `id`.
     func oldestFirst(in database: Database, after id: Int64?, limit: Int) throws -> [ConversationDTO] {
-        let (filterSQL, filterArguments, _) = try conditions(database)
+        let (filterSQL, filterArguments, _) = conditions(proposal: try proposal(database))
         var arguments = filterArguments
         var sql = "SELECT \(SQLiteConversationRepository.columns) FROM conversation WHERE \(pinCondition)\(filterSQL)"
         if let id {
@@ -225,14 +235,14 @@ struct ConversationListQuery {
     /// on pin).
     func count(in database: Database) throws -> Int {
         if filter.isEmpty { return Int(try database.scalarInt("SELECT value FROM tally WHERE name = 'conversations'")) }
-        let (filterSQL, arguments, _) = try conditions(database)
+        let (filterSQL, arguments, _) = conditions(proposal: try proposal(database))
         return Int(try database.scalarInt("SELECT count(*) FROM conversation WHERE \(pinCondition)\(filterSQL)", arguments))
     }
 
     /// How many rows come before `conversation` in this order and filter.
     func index(of conversation: ConversationDTO, in database: Database) throws -> Int {
         guard let parts = parts(of: Cursor.conversation(conversation, order: sort)) else { return 0 }
-        let (filterSQL, filterArguments, access) = try conditions(database)
+        let (filterSQL, filterArguments, access) = conditions(proposal: try proposal(database))
         var before = 0
         for pinned in halves {
             var sql = "SELECT count(*) FROM conversation \(access) WHERE pinned = ?" + filterSQL

@@ -168,7 +168,7 @@ public enum BrowserRenderer {
             let question = browser.deleteQuestion(width: max(width - 1, 1)) ?? ""
             screen.draw(DisplayWidth.truncated(" " + question, to: width), row: row, column: 0, style: TextStyle(bold: true))
         case .rename(_, let editor), .search(let editor), .find(let editor), .pipe(let editor), .filter(let editor), .jump(let editor),
-            .export(_, let editor), .narrow(let editor, _, _):
+            .export(_, let editor), .narrow(let editor, _, _, _):
             let label: String
             switch prompt {
             case .rename: label = " Rename: "

@@ -41,8 +41,9 @@ extension BrowserViewModel {
         case .filter:
             prompt = .filter(editor: LineEditor(text: list.filter.description, selected: true))
         case .narrow:
-            prompt = .narrow(editor: LineEditor(text: list.filter.title ?? "", selected: true), before: list.filter, selected: list.selected?.id)
-            marksBeforeNarrowing = list.marks
+            prompt = .narrow(
+                editor: LineEditor(text: list.filter.title ?? "", selected: true), before: list.filter, selected: list.selected?.id,
+                marks: list.marks)
         case .jumpToDate:
             guard list.order != .title else {
                 status = "Going to a date needs the updated or created order (s changes it)"

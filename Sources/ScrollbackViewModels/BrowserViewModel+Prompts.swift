@@ -94,9 +94,9 @@ extension BrowserViewModel {
                     status = UntrustedText.sanitized(error.message)
                 }
             }
-        case .narrow(var editor, let before, let selected):
+        case .narrow(var editor, let before, let selected, let marks):
             let typed = editor.text
-            guard let outcome = edit(&editor, key, reopen: { .narrow(editor: $0, before: before, selected: selected) }) else {
+            guard let outcome = edit(&editor, key, reopen: { .narrow(editor: $0, before: before, selected: selected, marks: marks) }) else {
                 // The list follows the typing, once it pauses.
                 if editor.text != typed {
                     let (due, overflow) = now().milliseconds.addingReportingOverflow(Self.narrowDelay)
@@ -111,13 +111,12 @@ extension BrowserViewModel {
             case .cancelled:
                 // The list as it was before the prompt opened, the narrowing it had included.
                 try list.setFilter(before, keeping: selected)
-                try list.restoreMarks(marksBeforeNarrowing)
+                try list.restoreMarks(marks)
                 status = "Narrowing cancelled"
             case .submitted:
                 try narrowList(to: editor.text, final: true)
-                try list.restoreMarks(marksBeforeNarrowing)
+                try list.restoreMarks(marks)
             }
-            marksBeforeNarrowing = []
         case .jump(var editor):
             guard let outcome = edit(&editor, key, reopen: { .jump(editor: $0) }) else { return }
             if outcome == .submitted {

@@ -22,9 +22,10 @@ public final class BrowserViewModel {
         case pipe(editor: LineEditor)
         /// The list's filter (`f`): `source:claude model:gpt-4o since:2025-01 pinned`.
         case filter(editor: LineEditor)
-        /// Narrowing the list by title as it is typed (`\`); `before` is the filter it
-        /// opened on, which Esc puts back.
-        case narrow(editor: LineEditor, before: ConversationFilter, selected: Int64?)
+        /// Narrowing the list by title as it is typed (`\`); `before`, `selected` and `marks`
+        /// are the list as it opened on, which Esc puts back (a word typed on the way may
+        /// hide, and so unmark, a conversation that the words kept show again).
+        case narrow(editor: LineEditor, before: ConversationFilter, selected: Int64?, marks: Set<Int64>)
         /// A date to go to (`:`).
         case jump(editor: LineEditor)
         /// The file to export these conversations to (`x`).
@@ -172,9 +173,6 @@ public final class BrowserViewModel {
     /// When the list narrows to what is typed in the narrowing prompt (a burst of keys is
     /// one narrowing, not one per key).
     var narrowDue: (words: String, at: Timestamp)?
-    /// The marks when the narrowing prompt opened: a word typed on the way may hide (and so
-    /// unmark) a conversation that the words kept, or Esc, show again.
-    var marksBeforeNarrowing: Set<Int64> = []
     /// How long typing must pause before the list narrows, in milliseconds.
     public static let narrowDelay: Int64 = 60
     /// How far building the search index has come (0 to 1) while it is rebuilt; nil when

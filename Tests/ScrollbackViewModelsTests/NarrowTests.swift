@@ -59,7 +59,7 @@ struct NarrowTests {
         #expect(browser.status == "Titles with “rust asyncx” — Esc clears the filter")
         // Opened again: the words as they are, selected (typing replaces them).
         _ = try browser.handle(.character("\\"))
-        guard case .narrow(let editor, _, _) = browser.prompt else { return }
+        guard case .narrow(let editor, _, _, _) = browser.prompt else { return }
         #expect(editor.text == "rust asyncx" && editor.isAllSelected)
         for character in "café" { _ = try browser.handle(.character(character)) }
         _ = try browser.handle(.enter)
