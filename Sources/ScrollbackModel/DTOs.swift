@@ -292,10 +292,17 @@ public struct ConversationSnapshot: Sendable, Hashable {
     public var messages: [MessageDTO]
     /// The branches the reader remembered.
     public var choices: [Choice]
+    /// The mark the delete left (`ConversationRepository.deleteMark`): while it is still
+    /// there, no other delete came after this one.
+    public var deleteMark: String?
 
-    public init(conversation: ConversationDTO, messages: [MessageDTO], choices: [(message: Int64, leaf: Int64)] = []) {
+    public init(
+        conversation: ConversationDTO, messages: [MessageDTO], choices: [(message: Int64, leaf: Int64)] = [],
+        deleteMark: String? = nil
+    ) {
         self.conversation = conversation
         self.messages = messages
         self.choices = choices.map { Choice(message: $0.message, leaf: $0.leaf) }
+        self.deleteMark = deleteMark
     }
 }

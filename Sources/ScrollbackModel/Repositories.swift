@@ -39,8 +39,14 @@ public protocol ConversationRepository {
     /// How many conversations that pass `filter` come before `conversation` in `sort` order
     /// (its 0-based index).
     func index(of conversation: ConversationDTO, sort: ConversationOrder, filter: ConversationFilter) throws -> Int
-    /// Deletes in one transaction and returns what was deleted, for `restore`.
+    /// Deletes in one transaction and returns what was deleted, for `restore`, each with
+    /// the delete mark it left.
     func deleteKeepingSnapshots(ids: [Int64]) throws -> [ConversationSnapshot]
+    /// The clock of the last delete of the conversation with this public id (any process's,
+    /// any machine's), opaque; nil while it is not deleted. Undo of a delete compares it to
+    /// the one its own delete left, so that a conversation put back and deleted again
+    /// elsewhere since stays deleted.
+    func deleteMark(publicID: String) throws -> String?
     /// Puts deleted conversations back with their ids, messages and search entries; returns
     /// the ids they have now, in the snapshots' order (the old one unless another row took it).
     @discardableResult

@@ -171,8 +171,15 @@ public final class SQLiteConversationRepository: ConversationRepository {
                 snapshots.append(ConversationSnapshot(conversation: conversation, messages: messages, choices: choices))
             }
             _ = try self.writer.delete(conversations: snapshots.map(\.conversation.id))
+            for index in snapshots.indices {
+                snapshots[index].deleteMark = try self.deleteMark(publicID: snapshots[index].conversation.publicID)
+            }
             return snapshots
         }
+    }
+
+    public func deleteMark(publicID: String) throws -> String? {
+        try database.queryFirst("SELECT clock FROM sync_tombstone WHERE public_id = ?", [.text(publicID)]) { $0.text(0) }
     }
 
     @discardableResult

@@ -88,13 +88,16 @@ extension BrowserViewModel {
         let renamed = try repositories.conversations.rename(id: id, to: title)
         let mark = try repositories.conversations.editMark(id: id, field: .title)
         remember(.renamed(id: id, from: before.title, to: renamed.title, followedExport: followed, mark: mark), redoing: redoing)
+        let fallbacks = list.neighbours(of: list.selection, excluding: [id])
         if let reader, reader.conversation.id == id {
             try reader.reload(renamed)
-            try list.reload(keeping: list.selected?.id)
+            try list.reload(keeping: list.selected?.id, fallbacks: fallbacks)
         } else {
-            try list.reload(keeping: id)
+            try list.reload(keeping: id, fallbacks: fallbacks)
         }
-        status = redoing ? "Renamed again\(redoNote(redoing)) — u undoes" : "Renamed — u undoes"
+        // Renamed out of the filtered list: it says where the row went.
+        let gone = list.filter.admits(renamed) ? "" : " (its new title is not in the filtered list: Esc shows every one)"
+        status = (redoing ? "Renamed again\(redoNote(redoing))" : "Renamed") + gone + " — u undoes"
     }
 
     /// Pins `ids` (unpins them when all are pinned already), in one transaction and one
@@ -183,29 +186,71 @@ extension BrowserViewModel {
 
     /// `u`: the last change made here is undone, and can be done again with `Ctrl-R`. A
     /// change that another process (or a sync) has changed since is not undone over it: the
-    /// footer says so, and the next `u` reaches the one before.
-    func undo() throws {
-        guard allowWrite("undo") else { return }
+    /// footer says so, and the next `u` reaches the one before. Returns whether it undid one.
+    @discardableResult
+    func undo() throws -> Bool {
+        guard allowWrite("undo") else { return false }
+        if let slow = slowUndo {
+            // One is on its way: the footer says so again.
+            status = Self.restoring(slow.edit)
+            return false
+        }
         guard let edit = undoHistory.popLast() else {
             status = redoHistory.isEmpty ? "Nothing to undo" : "Nothing more to undo" + (keyName(.redo).map { " — \($0) redoes" } ?? "")
-            return
+            return false
         }
+        if case .deleted(let snapshots) = edit, snapshots.count >= slowUndoAt || edit.messagesHeld >= 10 * slowUndoAt {
+            // Said first, done after the frame that says it (`poll`).
+            slowUndo = (edit, false)
+            status = Self.restoring(edit)
+            return false
+        }
+        return try undo(edit)
+    }
+
+    /// "Restoring 150,000 conversations (450,000 messages)…"
+    private static func restoring(_ edit: Edit) -> String {
+        guard case .deleted(let snapshots) = edit else { return "Undoing…" }
+        let messages = edit.messagesHeld
+        return "Restoring \(NumberText.grouped(snapshots.count)) conversation\(snapshots.count == 1 ? "" : "s")"
+            + " (\(NumberText.grouped(messages)) message\(messages == 1 ? "" : "s"))…"
+    }
+
+    /// Undoes `edit`, taken off the history (back on it when it fails as it is now).
+    @discardableResult
+    func undo(_ edit: Edit) throws -> Bool {
         let done: String
         do {
-            guard let (message, redo) = try reverse(edit) else { return }
+            guard let (message, redo) = try reverse(edit) else { return false }
             try carryMarks(of: redo, into: &undoHistory)
             redoHistory.append(redo)
             done = message
         } catch StorageError.conflict(let message) {
             // The data refuses it as it is now: it stays undone-not, and the one before is next.
             status = Self.sentence(message) + (undoHistory.isEmpty ? "" : "; u undoes the change before it")
-            return
+            return false
         } catch {
             // Nothing changed (busy, a full disk): it can be tried again.
             undoHistory.append(edit)
             throw error
         }
         status = done + afterUndo
+        return true
+    }
+
+    /// `5u` and `5 Ctrl-R`: up to `times` undos (redos), one after another, stopping at the
+    /// first that cannot be done; the footer says how many were, and why it stopped.
+    func repeatUndo(times: Int, redoing: Bool) throws {
+        var done = 0
+        while done < times, try redoing ? redo() : undo() { done += 1 }
+        guard done > 0 else { return }
+        let verb = redoing ? "redone" : "undone"
+        let said = status ?? ""
+        if done == times {
+            status = "\(NumberText.grouped(done)) changes \(verb): the last — " + said
+        } else {
+            status = "\(NumberText.grouped(done)) of \(NumberText.grouped(times)) changes \(verb), then: " + said
+        }
     }
 
     /// Undoes `edit`: what the footer says, and the change that does it again; nil (with
@@ -226,18 +271,28 @@ extension BrowserViewModel {
             status = "The delete of \(NumberText.grouped(count)) conversation\(count == 1 ? "" : "s") here can no longer be undone: undo keeps \(NumberText.grouped(undoMessageBudget)) messages at most" + nextUndo
             return nil
         case .deleted(let snapshots):
-            // Those another process imported again are there already: the rest come back.
+            // Those another process imported again are there already; those put back and
+            // deleted again elsewhere since stay deleted (that delete is the later change):
+            // the rest come back.
             var back: [ConversationSnapshot] = []
+            var deletedAgain: [ConversationSnapshot] = []
             var restorable: [ConversationSnapshot] = []
             for snapshot in snapshots {
                 let present = (try? repositories.conversations.conversation(matching: snapshot.conversation.publicID))?.publicID == snapshot.conversation.publicID
-                if present { back.append(snapshot) } else { restorable.append(snapshot) }
+                let mark = try repositories.conversations.deleteMark(publicID: snapshot.conversation.publicID)
+                if present {
+                    back.append(snapshot)
+                } else if let mark, let own = snapshot.deleteMark, mark != own {
+                    deletedAgain.append(snapshot)
+                } else {
+                    restorable.append(snapshot)
+                }
             }
-            let backNote = back.first.map { first in
-                let title = "“\(DisplayWidth.truncated(UntrustedText.sanitized(first.conversation.title), to: 40))”"
-                let others = back.count > 1 ? " and \(NumberText.grouped(back.count - 1)) more" : ""
-                return "\(title)\(others) \(back.count == 1 ? "was" : "were") back already (imported again by another process)"
-            }
+            let notes = [
+                Self.titles(back, were: "back already (imported again by another process)"),
+                Self.titles(deletedAgain, were: "deleted again meanwhile, by another process or a sync"),
+            ].compactMap { $0 }
+            let backNote = notes.isEmpty ? nil : notes.joined(separator: "; ")
             guard !restorable.isEmpty else {
                 status = "Cannot undo the delete: " + (backNote ?? "") + nextUndo
                 return nil
@@ -275,28 +330,39 @@ extension BrowserViewModel {
         }
     }
 
+    /// "“First” and 2 more were …" for the footer; nil for none.
+    private static func titles(_ snapshots: [ConversationSnapshot], were what: String) -> String? {
+        snapshots.first.map { first in
+            let title = "“\(DisplayWidth.truncated(UntrustedText.sanitized(first.conversation.title), to: 40))”"
+            let others = snapshots.count > 1 ? " and \(NumberText.grouped(snapshots.count - 1)) more" : ""
+            return "\(title)\(others) \(snapshots.count == 1 ? "was" : "were") \(what)"
+        }
+    }
+
     /// "; u undoes the change before it" when there is one.
     private var nextUndo: String { undoHistory.isEmpty ? "" : "; u undoes the change before it" }
 
     /// `Ctrl-R`: the last change undone is made again, unless the data has moved on since.
-    func redo() throws {
-        guard allowWrite("redo") else { return }
+    /// Returns whether it did one again.
+    @discardableResult
+    func redo() throws -> Bool {
+        guard allowWrite("redo") else { return false }
         guard let edit = redoHistory.popLast() else {
             status = "Nothing to redo"
-            return
+            return false
         }
         let before = changesRemembered
         do {
             switch edit {
             case .forgotten:
                 status = "Nothing to redo"
-                return
+                return false
             case .deleted(let snapshots):
                 let present = try repositories.conversations.conversations(ids: snapshots.map(\.conversation.id))
                     .filter { conversation in snapshots.contains { $0.conversation.publicID == conversation.publicID } }
                 guard !present.isEmpty else {
                     status = "Nothing to delete again: another process deleted \(snapshots.count == 1 ? "it" : "them") meanwhile"
-                    return
+                    return false
                 }
                 try delete(ids: present.map(\.id), redoing: true)
             case .renamed(let id, let from, let to, _, let mark):
@@ -304,14 +370,14 @@ extension BrowserViewModel {
                     try repositories.conversations.editMark(id: id, field: .title) == mark
                 else {
                     status = "Cannot rename again: the conversation was changed or deleted meanwhile, by another process or a sync"
-                    return
+                    return false
                 }
                 try rename(id: id, to: to, redoing: true)
             case .pinned(let ids, let pinned, let marks):
                 let current = try untouched(try repositories.conversations.conversations(ids: ids).filter { $0.pinned != pinned }, since: marks)
                 guard !current.isEmpty else {
                     status = "Cannot \(pinned ? "pin" : "unpin") again: changed meanwhile, by another process or a sync"
-                    return
+                    return false
                 }
                 try setPinned(current, pinned, redoing: true)
             }
@@ -321,6 +387,8 @@ extension BrowserViewModel {
             throw error
         }
         // Done again, as a change of its own: what is redone next expects its marks.
-        if changesRemembered > before, let done = undoHistory.last { try carryMarks(of: done, into: &redoHistory) }
+        guard changesRemembered > before else { return false }
+        if let done = undoHistory.last { try carryMarks(of: done, into: &redoHistory) }
+        return true
     }
 }

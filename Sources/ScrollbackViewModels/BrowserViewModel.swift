@@ -178,6 +178,13 @@ public final class BrowserViewModel {
     /// How far building the search index has come (0 to 1) while it is rebuilt; nil when
     /// the index is complete.
     public internal(set) var indexingProgress: Double?
+    /// An undo that takes a while (a large delete put back), taken off the history: `shown`
+    /// false while the footer saying so waits to be drawn, true once it was (the next
+    /// `poll` does it).
+    var slowUndo: (edit: Edit, shown: Bool)?
+    /// A delete with this many conversations or ten times as many messages or more is
+    /// said before it is put back (150,000 took half a minute).
+    public var slowUndoAt = 2_000
     /// The changes `u` undoes, the last one last.
     var undoHistory: [Edit] = []
     /// The changes undone, which `Ctrl-R` does again until a new change is made.
@@ -238,6 +245,7 @@ public final class BrowserViewModel {
     /// question has just become visible: keys queued before that should be discarded.
     @discardableResult
     public func promptShown() -> Bool {
+        if slowUndo?.shown == false { slowUndo?.shown = true }
         guard case .confirmDelete = prompt, !questionShown, !isTooSmall else { return false }
         questionShown = true
         return true
@@ -379,8 +387,7 @@ public final class BrowserViewModel {
         case (.reader, .down), (.reader, .up):
             try reader?.scroll(by: command == .down ? times : -times)
         case (_, .down), (_, .up), (_, .pageDown), (_, .pageUp), (_, .halfPageDown), (_, .halfPageUp), (.reader, .nextMessage),
-            (.reader, .previousMessage), (_, .nextMatch), (_, .previousMatch), (.reader, .nextConversation), (.reader, .previousConversation),
-            (.list, .undo), (.list, .redo), (.reader, .undo), (.reader, .redo):
+            (.reader, .previousMessage), (_, .nextMatch), (_, .previousMatch), (.reader, .nextConversation), (.reader, .previousConversation):
             for _ in 0..<min(times, 1_000) {
                 switch mode {
                 case .list: _ = try handleInList(command)
@@ -389,6 +396,9 @@ public final class BrowserViewModel {
                 case .outline: try handleInOutline(command)
                 }
             }
+        case (.list, .undo), (.list, .redo), (.reader, .undo), (.reader, .redo):
+            try repeatUndo(times: min(times, Self.undoLevels), redoing: command == .redo)
+            if mode == .reader { try refreshReader() }
         default:
             return nil
         }
@@ -478,6 +488,17 @@ public final class BrowserViewModel {
             }
             changed = true
         }
+        if let slow = slowUndo, slow.shown {
+            // The footer says what is being put back: now it is.
+            slowUndo = nil
+            do {
+                try undo(slow.edit)
+                if mode == .reader { try refreshReader() }
+            } catch {
+                report(error)
+            }
+            changed = true
+        }
         return takeSearchResult() || changed
     }
 
@@ -512,7 +533,10 @@ public final class BrowserViewModel {
             changed = indexingProgress != before
         }
         let token = try repositories.conversations.changeToken()
-        guard token != changeToken, prompt == nil else { return changed }
+        // Not under an editor (its row must stay put), but under the narrowing prompt, whose
+        // list is the one that changes.
+        if case .narrow = prompt {} else if prompt != nil { return changed }
+        guard token != changeToken else { return changed }
         changeToken = token
         try refreshReader()
         try list.pruneMarks()

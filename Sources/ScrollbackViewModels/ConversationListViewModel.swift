@@ -356,7 +356,8 @@ public final class ConversationListViewModel {
         }
         numbering += 1
         for candidate in ([id].compactMap { $0 } + fallbacks) {
-            guard let conversation = try conversations.conversation(id: candidate) else { continue }
+            // Only a row the filter keeps (another process may have renamed it out of it).
+            guard let conversation = try conversations.conversation(id: candidate), filter.admits(conversation) else { continue }
             let cursor = Cursor.conversation(conversation, order: order)
             let half = pageSize / 2
             let earlier = try conversations.page(sort: order, filter: filter, at: .before(cursor), limit: half)

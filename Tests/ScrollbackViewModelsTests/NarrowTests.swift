@@ -165,4 +165,59 @@ struct NarrowTests {
         #expect(KeyBindings.helpLines(for: .list).contains { $0.hasPrefix("\\ ") && $0.contains("Narrow by title as you type") })
         #expect(BrowserCommand(configName: "narrow") == .narrow)
     }
+
+    @Test("a title another process changes while the list is narrowed: the row joins or leaves the narrowed list when idle, the count with it")
+    func renamedElsewhere() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("h.sqlite")
+        do {
+            let store = try Store.open(path: path)
+            for index in 0..<30 {
+                let time = BrowserFixture.now.milliseconds - Int64(index) * 60_000
+                try store.addConversation(title: index % 3 == 0 ? "rust notes \(index)" : "garden \(index)", createdAt: time, updatedAt: time)
+            }
+        }
+        let fixture = try BrowserFixture(store: Store.open(path: path))
+        let browser = fixture.browser
+        try fixture.press(.character("\\"))
+        try fixture.type("rust")
+        try fixture.press(.enter)
+        #expect(browser.list.total == 10)
+        let other = try Store.open(path: path)
+        let rows = try other.conversations.page(sort: .updated, at: .first, limit: 30).items
+        let joining = try #require(rows.first { $0.title == "garden 4" })
+        let leaving = try #require(rows.first { $0.title == "rust notes 9" })
+        _ = try other.conversations.rename(id: joining.id, to: "rust garden")
+        #expect(try browser.idle())
+        #expect(browser.list.total == 11)
+        #expect(Self.titles(browser).contains("rust garden"))
+        _ = try other.conversations.rename(id: leaving.id, to: "plain")
+        #expect(try browser.idle())
+        try fixture.press(.character("G"), .character("g"), .character("j"))
+        #expect(browser.list.total == 10)
+        #expect(!Self.titles(browser).contains("plain") && Self.titles(browser).contains("rust garden"))
+        // The selected row renamed out: the selection goes to the next row, the count down.
+        let selected = try #require(browser.list.selected)
+        let next = try #require(browser.list.row(at: browser.list.selection + 1))
+        _ = try other.conversations.rename(id: selected.id, to: "elsewhere")
+        #expect(try browser.idle())
+        #expect(browser.list.selected?.id == next.id && browser.list.total == 9)
+        // Under the open narrowing prompt, the list it shows follows such changes too.
+        try fixture.press(.character("\\"))
+        _ = try other.conversations.rename(id: selected.id, to: "rust again")
+        #expect(try browser.idle())
+        #expect(browser.list.total == 10 && Self.titles(browser).contains("rust again"))
+        try fixture.press(.enter)
+        #expect(browser.list.total == 10)
+        // Renamed here out of the narrowing: the row goes, and the footer says where.
+        try fixture.press(.character("g"))
+        let mine = try #require(browser.list.selected)
+        try fixture.press(.character("r"), .control("u"))
+        try fixture.type("nothing to see")
+        try fixture.press(.enter)
+        #expect(browser.status == "Renamed (its new title is not in the filtered list: Esc shows every one) — u undoes")
+        #expect(browser.list.total == 9 && browser.list.selected?.id != mine.id)
+        try fixture.press(.character("u"))
+        #expect(browser.list.total == 10)
+    }
 }

@@ -69,12 +69,79 @@ struct UndoRedoTests {
         #expect(try fixture.store.conversations.count(filter: ConversationFilter(pinnedOnly: true)) == 4)
         try fixture.press(.character("3"), .character("u"))
         #expect(try fixture.store.conversations.count(filter: ConversationFilter(pinnedOnly: true)) == 1)
-        #expect(browser.status == "Pin undone (1 more to undo) — Ctrl-R redoes")
+        #expect(browser.status == "3 changes undone: the last — Pin undone (1 more to undo) — Ctrl-R redoes")
         try fixture.press(.character("2"), .control("r"))
         #expect(try fixture.store.conversations.count(filter: ConversationFilter(pinnedOnly: true)) == 3)
+        #expect(browser.status == "2 changes redone: the last — Pinned the conversation again (1 more to redo) — u undoes")
+        // More than there are: it says how many it did, and why it stopped.
         try fixture.press(.character("9"), .character("9"), .character("u"))
         #expect(try fixture.store.conversations.count(filter: ConversationFilter(pinnedOnly: true)) == 0)
-        #expect(browser.status == "Nothing more to undo — Ctrl-R redoes")
+        #expect(browser.status == "3 of 99 changes undone, then: Nothing more to undo — Ctrl-R redoes")
+        try fixture.press(.character("7"), .control("r"))
+        #expect(browser.status == "4 of 7 changes redone, then: Nothing to redo")
+        // None to do: as a single u says it.
+        try fixture.press(.character("5"), .control("r"))
+        #expect(browser.status == "Nothing to redo")
+    }
+
+    @Test("a count stops at the first change that cannot be undone (changed elsewhere), says so, and leaves the ones before it")
+    func countStopsAtRefusal() throws {
+        let fixture = try BrowserFixture(store: BrowserFixture.store(count: 6))
+        let browser = fixture.browser
+        let first = try #require(browser.list.selected?.id)
+        try fixture.press(.character("p"), .character("j"))
+        let second = try #require(browser.list.selected?.id)
+        try fixture.press(.character("p"), .character("j"), .character("p"), .character("j"), .character("p"))
+        // Another process unpins the second: the count undoes two, then stops there.
+        _ = try fixture.store.conversations.setPinned(ids: [second], false)
+        try fixture.press(.character("5"), .character("u"))
+        #expect(browser.status == "2 of 5 changes undone, then: Cannot undo the unpin: changed meanwhile, by another process or a sync; u undoes the change before it".replacingOccurrences(of: "unpin", with: "pin"))
+        #expect(try fixture.store.conversations.conversation(id: first)?.pinned == true)
+        // The next u goes on before it.
+        try fixture.press(.character("u"))
+        #expect(browser.status == "Pin undone — Ctrl-R redoes")
+        #expect(try fixture.store.conversations.conversation(id: first)?.pinned == false)
+    }
+
+    @Test("a conversation put back and deleted again elsewhere after this browser deleted it stays deleted on u; the rest come back")
+    func deletedAgainElsewhere() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("h.sqlite")
+        do {
+            let store = try Store.open(path: path)
+            for index in 0..<6 {
+                try store.addConversation(title: "c\(index)", createdAt: 1_000_000 - Int64(index) * 1_000, messages: ["m \(index)"])
+            }
+        }
+        let fixture = try BrowserFixture(store: Store.open(path: path))
+        let browser = fixture.browser
+        let doomed = try fixture.store.conversations.page(sort: .updated, at: .first, limit: 3).items
+        try fixture.press(.character(" "), .character(" "), .character(" "), .character("D"), .character("y"))
+        #expect(browser.status == "Deleted 3 conversations — u undoes")
+        // Another process puts the second back (a re-import) and deletes it again.
+        let other = try Store.open(path: path)
+        let again = try other.conversations.create(
+            NewConversation(title: "c1", createdAt: doomed[1].createdAt, publicID: doomed[1].publicID))
+        _ = try other.conversations.delete(id: again.id)
+        try browser.idle()
+        try fixture.press(.character("u"))
+        #expect(browser.status == "Restored 2 conversations; “c1” was deleted again meanwhile, by another process or a sync — Ctrl-R redoes")
+        #expect(try other.conversations.count() == 5)
+        #expect((try? other.conversations.conversation(matching: doomed[1].publicID))?.publicID != doomed[1].publicID)
+        // Deleted again here (Ctrl-R), then both put back and deleted elsewhere: nothing
+        // comes back, and it says why.
+        try fixture.press(.control("r"))
+        #expect(browser.status == "Deleted 2 conversations again — u undoes")
+        for (index, snapshot) in [doomed[0], doomed[2]].enumerated() {
+            let made = try other.conversations.create(
+                NewConversation(title: "c\(index * 2)", createdAt: snapshot.createdAt, publicID: snapshot.publicID))
+            _ = try other.conversations.delete(id: made.id)
+        }
+        try browser.idle()
+        try fixture.press(.character("u"))
+        #expect(browser.status == "Cannot undo the delete: “c2” and 1 more were deleted again meanwhile, by another process or a sync")
+        #expect(try other.conversations.count() == 3)
+        #expect(try other.check().isHealthy)
     }
 
     @Test("a new change after an undo ends what there was to redo")
@@ -310,5 +377,31 @@ struct UndoRedoTests {
         try fixture.press(.character("u"), .control("r"))
         #expect(browser.status == "Deleted 1 conversation again — u undoes")
         #expect(try fixture.store.conversations.count() == 4)
+    }
+
+    @Test("a large delete undone says “Restoring…” in a frame of its own first, then puts everything back; keys meanwhile wait for it")
+    func slowUndoSaidFirst() throws {
+        let fixture = try BrowserFixture(store: BrowserFixture.store(count: 8, messages: 3))
+        let browser = fixture.browser
+        browser.slowUndoAt = 3
+        try fixture.press(.character(" "), .character(" "), .character(" "), .character("D"), .character("y"))
+        #expect(try fixture.store.conversations.count() == 5)
+        // The key asks; nothing is restored until a frame said so (the fixture draws one
+        // after each key, as the terminal does).
+        _ = try browser.handle(.character("u"))
+        #expect(browser.status == "Restoring 3 conversations (9 messages)…")
+        #expect(try fixture.store.conversations.count() == 5)
+        // A second u before the frame: the same one is on its way, not the change before.
+        _ = try browser.handle(.character("u"))
+        #expect(browser.status == "Restoring 3 conversations (9 messages)…")
+        _ = browser.poll()  // before the frame: nothing yet
+        #expect(try fixture.store.conversations.count() == 5)
+        browser.promptShown()
+        #expect(browser.poll())
+        #expect(try fixture.store.conversations.count() == 8)
+        #expect(browser.status == "Restored 3 conversations — Ctrl-R redoes")
+        #expect(try fixture.store.check().isHealthy)
+        try fixture.press(.control("r"))
+        #expect(try fixture.store.conversations.count() == 5)
     }
 }
