@@ -71,6 +71,7 @@ extension BrowserViewModel {
             status = "Nothing deleted: another process deleted \(ids.count == 1 ? "it" : "them") meanwhile"
             return
         }
+        deletedHere.formUnion(snapshots.map(\.conversation.id))
         let forgot = remember(.deleted(snapshots), redoing: redoing)
         let count = snapshots.count
         status = "Deleted \(NumberText.grouped(count)) conversation\(count == 1 ? "" : "s")\(redoing ? " again" : "")\(redoNote(redoing)) — u undoes"
@@ -258,9 +259,11 @@ extension BrowserViewModel {
     private func reverse(_ edit: Edit) throws -> (String, Edit)? {
         switch edit {
         case .pinned(let ids, let pinned, let marks):
-            let current = try untouched(try repositories.conversations.conversations(ids: ids).filter { $0.pinned == pinned }, since: marks)
+            let there = try repositories.conversations.conversations(ids: ids)
+            let current = try untouched(there.filter { $0.pinned == pinned }, since: marks)
             guard !current.isEmpty else {
-                status = "Cannot undo the \(pinned ? "pin" : "unpin"): changed meanwhile, by another process or a sync" + nextUndo
+                let why = there.isEmpty ? deletedBy(ids) : "changed meanwhile, by another process or a sync"
+                status = "Cannot undo the \(pinned ? "pin" : "unpin"): " + why + nextUndo
                 return nil
             }
             let undone = current.map(\.id)
@@ -298,6 +301,7 @@ extension BrowserViewModel {
                 return nil
             }
             let ids = try repositories.conversations.restore(restorable)
+            deletedHere.subtract(restorable.map(\.conversation.id))
             // The first restored row in the list's order is selected, so that it and the
             // others after it are in view.
             let order = list.order
@@ -311,7 +315,7 @@ extension BrowserViewModel {
                 .deleted(restored.map { ConversationSnapshot(conversation: $0, messages: []) }))
         case .renamed(let id, let from, let to, let followed, let mark):
             guard let current = try repositories.conversations.conversation(id: id) else {
-                status = "Cannot undo the rename: another process deleted the conversation" + nextUndo
+                status = "Cannot undo the rename: " + deletedBy([id]) + nextUndo
                 return nil
             }
             guard current.title == to, try repositories.conversations.editMark(id: id, field: .title) == mark else {
@@ -337,6 +341,16 @@ extension BrowserViewModel {
             let others = snapshots.count > 1 ? " and \(NumberText.grouped(snapshots.count - 1)) more" : ""
             return "\(title)\(others) \(snapshots.count == 1 ? "was" : "were") \(what)"
         }
+    }
+
+    /// Who deleted `ids` (none of which is there): this browser, by a delete it can no
+    /// longer undo, or another process.
+    private func deletedBy(_ ids: [Int64]) -> String {
+        let one = ids.count == 1
+        if ids.allSatisfy(deletedHere.contains) {
+            return "\(one ? "the conversation was" : "they were") deleted here, and that delete can no longer be undone"
+        }
+        return "another process deleted \(one ? "the conversation" : "them")"
     }
 
     /// "; u undoes the change before it" when there is one.

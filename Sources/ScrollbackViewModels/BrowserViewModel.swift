@@ -185,6 +185,9 @@ public final class BrowserViewModel {
     /// A delete with this many conversations or ten times as many messages or more is
     /// said before it is put back (150,000 took half a minute).
     public var slowUndoAt = 2_000
+    /// The conversations deleted here and not put back: an undo of an older change to one
+    /// of them says so (not that another process deleted it).
+    var deletedHere: Set<Int64> = []
     /// The changes `u` undoes, the last one last.
     var undoHistory: [Edit] = []
     /// The changes undone, which `Ctrl-R` does again until a new change is made.

@@ -314,6 +314,23 @@ struct UndoRedoTests {
         #expect(try fixture.store.conversations.count() == 11)
     }
 
+    @Test("a pin or rename of a conversation whose delete here was let go: undo blames that delete, not another process")
+    func letGoDeleteBlocksOlder() throws {
+        let fixture = try BrowserFixture(store: BrowserFixture.store(count: 8, messages: 4))
+        let browser = fixture.browser
+        browser.undoMessageBudget = 6
+        try fixture.press(.character("p"), .character("r"), .control("u"))
+        try fixture.type("Renamed")
+        try fixture.press(.enter, .character("d"), .character("y"))  // 4 messages held
+        try fixture.press(.character(" "), .character(" "), .character("D"), .character("y"))  // 8 more: the first is let go
+        try fixture.press(.character("u"), .character("u"))
+        #expect(browser.status == "The delete of 1 conversation here can no longer be undone: undo keeps 6 messages at most; u undoes the change before it")
+        try fixture.press(.character("u"))
+        #expect(browser.status == "Cannot undo the rename: the conversation was deleted here, and that delete can no longer be undone; u undoes the change before it")
+        try fixture.press(.character("u"))
+        #expect(browser.status == "Cannot undo the pin: the conversation was deleted here, and that delete can no longer be undone")
+    }
+
     @Test("undoing a rename puts back the title exactly, an export's controls too; a title that followed the export follows it again")
     func exactTitles() throws {
         let fixture = try BrowserFixture(store: BrowserFixture.store(count: 3))
