@@ -12,6 +12,28 @@ _scrollback_offer() {
         [[ "$word" == "$1"* ]] && COMPREPLY+=("$word")
     done
 }
+# A word as typed ('my dir', "my dir", my\ dir) as the shell will pass it, its
+# quotes and backslashes taken out one character at a time (never by eval).
+_scrollback_dequote() {
+    local word="$1" out="" c quote=""
+    while [[ -n "$word" ]]; do
+        c="${word:0:1}"
+        word="${word:1}"
+        if [[ "$quote" == "'" ]]; then
+            [[ "$c" == "'" ]] && quote="" || out+="$c"
+        elif [[ "$c" == '\' && -n "$word" ]]; then
+            out+="${word:0:1}"
+            word="${word:1}"
+        elif [[ "$c" == '"' ]]; then
+            [[ "$quote" == '"' ]] && quote="" || quote='"'
+        elif [[ "$c" == "'" && -z "$quote" ]]; then
+            quote="'"
+        else
+            out+="$c"
+        fi
+    done
+    printf '%s' "$out"
+}
 _scrollback() {
     local current="${COMP_WORDS[COMP_CWORD]}" previous="" command="" db="" i word step
     local -a typed=()
@@ -24,8 +46,10 @@ _scrollback() {
         word="${COMP_WORDS[i]}"
         step=1
         [[ "${COMP_WORDS[i+1]}" == "=" ]] && step=2
+        # `--db= list`: an empty value, and the command after it.
+        [[ "$word" == "--db" && $step == 2 && "$COMP_LINE" == *"--db= "* ]] && { i=$((i + 1)); continue; }
         case "$word" in
-            --db) db="${COMP_WORDS[i+step]}"; i=$((i + step)); continue ;;
+            --db) db="$(_scrollback_dequote "${COMP_WORDS[i+step]}")"; i=$((i + step)); continue ;;
             --sort|--limit|-n|--after|--before|--source|--model|--since|--until|--title|--format|--unzip-limit|--out|--out-dir|--count|--seed|--words) i=$((i + step)); continue ;;
             -*) continue ;;
         esac

@@ -206,6 +206,28 @@ enum Documentation {
                     [[ "$word" == "$1"* ]] && COMPREPLY+=("$word")
                 done
             }
+            # A word as typed ('my dir', "my dir", my\\ dir) as the shell will pass it, its
+            # quotes and backslashes taken out one character at a time (never by eval).
+            _scrollback_dequote() {
+                local word="$1" out="" c quote=""
+                while [[ -n "$word" ]]; do
+                    c="${word:0:1}"
+                    word="${word:1}"
+                    if [[ "$quote" == "'" ]]; then
+                        [[ "$c" == "'" ]] && quote="" || out+="$c"
+                    elif [[ "$c" == '\\' && -n "$word" ]]; then
+                        out+="${word:0:1}"
+                        word="${word:1}"
+                    elif [[ "$c" == '"' ]]; then
+                        [[ "$quote" == '"' ]] && quote="" || quote='"'
+                    elif [[ "$c" == "'" && -z "$quote" ]]; then
+                        quote="'"
+                    else
+                        out+="$c"
+                    fi
+                done
+                printf '%s' "$out"
+            }
             _scrollback() {
                 local current="${COMP_WORDS[COMP_CWORD]}" previous="" command="" db="" i word step
                 local -a typed=()
@@ -218,8 +240,10 @@ enum Documentation {
                     word="${COMP_WORDS[i]}"
                     step=1
                     [[ "${COMP_WORDS[i+1]}" == "=" ]] && step=2
+                    # `--db= list`: an empty value, and the command after it.
+                    [[ "$word" == "--db" && $step == 2 && "$COMP_LINE" == *"--db= "* ]] && { i=$((i + 1)); continue; }
                     case "$word" in
-                        --db) db="${COMP_WORDS[i+step]}"; i=$((i + step)); continue ;;
+                        --db) db="$(_scrollback_dequote "${COMP_WORDS[i+step]}")"; i=$((i + step)); continue ;;
                         \(skip)) i=$((i + step)); continue ;;
                         -*) continue ;;
                     esac
@@ -286,8 +310,8 @@ enum Documentation {
                 for (( i = 2; i < CURRENT; i++ )); do
                     word=${words[i]}
                     case $word in
-                        (--db) db=${words[i+1]}; i=$((i + 1)); continue ;;
-                        (--db=*) db=${word#--db=}; continue ;;
+                        (--db) db=${(Q)words[i+1]}; i=$((i + 1)); continue ;;
+                        (--db=*) db=${(Q)word#--db=}; continue ;;
                         (\(skip)) i=$((i + 1)); continue ;;
                         (-*) continue ;;
                     esac

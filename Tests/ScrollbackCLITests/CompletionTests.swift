@@ -12,7 +12,9 @@ struct CompletionTests {
     static let binaryFolder = BinaryRunner.binary.deletingLastPathComponent().path
 
     /// What `shell` offers at the end of `line` (its last word is being typed; "" is a new word).
-    static func offered(_ shell: String, _ words: [String], in runner: BinaryRunner) throws -> [String] {
+    /// `line`: the command line bash's `COMP_LINE` holds (by default the words, `=` joined
+    /// to its neighbours as bash split it).
+    static func offered(_ shell: String, _ words: [String], line: String? = nil, in runner: BinaryRunner) throws -> [String] {
         let script = runner.folder.file("completion.\(shell)")
         if !FileManager.default.fileExists(atPath: script) {
             let printed = try runner.run(["completions", shell], withDatabase: false)
@@ -25,11 +27,16 @@ struct CompletionTests {
             program = "/bin/bash"
             arguments = [
                 "--norc", "-c",
-                "source \(quoted(script)); COMP_WORDS=(\(words.map(quoted).joined(separator: " "))); COMP_CWORD=\(words.count - 1); _scrollback; printf '%s\\n' \"${COMPREPLY[@]}\"",
+                "source \(quoted(script)); COMP_WORDS=(\(words.map(quoted).joined(separator: " "))); COMP_CWORD=\(words.count - 1); "
+                    + "COMP_LINE=\(quoted(line ?? Self.line(words))); _scrollback; printf '%s\\n' \"${COMPREPLY[@]}\"",
             ]
         case "fish":
             program = "/usr/bin/fish"
-            arguments = ["--no-config", "-c", "source \(quoted(script)); complete -C \(quoted(words.joined(separator: " ")))"]
+            // fish's single quotes take \\ and \' as escapes (POSIX's do not).
+            func fishQuoted(_ word: String) -> String {
+                "'" + word.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+            }
+            arguments = ["--no-config", "-c", "source \(fishQuoted(script)); complete -C \(fishQuoted(words.joined(separator: " ")))"]
         default:
             program = "/usr/bin/zsh"
             let stubs = """
@@ -47,6 +54,47 @@ struct CompletionTests {
         // zsh's stand-in for _describe does not filter by what is typed; the shell does.
         if shell == "zsh", let typed = words.last { offered = offered.filter { $0.hasPrefix(typed) || $0.hasPrefix("<") } }
         return offered.filter { !$0.isEmpty }
+    }
+
+    /// Words as bash's line: spaces between them, none around an `=` it split off.
+    static func line(_ words: [String]) -> String {
+        var line = ""
+        for (index, word) in words.enumerated() {
+            if index > 0 && word != "=" && words[index - 1] != "=" { line += " " }
+            line += word
+        }
+        return line
+    }
+
+    @Test("a --db path typed quoted or with an escaped space is the file the shell will pass; `--db= list` is an empty path, then the command", arguments: ["bash", "zsh", "fish"])
+    func quotedDatabase(_ shell: String) throws {
+        let runner = try BinaryRunner()
+        let folder = runner.folder.file("my dir")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let db = folder + "/it's.sqlite"
+        #expect(try runner.run(["--db", db, "import", SyncCommandTests.export(in: runner, titles: ["One"])], withDatabase: false).status == 0)
+        func offered(_ words: [String], line: String? = nil) throws -> Set<String> {
+            Set(try Self.offered(shell, ["scrollback"] + words, line: line.map { "scrollback " + $0 }, in: runner))
+        }
+        // As typed: in double quotes, with backslashes, and half in single quotes.
+        let doubleQuoted = "\"" + db.replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        let escaped = db.replacingOccurrences(of: " ", with: "\\ ").replacingOccurrences(of: "'", with: "\\'")
+        let mixed = "'" + folder + "'/it\\'s.sqlite"
+        for typed in [doubleQuoted, escaped, mixed] {
+            #expect(try offered(["--db", typed, "list", "--source", ""]) == ["chatgpt"], "\(shell) \(typed)")
+            if shell == "bash" {
+                #expect(try offered(["--db", "=", typed, "list", "--source", ""]) == ["chatgpt"], "\(typed)")
+            } else {
+                #expect(try offered(["--db=" + typed, "list", "--source", ""]) == ["chatgpt"], "\(shell) \(typed)")
+            }
+        }
+        // `--db= list`: the path is empty (the default database), `list` the command.
+        if shell == "bash" {
+            #expect(try offered(["--db", "=", "list", "--sort", ""], line: "--db= list --sort ") == ["updated", "created", "title"])
+            #expect(try offered(["--db", "=", "list", "li"], line: "--db=list li") == ["list"])
+        } else if shell == "zsh" {
+            #expect(try offered(["--db=", "list", "--sort", ""]) == ["updated", "created", "title"])
+        }
     }
 
     @Test("every shell offers the same words at the same places: the format of each command, commands after --db, sync's words by level, the database's sources and models, no hidden option", arguments: ["bash", "zsh", "fish"])

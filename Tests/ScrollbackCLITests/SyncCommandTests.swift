@@ -198,6 +198,29 @@ struct SyncCommandTests {
         #expect(try server.psql(server.socket + " dbname=tls", "SELECT count(*) FROM scrollback.op").hasPrefix("4"))
     }
 
+    @Test("after init, the role or the database gone from the server: sync and sync status say it refuses, never that it cannot be reached")
+    func roleOrDatabaseGone() throws {
+        let runner = try BinaryRunner()
+        #expect(try runner.run(["import", Self.export(in: runner, titles: ["Kept"])]).status == 0)
+        let server = try PostgresServer()
+        _ = try server.psql(server.socket + " dbname=postgres", "CREATE ROLE syncer LOGIN")
+        _ = try server.psql(server.socket + " dbname=postgres", "CREATE DATABASE gone OWNER syncer")
+        let url = "host=\(server.folder) user=syncer dbname=gone" + (server.port == 0 ? "" : " port=\(server.port)")
+        #expect(try runner.run(["sync", "init"], input: url + "\n").status == 0)
+        for (sql, what) in [("ALTER ROLE syncer RENAME TO someone", "role \"syncer\" does not exist"),
+            ("ALTER ROLE someone RENAME TO syncer; ALTER DATABASE gone RENAME TO elsewhere", "database \"gone\" does not exist")]
+        {
+            for statement in sql.split(separator: ";") { _ = try server.psql(server.socket + " dbname=postgres", String(statement)) }
+            let sync = try runner.run(["sync"])
+            #expect(sync.status == 1 && sync.error.contains("refused the connection") && sync.error.contains(what), "\(sync.error)")
+            #expect(!sync.error.contains("cannot reach") && sync.error.split(separator: "\n").count == 1, "\(sync.error)")
+            let status = try runner.run(["sync", "status"])
+            #expect(status.output.contains("server:     answers, but refuses"), "\(status.output)")
+            #expect(!status.output.contains("cannot reach"), "\(status.output)")
+        }
+        #expect(try runner.run(["list"]).output.contains("Kept"))
+    }
+
     @Test("bad connection strings and a server that is down: one line, what to do, nothing kept, nothing changed")
     func failures() throws {
         let runner = try BinaryRunner()
@@ -212,6 +235,9 @@ struct SyncCommandTests {
         let server = try PostgresServer()
         let missing = try runner.run(["sync", "init"], input: server.socket + " dbname=no_such_database\n")
         #expect(missing.status == 1 && missing.error.contains("refused the connection") && missing.error.contains("database name"), "\(missing.error)")
+        let noRole = try runner.run(["sync", "init"], input: server.socket + " user=no_such_role dbname=postgres\n")
+        #expect(noRole.status == 1 && noRole.error.contains("refused the connection") && noRole.error.contains("role \"no_such_role\""), "\(noRole.error)")
+        #expect(!noRole.error.contains("cannot reach") && !noRole.error.contains("FATAL"), "\(noRole.error)")
         let status = try runner.run(["sync", "status"])
         #expect(status.status == 0 && status.output.contains("Sync is off"))
         // Passwords in malformed strings are never repeated; the string is called malformed.
