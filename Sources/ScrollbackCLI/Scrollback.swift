@@ -303,7 +303,10 @@ struct CommandContext {
             if let until = parsed.value("--until") { filter.until = try ConversationFilter.time(until, now: now, end: true) }
             if let title = parsed.value("--title") {
                 guard let words = ConversationFilter.titleWords(title) else {
-                    throw FilterError("--title needs the words to find in titles (it was blank)")
+                    let blank = title.allSatisfy { $0.isWhitespace }
+                    throw FilterError(
+                        blank ? "--title needs the words to find in titles (it was blank)"
+                            : "--title needs the words to find in titles (quotes alone only mark a phrase: --title '\"like this\"')")
                 }
                 filter.title = words
             }

@@ -32,10 +32,13 @@ public struct ConversationFilter: Sendable, Hashable {
     /// The words of a title narrowing as kept: white space at the ends trimmed, nil when
     /// nothing is left that could be matched.
     public static func titleWords(_ text: String) -> String? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         // Punctuation or emoji alone ("----", "🍕") is looked for too, as search does: the
         // index cannot propose those titles, so every row is read.
-        return SearchQuery(trimmed).isEmpty ? nil : trimmed
+        let query = SearchQuery(text)
+        guard !query.isEmpty else { return nil }
+        // Each term once, as the condition has it: a word pasted 5,000 times is one word in
+        // the filter line and in a `more:` line.
+        return query.terms.map { $0.isPhrase ? "\"\($0.text)\"" : $0.text }.joined(separator: " ")
     }
 
     public static let none = ConversationFilter()

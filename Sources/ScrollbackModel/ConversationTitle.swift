@@ -23,7 +23,10 @@ public enum ConversationTitle {
         guard title.count <= maximumLength else { throw .titleTooLong(characters: title.count) }
         // A character may be a letter with any number of marks on it: code points count too.
         let scalars = title.unicodeScalars.count
-        guard scalars <= 4 * maximumLength else { throw .titleTooLong(characters: scalars) }
+        guard scalars <= 4 * maximumLength else { throw .titleTooManyCodePoints(scalars) }
+        if let first = title.unicodeScalars.first, [.nonspacingMark, .spacingMark, .enclosingMark].contains(first.properties.generalCategory) {
+            throw .titleStartsWithMark
+        }
         return title
     }
 
@@ -46,11 +49,16 @@ public enum ConversationTitle {
     /// A scalar no title may hold: C0 and C1 controls (ESC among them), DEL, the bidi
     /// embeddings, overrides and isolates that reorder what follows them, the bidi marks
     /// (LRM, RLM, ALM: invisible, they move what is around them), and the tag characters
-    /// (invisible text that some programs read).
+    /// (invisible text that some programs read), and the format marks that change the
+    /// characters next to them: the prepended concatenation marks (U+0600, U+06DD, U+070F:
+    /// drawn under the digits after them) and the interlinear annotation marks (U+FFF9–FFFB).
     public static func isRefused(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.properties.generalCategory == .control || (0x202A...0x202E).contains(scalar.value)
-            || (0x2066...0x2069).contains(scalar.value) || [0x200E, 0x200F, 0x061C].contains(scalar.value)
-            || (0xE0000...0xE007F).contains(scalar.value)
+        let value = scalar.value
+        return scalar.properties.generalCategory == .control || (0x202A...0x202E).contains(value)
+            || (0x2066...0x2069).contains(value) || [0x200E, 0x200F, 0x061C].contains(value)
+            || (0xE0000...0xE007F).contains(value)
+            || (0x0600...0x0605).contains(value) || [0x06DD, 0x070F, 0x08E2, 0x110BD, 0x110CD].contains(value)
+            || (0x0890...0x0891).contains(value) || (0xFFF9...0xFFFB).contains(value)
     }
 
     /// A scalar that shows nothing: white space, what Unicode says may be ignored in display

@@ -158,7 +158,7 @@ enum SearchText {
         var pendingSpace = false
         for (index, scalar) in text.unicodeScalars.enumerated() {
             do {
-                if phrase && scalar.properties.isWhitespace {
+                if phrase && isGap(scalar) {
                     pendingSpace = !result.scalars.isEmpty
                     continue
                 }
@@ -298,14 +298,22 @@ enum SearchText {
         return false
     }
 
+    /// White space, or what shows nothing and is no part of a word for the index either
+    /// (U+200B, U+00AD, U+2060, U+FEFF…): between a phrase's words, one as good as another.
+    static func isGap(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isWhitespace
+            || (scalar.properties.isDefaultIgnorableCodePoint && !isWord(scalar) && !isRemovedDiacritic(scalar.value))
+    }
+
     /// Where a match of `pattern` starting at `start` ends, or nil.
     private static func matchEnd(_ pattern: [Unicode.Scalar], in text: [Unicode.Scalar], at start: Int) -> Int? {
         var position = start
         for scalar in pattern {
             if scalar == " " {
-                // A run of white space in a phrase matches any run of white space.
-                guard position < text.count, text[position].properties.isWhitespace else { return nil }
-                while position < text.count, text[position].properties.isWhitespace { position += 1 }
+                // A run of white space in a phrase matches any run of white space, and of
+                // what shows nothing between words (a zero-width space, a soft hyphen).
+                guard position < text.count, isGap(text[position]) else { return nil }
+                while position < text.count, isGap(text[position]) { position += 1 }
             } else {
                 guard position < text.count, text[position] == scalar else { return nil }
                 position += 1

@@ -27,6 +27,10 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidTitle
     /// A title longer than `ConversationTitle.maximumLength` characters (it had this many).
     case titleTooLong(characters: Int)
+    /// Few characters, but more code points than a title may hold (letters under many marks).
+    case titleTooManyCodePoints(Int)
+    /// It starts with a combining mark, which would sit on whatever is drawn before it.
+    case titleStartsWithMark
     /// A title with a control character (ESC, a bell, …) or a bidi override in it.
     case titleHasControls
     /// SQLite found the file damaged (`SQLITE_CORRUPT`, `SQLITE_NOTADB` past the header).
@@ -73,8 +77,12 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
             return "a title cannot be empty or blank; type some text"
         case .titleTooLong(let characters):
             return "a title is at most 1,000 characters (this one has \(Self.grouped(characters))); nothing was changed"
+        case .titleTooManyCodePoints(let count):
+            return "a title is at most \(Self.grouped(4 * ConversationTitle.maximumLength)) code points, counting each accent or mark on a letter (this one has \(Self.grouped(count))); nothing was changed"
+        case .titleStartsWithMark:
+            return "a title cannot start with a combining mark (an accent with no letter under it); nothing was changed"
         case .titleHasControls:
-            return "a title cannot hold control characters (ESC, a bell…), bidi marks or overrides, or tag characters; nothing was changed"
+            return "a title cannot hold control characters (ESC, a bell…), bidi marks or overrides, tag characters, or marks that change the letters next to them (U+0600, U+FFF9…); nothing was changed"
         case .damaged(let path, let detail):
             return "\(path) is damaged (\(detail.message)); run `scrollback check` to see what can be read, or restore a backup"
         case .diskFull(let path):

@@ -97,7 +97,7 @@ extension BrowserViewModel {
             try list.reload(keeping: id, fallbacks: fallbacks)
         }
         // Renamed out of the filtered list: it says where the row went.
-        let gone = list.filter.admits(renamed) ? "" : " (its new title is not in the filtered list: Esc shows every one)"
+        let gone = list.filter.admits(renamed) ? "" : " (its new title is not in the filtered list: \(list.marks.isEmpty ? "Esc shows every one" : "Esc clears the marks, then shows every one"))"
         status = (redoing ? "Renamed again\(redoNote(redoing))" : "Renamed") + gone + " — u undoes"
     }
 

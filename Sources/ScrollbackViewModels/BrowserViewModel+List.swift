@@ -12,10 +12,15 @@ extension BrowserViewModel {
         try list.setFilter(filter)
         guard final else { return }
         if let title = filter.title {
-            status = "Titles with “\(DisplayWidth.truncated(UntrustedText.sanitized(title), to: 40))” — Esc clears the filter"
+            status = "Titles with “\(DisplayWidth.truncated(UntrustedText.sanitized(title), to: 40))” — \(escClears)"
         } else {
             status = filter.isEmpty ? "Not narrowed: every conversation" : "Not narrowed by title"
         }
+    }
+
+    /// What Esc does next in the list: marks go first, then the filter.
+    var escClears: String {
+        list.marks.isEmpty ? "Esc clears the filter" : "Esc clears the marks, then the filter"
     }
 
     func handleInList(_ command: BrowserCommand) throws -> Bool {

@@ -87,7 +87,7 @@ extension BrowserViewModel {
                 do {
                     let filter = try ConversationFilter.parse(editor.text, now: now())
                     try list.setFilter(filter)
-                    status = filter.isEmpty ? "Filter cleared: every conversation" : "Filtered — Esc clears"
+                    status = filter.isEmpty ? "Filter cleared: every conversation" : "Filtered — " + escClears
                 } catch let error as FilterError {
                     // The words stay for fixing.
                     self.prompt = .filter(editor: editor)

@@ -68,6 +68,17 @@ struct NarrowCommandTests {
             #expect(result.status == 2, "\(words)")
             #expect(result.error.contains("--title needs the words to find in titles (it was blank)"), "\(result.error)")
         }
+        // Quotes alone are no words either, and it says what quotes are for.
+        for words in ["\"", "\"\"", " \" \" "] {
+            let result = try runner.run(["list", "--title", words])
+            #expect(result.status == 2 && result.error.contains("quotes alone only mark a phrase"), "\(result.error)")
+            #expect(!result.error.contains("blank"), "\(result.error)")
+        }
+        // A word pasted 5,000 times is one word, in the more: line too.
+        let pasted = try runner.run(["list", "--title", Array(repeating: "rust", count: 5_000).joined(separator: " "), "--limit", "3"])
+        #expect(pasted.status == 0, "\(pasted.error)")
+        let more = try #require(pasted.error.split(separator: "\n").first { $0.hasPrefix("more: ") })
+        #expect(more.contains("--title rust ") && more.count < 300, "\(more.prefix(300))")
         // Punctuation alone is looked for, as search does.
         #expect(try runner.run(["list", "--title", "..."]).error.hasPrefix("No conversations match title:..."))
         #expect(try runner.run(["list", "--title", ":"]).output.split(separator: "\n").count == 11, "the rust: titles")

@@ -35,7 +35,19 @@ struct RoughEdgesCommandTests {
         #expect(try runner.run(["rename", "11111111", String(repeating: "y", count: 1_000)]).status == 0)
         // One character of 20,001 code points (a letter under 20,000 marks) is long too.
         let marks = try runner.run(["rename", "11111111", "e" + String(repeating: "\u{301}", count: 20_000)])
-        #expect(marks.status == 1 && marks.error.contains("this one has 20,001"), "\(marks.error)")
+        #expect(marks.status == 1 && marks.error.contains("at most 4,000 code points") && marks.error.contains("this one has 20,001"), "\(marks.error)")
+        #expect(!marks.error.contains("characters (this one"), "one character is not 20,001 characters: \(marks.error)")
+        // Marks that change the characters next to them, and a mark with no letter under it
+        // (from the fourth hostile round).
+        for format in ["\u{FFF9}note\u{FFFA}ruby\u{FFFB}", "\u{0600}123", "end \u{06DD}12", "\u{070F}syriac", "x\u{110BD}1"] {
+            let result = try runner.run(["rename", "11111111", format])
+            #expect(result.status == 1 && result.error.contains("marks that change the letters next to them"), "\(result.error)")
+        }
+        for lone in ["\u{301}accent first", "\u{20DD} circled", "\u{0903}x"] {
+            let result = try runner.run(["rename", "11111111", lone])
+            #expect(result.status == 1 && result.error.contains("cannot start with a combining mark"), "\(result.error)")
+        }
+        #expect(try runner.run(["rename", "11111111", "cafe\u{301} and a\u{20DD}"]).status == 0)
         // The browser's editor says the same words for the same rule.
         #expect(throws: StorageError.titleHasControls) { try ConversationTitle.normalized("a\u{1B}b") }
         #expect(throws: StorageError.titleTooLong(characters: 1_001)) { try ConversationTitle.normalized(String(repeating: "z", count: 1_001)) }

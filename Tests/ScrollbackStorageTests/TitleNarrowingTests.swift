@@ -96,6 +96,27 @@ struct TitleNarrowingTests {
         // Punctuation and emoji alone are looked for, as search does.
         #expect(admits("----", "---- a rule") && admits("🍕", "🍕 night") && !admits("🍕", "pizza"))
         #expect(ConversationFilter(title: "  rust  ").title == "rust")
+        // Each term once (a word pasted 5,000 times is one), phrases kept in their quotes.
+        #expect(ConversationFilter(title: Array(repeating: "rust", count: 5_000).joined(separator: " ")).title == "rust")
+        #expect(ConversationFilter(title: "rust \"async traits\" rust Rust").title == "rust \"async traits\"")
+        // Between a phrase's words, what shows nothing counts as the space it looks like.
+        for title in ["A haiku \u{200B}about rain", "A haiku\u{200B}about rain", "A haiku\u{AD} about", "A haiku \u{2060}\u{FEFF} about"] {
+            #expect(admits("\"haiku about\"", title), "\(title.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+        #expect(admits("\"haiku\u{200B} about\"", "A haiku about rain"))
+        #expect(!admits("\"haiku about\"", "A haiku-about rain") && !admits("\"haiku about\"", "A haikuabout rain"))
+    }
+
+    @Test("phrases across invisible characters: the index proposes what the rule finds, by id and along the walk")
+    func phrasesAcrossInvisibles() throws {
+        let titles = ["A haiku \u{200B}about rain", "A haiku\u{AD}about snow", "haiku \u{2060}about", "haiku about", "haikuabout", "about haiku"]
+        let store = try Self.makeStore(count: 120, titles: titles)
+        for words in ["\"haiku about\"", "\"haiku\u{200B}about\"", "\"about rain\"", "\"about haiku\""] {
+            for sort in ConversationOrder.allCases {
+                try Self.expectAsDefined(store, ConversationFilter(title: words), sort: sort, limits: [7, 50])
+            }
+        }
+        #expect(try store.conversations.count(filter: ConversationFilter(title: "\"haiku about\"")) == 80)
     }
 
     @Test("few candidates (read by id): pages both ways, counts and indexes as the rule says", arguments: ConversationOrder.allCases)

@@ -37,7 +37,7 @@ struct ListFilterTests {
         try fixture.press(.control("u"))
         try fixture.type("model:SONNET")
         try fixture.press(.enter)
-        #expect(browser.prompt == nil && browser.status == "Filtered — Esc clears")
+        #expect(browser.prompt == nil && browser.status == "Filtered — Esc clears the filter")
         let expected = try store.conversations.count(filter: ConversationFilter(model: "SONNET"))
         #expect(expected > 5 && expected < 60 && browser.list.total == expected && browser.list.isTotalExact)
         try fixture.press(.character("G"))
