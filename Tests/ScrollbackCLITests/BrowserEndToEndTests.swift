@@ -176,6 +176,33 @@ struct BrowserEndToEndTests {
         #expect((try? Data(contentsOf: URL(fileURLWithPath: runner.databasePath + "-wal")))?.count ?? 0 == 0)
     }
 
+    @Test("a delete of 2,000 undone says “Restoring…” on the screen before it puts them back (the raw bytes the terminal got)")
+    func slowUndoDrawnFirst() throws {
+        let runner = try BinaryRunner()
+        #expect(try runner.run(["demo", "--count", "2100", "--seed", "9"]).status == 0)
+        let tmux = try TmuxSession(width: 100, height: 20, arguments: ["--db", runner.databasePath])
+        _ = try tmux.waitFor(text: "1 of 2,100")
+        for _ in 0..<20 { try tmux.type(String(repeating: " ", count: 100)) }
+        _ = try tmux.waitFor(text: "2,000 marked")
+        try tmux.send("D")
+        _ = try tmux.waitFor(text: "(y/n)")
+        try tmux.send("y")
+        _ = try tmux.waitFor(text: "Deleted 2,000 conversations — u undoes")
+        let capture = runner.folder.file("undo.bytes")
+        try tmux.tmux(["pipe-pane", "-o", "-t", "main", "cat >> '\(capture)'"])
+        try tmux.send("u")
+        _ = try tmux.waitFor(text: "Restored 2,000 conversations — Ctrl-R redoes")
+        _ = try? tmux.tmux(["pipe-pane", "-t", "main"])
+        let bytes = String(decoding: try Data(contentsOf: URL(fileURLWithPath: capture)), as: UTF8.self)
+        let said = try #require(bytes.range(of: "Restoring 2,000 conversations"), "the footer never said it")
+        // (ncurses writes only the cells that change: "Restor" stays, "ed 2,000 …" follows.)
+        let done = try #require(bytes.range(of: "conversations — Ctrl-R redoes"))
+        #expect(said.lowerBound < done.lowerBound)
+        #expect(try Store.open(path: runner.databasePath).conversations.count() == 2_100)
+        try tmux.send("q")
+        #expect(try tmux.waitForExit() == 0)
+    }
+
     @Test("Ctrl-C quits cleanly; changes from another process show up while the browser is idle")
     func outsideChangesAndCtrlC() throws {
         let runner = try BinaryRunner()
