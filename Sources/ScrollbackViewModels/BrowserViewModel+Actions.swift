@@ -74,8 +74,10 @@ extension BrowserViewModel {
         deletedHere.formUnion(snapshots.map(\.conversation.id))
         let forgot = remember(.deleted(snapshots), redoing: redoing)
         let count = snapshots.count
+        let alone = snapshots.reduce(0) { $0 + $1.messages.count } > undoMessageBudget
         status = "Deleted \(NumberText.grouped(count)) conversation\(count == 1 ? "" : "s")\(redoing ? " again" : "")\(redoNote(redoing)) — u undoes"
             + (forgot ? " (an older delete can no longer be undone: undo keeps \(NumberText.grouped(undoMessageBudget)) messages at most)" : "")
+            + (alone ? " (until the next delete: it holds more than the \(NumberText.grouped(undoMessageBudget)) messages undo keeps)" : "")
     }
 
     func rename(id: Int64, to title: String, redoing: Bool = false) throws {
@@ -127,7 +129,7 @@ extension BrowserViewModel {
 
     /// Keeps `edit` for undo. A new change (not a redo) ends what there was to redo; the
     /// oldest changes go beyond `undoLevels`. Beyond `undoMessageBudget` messages held, the
-    /// oldest deletes let their snapshots go (the last change is always kept whole), each
+    /// oldest deletes let their snapshots go (the newest delete is always kept whole), each
     /// leaving a note in its place, and the renames and pins around them stay: returns true
     /// when one did.
     @discardableResult
@@ -138,7 +140,9 @@ extension BrowserViewModel {
         if undoHistory.count > Self.undoLevels { undoHistory.removeFirst(undoHistory.count - Self.undoLevels) }
         var held = undoHistory.reduce(0) { $0 + $1.messagesHeld }
         var forgot = false
-        for index in undoHistory.indices.dropLast() where held > undoMessageBudget {
+        // The newest delete is kept whole, whatever it holds (a rename after it lets go of nothing).
+        let newestDelete = undoHistory.lastIndex { if case .deleted = $0 { true } else { false } }
+        for index in undoHistory.indices where held > undoMessageBudget && index != newestDelete {
             guard case .deleted(let snapshots) = undoHistory[index] else { continue }
             held -= undoHistory[index].messagesHeld
             undoHistory[index] = .forgotten(conversations: snapshots.count)
@@ -162,7 +166,7 @@ extension BrowserViewModel {
     /// After an undo or redo of `edit` here: the next change of the same history that
     /// touches the same field of the same conversation expects the edit clock this one left
     /// (its own write), not the one it saw before.
-    private func carryMarks(of edit: Edit, into history: inout [Edit]) throws {
+    func carryMarks(of edit: Edit, into history: inout [Edit]) throws {
         for (id, field) in edit.touched {
             guard let index = history.lastIndex(where: { other in other.touched.contains { $0.id == id && $0.field == field } }) else { continue }
             history[index] = history[index].expecting(try repositories.conversations.editMark(id: id, field: field), of: field, for: id)
@@ -191,30 +195,50 @@ extension BrowserViewModel {
     @discardableResult
     func undo() throws -> Bool {
         guard allowWrite("undo") else { return false }
-        if let slow = slowUndo {
+        if let slow = slowChange {
             // One is on its way: the footer says so again.
-            status = Self.restoring(slow.edit)
+            status = Self.saying(slow.change)
             return false
         }
         guard let edit = undoHistory.popLast() else {
             status = redoHistory.isEmpty ? "Nothing to undo" : "Nothing more to undo" + (keyName(.redo).map { " — \($0) redoes" } ?? "")
             return false
         }
-        if case .deleted(let snapshots) = edit, snapshots.count >= slowUndoAt || edit.messagesHeld >= 10 * slowUndoAt {
+        if case .deleted(let snapshots) = edit, isSlow(conversations: snapshots.count, messages: edit.messagesHeld) {
             // Said first, done after the frame that says it (`poll`).
-            slowUndo = (edit, false)
-            status = Self.restoring(edit)
+            slowChange = (.undo(edit), false)
+            status = Self.saying(.undo(edit))
             return false
         }
         return try undo(edit)
     }
 
-    /// "Restoring 150,000 conversations (450,000 messages)…"
-    private static func restoring(_ edit: Edit) -> String {
-        guard case .deleted(let snapshots) = edit else { return "Undoing…" }
-        let messages = edit.messagesHeld
-        return "Restoring \(NumberText.grouped(snapshots.count)) conversation\(snapshots.count == 1 ? "" : "s")"
-            + " (\(NumberText.grouped(messages)) message\(messages == 1 ? "" : "s"))…"
+    /// Whether deleting (or restoring) this many conversations with this many messages
+    /// takes long enough to be said first.
+    func isSlow(conversations: Int, messages: Int) -> Bool {
+        conversations >= slowUndoAt || messages >= 10 * slowUndoAt
+    }
+
+    /// Deletes `ids` now, or, when that takes a while, after a frame that says so.
+    func deleteSaying(ids: [Int64], messages: Int, redoing: Bool = false) throws {
+        guard isSlow(conversations: ids.count, messages: messages) else {
+            try delete(ids: ids, redoing: redoing)
+            return
+        }
+        slowChange = (.delete(ids: ids, redoing: redoing), false)
+        status = Self.saying(.delete(ids: ids, redoing: redoing), messages: messages)
+    }
+
+    /// "Restoring 150,000 conversations (450,000 messages)…", "Deleting 2,500 conversations…"
+    static func saying(_ change: SlowChange, messages: Int? = nil) -> String {
+        func counted(_ count: Int, _ noun: String) -> String { "\(NumberText.grouped(count)) \(noun)\(count == 1 ? "" : "s")" }
+        switch change {
+        case .undo(let edit):
+            guard case .deleted(let snapshots) = edit else { return "Undoing…" }
+            return "Restoring \(counted(snapshots.count, "conversation")) (\(counted(edit.messagesHeld, "message")))…"
+        case .delete(let ids, let redoing):
+            return "Deleting \(counted(ids.count, "conversation"))" + (messages.map { " (\(counted($0, "message")))" } ?? "") + (redoing ? " again…" : "…")
+        }
     }
 
     /// Undoes `edit`, taken off the history (back on it when it fails as it is now).
@@ -243,10 +267,17 @@ extension BrowserViewModel {
     /// first that cannot be done; the footer says how many were, and why it stopped.
     func repeatUndo(times: Int, redoing: Bool) throws {
         var done = 0
+        let waiting = redoing ? redoHistory.count : undoHistory.count
         while done < times, try redoing ? redo() : undo() { done += 1 }
-        guard done > 0 else { return }
         let verb = redoing ? "redone" : "undone"
         let said = status ?? ""
+        guard done > 0 else {
+            // The first could not be done (it is used up, as a single key's would be).
+            if (redoing ? redoHistory.count : undoHistory.count) < waiting, slowChange == nil {
+                status = "0 of \(NumberText.grouped(times)) changes \(verb): " + said
+            }
+            return
+        }
         if done == times {
             status = "\(NumberText.grouped(done)) changes \(verb): the last — " + said
         } else {
@@ -361,6 +392,10 @@ extension BrowserViewModel {
     @discardableResult
     func redo() throws -> Bool {
         guard allowWrite("redo") else { return false }
+        if let slow = slowChange {
+            status = Self.saying(slow.change)
+            return false
+        }
         guard let edit = redoHistory.popLast() else {
             status = "Nothing to redo"
             return false
@@ -376,6 +411,12 @@ extension BrowserViewModel {
                     .filter { conversation in snapshots.contains { $0.conversation.publicID == conversation.publicID } }
                 guard !present.isEmpty else {
                     status = "Nothing to delete again: another process deleted \(snapshots.count == 1 ? "it" : "them") meanwhile"
+                    return false
+                }
+                let messages = present.reduce(0) { $0 + $1.messageCount }
+                if isSlow(conversations: present.count, messages: messages) {
+                    // Said first, done after the frame that says it (`poll`).
+                    try deleteSaying(ids: present.map(\.id), messages: messages, redoing: true)
                     return false
                 }
                 try delete(ids: present.map(\.id), redoing: true)

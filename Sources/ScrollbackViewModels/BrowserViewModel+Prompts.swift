@@ -21,7 +21,7 @@ extension BrowserViewModel {
             case .character("y"), .character("Y"):
                 guard questionShown else { break }
                 self.prompt = nil
-                try delete(ids: ids)
+                try deleteSaying(ids: ids, messages: messages)
             case .character("n"), .character("N"), .escape, .character("q"):
                 self.prompt = nil
                 status = "Nothing deleted"

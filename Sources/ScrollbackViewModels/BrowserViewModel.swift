@@ -178,10 +178,17 @@ public final class BrowserViewModel {
     /// How far building the search index has come (0 to 1) while it is rebuilt; nil when
     /// the index is complete.
     public internal(set) var indexingProgress: Double?
-    /// An undo that takes a while (a large delete put back), taken off the history: `shown`
-    /// false while the footer saying so waits to be drawn, true once it was (the next
-    /// `poll` does it).
-    var slowUndo: (edit: Edit, shown: Bool)?
+    /// A change that takes a while (a large delete, its undo or redo): said in the footer
+    /// first, `shown` false while that waits to be drawn, true once it was (the next `poll`
+    /// makes it).
+    var slowChange: (change: SlowChange, shown: Bool)?
+
+    enum SlowChange {
+        /// This undo, taken off the history.
+        case undo(Edit)
+        /// Delete these; `redoing`: as `Ctrl-R` does it again.
+        case delete(ids: [Int64], redoing: Bool)
+    }
     /// A delete with this many conversations or ten times as many messages or more is
     /// said before it is put back (150,000 took half a minute).
     public var slowUndoAt = 2_000
@@ -248,7 +255,7 @@ public final class BrowserViewModel {
     /// question has just become visible: keys queued before that should be discarded.
     @discardableResult
     public func promptShown() -> Bool {
-        if slowUndo?.shown == false { slowUndo?.shown = true }
+        if slowChange?.shown == false { slowChange?.shown = true }
         guard case .confirmDelete = prompt, !questionShown, !isTooSmall else { return false }
         questionShown = true
         return true
@@ -491,11 +498,18 @@ public final class BrowserViewModel {
             }
             changed = true
         }
-        if let slow = slowUndo, slow.shown {
-            // The footer says what is being put back: now it is.
-            slowUndo = nil
+        if let slow = slowChange, slow.shown {
+            // The footer says what is being done: now it is.
+            slowChange = nil
             do {
-                try undo(slow.edit)
+                switch slow.change {
+                case .undo(let edit):
+                    try undo(edit)
+                case .delete(let ids, let redoing):
+                    let before = changesRemembered
+                    try delete(ids: ids, redoing: redoing)
+                    if redoing, changesRemembered > before, let done = undoHistory.last { try carryMarks(of: done, into: &redoHistory) }
+                }
                 if mode == .reader { try refreshReader() }
             } catch {
                 report(error)

@@ -101,6 +101,12 @@ struct UndoRedoTests {
         try fixture.press(.character("u"))
         #expect(browser.status == "Pin undone — Ctrl-R redoes")
         #expect(try fixture.store.conversations.conversation(id: first)?.pinned == false)
+        // The first of a count refused: it says none were.
+        try fixture.press(.character("g"), .character("p"))
+        let pinned = try #require(browser.list.selected?.id)
+        _ = try fixture.store.conversations.setPinned(ids: [pinned], false)
+        try fixture.press(.character("3"), .character("u"))
+        #expect(browser.status == "0 of 3 changes undone: Cannot undo the pin: changed meanwhile, by another process or a sync")
     }
 
     @Test("a conversation put back and deleted again elsewhere after this browser deleted it stays deleted on u; the rest come back")
@@ -314,6 +320,29 @@ struct UndoRedoTests {
         #expect(try fixture.store.conversations.count() == 11)
     }
 
+    @Test("a delete over the budget by itself is kept until the next delete, and both deletes say so; a rename or pin after it lets go of nothing")
+    func oneDeleteOverBudget() throws {
+        let fixture = try BrowserFixture(store: BrowserFixture.store(count: 6, messages: 4))
+        let browser = fixture.browser
+        browser.undoMessageBudget = 6
+        try fixture.press(.character(" "), .character(" "), .character("D"), .character("y"))  // 8 messages: over by itself
+        #expect(browser.status == "Deleted 2 conversations — u undoes (until the next delete: it holds more than the 6 messages undo keeps)")
+        try fixture.press(.character("r"), .control("u"))
+        try fixture.type("Renamed")
+        try fixture.press(.enter, .character("p"))
+        #expect(browser.status?.hasPrefix("Pinned the conversation") == true)
+        try fixture.press(.character("u"), .character("u"), .character("u"))
+        #expect(browser.status == "Restored 2 conversations — Ctrl-R redoes")
+        #expect(try fixture.store.conversations.count() == 6)
+        try fixture.press(.control("r"), .control("r"), .control("r"))
+        #expect(try fixture.store.conversations.count() == 4)
+        // The next delete lets it go, and says so.
+        try fixture.press(.character("d"), .character("y"))
+        #expect(browser.status == "Deleted 1 conversation — u undoes (an older delete can no longer be undone: undo keeps 6 messages at most)")
+        try fixture.press(.character("4"), .character("u"))
+        #expect(browser.status == "3 of 4 changes undone, then: The delete of 2 conversations here can no longer be undone: undo keeps 6 messages at most")
+    }
+
     @Test("a pin or rename of a conversation whose delete here was let go: undo blames that delete, not another process")
     func letGoDeleteBlocksOlder() throws {
         let fixture = try BrowserFixture(store: BrowserFixture.store(count: 8, messages: 4))
@@ -402,6 +431,11 @@ struct UndoRedoTests {
         let browser = fixture.browser
         browser.slowUndoAt = 3
         try fixture.press(.character(" "), .character(" "), .character(" "), .character("D"), .character("y"))
+        // The delete too: said in a frame of its own, the question gone, then done.
+        #expect(browser.status == "Deleting 3 conversations (9 messages)…" && browser.prompt == nil)
+        #expect(try fixture.store.conversations.count() == 8)
+        #expect(browser.poll())
+        #expect(browser.status == "Deleted 3 conversations — u undoes")
         #expect(try fixture.store.conversations.count() == 5)
         // The key asks; nothing is restored until a frame said so (the fixture draws one
         // after each key, as the terminal does).
@@ -418,7 +452,16 @@ struct UndoRedoTests {
         #expect(try fixture.store.conversations.count() == 8)
         #expect(browser.status == "Restored 3 conversations — Ctrl-R redoes")
         #expect(try fixture.store.check().isHealthy)
-        try fixture.press(.control("r"))
+        _ = try browser.handle(.control("r"))
+        #expect(browser.status == "Deleting 3 conversations (9 messages) again…")
+        #expect(try fixture.store.conversations.count() == 8)
+        browser.promptShown()
+        #expect(browser.poll())
+        #expect(browser.status == "Deleted 3 conversations again — u undoes")
         #expect(try fixture.store.conversations.count() == 5)
+        try fixture.press(.character("u"))
+        browser.promptShown()
+        _ = browser.poll()
+        #expect(try fixture.store.conversations.count() == 8)
     }
 }
