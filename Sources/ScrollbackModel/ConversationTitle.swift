@@ -11,7 +11,7 @@ public enum ConversationTitle {
         for character in text {
             if character.isNewline || character == "\t" {
                 title.append(" ")
-            } else if character.unicodeScalars.contains(where: isRefused) {
+            } else if character.unicodeScalars.contains(where: isRefused) && !isTagFlag(character) {
                 throw .titleHasControls
             } else {
                 title.append(character)
@@ -36,14 +36,35 @@ public enum ConversationTitle {
     public static func withoutRefused(_ text: String) -> (text: String, removed: Int) {
         var kept = String.UnicodeScalarView()
         var removed = 0
-        for scalar in text.unicodeScalars {
-            if isRefused(scalar) && !["\n", "\r", "\t", "\u{0B}", "\u{0C}", "\u{85}"].contains(scalar) {
-                removed += 1
-            } else {
-                kept.append(scalar)
+        for character in text {
+            if isTagFlag(character) {
+                kept.append(contentsOf: character.unicodeScalars)
+                continue
+            }
+            for scalar in character.unicodeScalars {
+                if isRefused(scalar) && !["\n", "\r", "\t", "\u{0B}", "\u{0C}", "\u{85}"].contains(scalar) {
+                    removed += 1
+                } else {
+                    kept.append(scalar)
+                }
             }
         }
         return (String(kept), removed)
+    }
+
+    /// 🏴 with tag letters and CANCEL TAG: a subdivision flag (England, Scotland, Wales), the
+    /// one place tag characters belong.
+    public static func isTagFlag(_ character: Character) -> Bool {
+        let scalars = Array(character.unicodeScalars)
+        guard scalars.count >= 3, scalars[0].value == 0x1F3F4, scalars[scalars.count - 1].value == 0xE007F else { return false }
+        return scalars.dropFirst().dropLast().allSatisfy { (0xE0020...0xE007E).contains($0.value) }
+    }
+
+    /// A flag being typed: 🏴 and tag letters, its CANCEL TAG still to come.
+    public static func isPartialTagFlag(_ character: Character) -> Bool {
+        let scalars = Array(character.unicodeScalars)
+        guard let first = scalars.first, first.value == 0x1F3F4 else { return false }
+        return scalars.dropFirst().allSatisfy { (0xE0020...0xE007E).contains($0.value) }
     }
 
     /// A scalar no title may hold: C0 and C1 controls (ESC among them), DEL, the bidi

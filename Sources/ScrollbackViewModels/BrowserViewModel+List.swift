@@ -61,7 +61,7 @@ extension BrowserViewModel {
             if search != nil { mode = .searchResults } else { status = "No search yet: / searches" }
         case .rename:
             guard let selected = list.selected, allowWrite("rename") else { break }
-            prompt = .rename(id: selected.id, editor: LineEditor(text: selected.title, limit: ConversationTitle.maximumLength))
+            prompt = .rename(id: selected.id, editor: LineEditor(text: selected.title, limit: ConversationTitle.maximumLength, title: true))
         case .delete:
             guard let selected = list.selected, allowWrite("delete") else { break }
             openQuestion(ids: [selected.id], titles: [selected.title], messages: selected.messageCount)

@@ -56,7 +56,7 @@ extension BrowserViewModel {
                 do {
                     try rename(id: id, to: title)
                     if cleaned.removed > 0, status == "Renamed — u undoes" {
-                        status = "Renamed, without the \(cleaned.removed) control character\(cleaned.removed == 1 ? "" : "s") it held — u undoes"
+                        status = "Renamed, without the \(cleaned.removed) character\(cleaned.removed == 1 ? "" : "s") no title may hold (a control, bidi or format mark) — u undoes"
                     }
                 } catch StorageError.busy {
                     // Typed text is never lost to another process's write: the editor stays.
@@ -191,6 +191,12 @@ extension BrowserViewModel {
 
     func noteIfCut(_ editor: LineEditor) {
         if editor.wasCut { status = "cut to \(NumberText.grouped(editor.limit)) characters" }
+        if editor.dropped > 0 {
+            let count = editor.dropped
+            let what = editor.isTitle ? "a title cannot hold" : "that cannot be typed here"
+            status = "Left out \(count == 1 ? "1 character" : "\(NumberText.grouped(count)) characters") \(what) (controls, bidi marks, invisible or format marks)"
+                + (editor.wasCut ? "; cut to \(NumberText.grouped(editor.limit)) characters" : "")
+        }
     }
 
     /// A message of the storage layer as the footer says things: a capital first.

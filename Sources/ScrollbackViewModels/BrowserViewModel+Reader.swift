@@ -58,7 +58,7 @@ extension BrowserViewModel {
         case .rename:
             // The conversation being read, as in the list.
             guard allowWrite("rename") else { return }
-            prompt = .rename(id: reader.conversation.id, editor: LineEditor(text: reader.conversation.title, limit: ConversationTitle.maximumLength))
+            prompt = .rename(id: reader.conversation.id, editor: LineEditor(text: reader.conversation.title, limit: ConversationTitle.maximumLength, title: true))
         case .delete:
             guard allowWrite("delete") else { return }
             openQuestion(ids: [reader.conversation.id], titles: [reader.conversation.title], messages: reader.conversation.messageCount)

@@ -1,3 +1,4 @@
+import ScrollbackModel
 import TerminalText
 
 /// A one-line text editor: UTF-8 input, cursor keys, Home/End, Ctrl-A/Ctrl-E, Ctrl-W,
@@ -27,19 +28,26 @@ public struct LineEditor: Sendable, Equatable {
     /// query): typing or pasting replaces it, Backspace clears it, and a movement key
     /// keeps it for editing.
     public private(set) var isAllSelected = false
+    /// How many characters the last typed or pasted text had that were left out (controls,
+    /// bidi marks, invisible marks; for a title, what no title may hold).
+    public private(set) var dropped = 0
     public let limit: Int
+    /// A title's editor: it keeps to the title rule (`ConversationTitle`) as it is typed.
+    public let isTitle: Bool
 
-    public init(text: String = "", limit: Int = LineEditor.defaultLimit, selected: Bool = false) {
+    public init(text: String = "", limit: Int = LineEditor.defaultLimit, selected: Bool = false, title: Bool = false) {
         characters = Array(text)
         cursor = characters.count
         self.limit = max(limit, 1)
         isAllSelected = selected && !characters.isEmpty
+        isTitle = title
     }
 
     public var text: String { String(characters) }
 
     public mutating func apply(_ key: Key) -> Outcome {
         wasCut = false
+        dropped = 0
         if isAllSelected {
             isAllSelected = false
             switch key {
@@ -103,11 +111,44 @@ public struct LineEditor: Sendable, Equatable {
     /// Inserts text at the cursor: line breaks and tabs become spaces, other control
     /// characters are left out, and whatever would pass `limit` is cut (`wasCut`).
     private mutating func insert(_ text: String) {
+        // A flag typed key by key (🏴, then its tag letters, one at a time): each joins the
+        // flag before the cursor.
+        if isTitle, text.unicodeScalars.count == 1, let tag = text.unicodeScalars.first, (0xE0020...0xE007F).contains(tag.value),
+            cursor > 0, ConversationTitle.isPartialTagFlag(characters[cursor - 1])
+        {
+            let joined = String(characters[cursor - 1]) + text
+            if joined.count == 1, let flag = joined.first {
+                characters[cursor - 1] = flag
+                isEdited = true
+                return
+            }
+        }
         let room = max(limit - characters.count, 0)
         var inserted: [Character] = []
+        var afterBreak = false
+        // What no title may hold goes scalar by scalar (U+0600 joins the digit after it into
+        // one character: the digit stays).
+        var text = text
+        if isTitle {
+            let cleaned = ConversationTitle.withoutRefused(text)
+            text = cleaned.text
+            dropped += cleaned.removed
+        }
         for character in text {
+            // A run of line breaks (a pasted CRLF, a blank line) is one space.
+            if character.isNewline {
+                if afterBreak { continue }
+                afterBreak = true
+            } else {
+                afterBreak = false
+            }
             let kept: Character = character.isNewline || character == "\t" ? " " : character
-            guard UntrustedText.sanitized(String(kept)) == String(kept) else { continue }
+            let flag = ConversationTitle.isTagFlag(kept) || ConversationTitle.isPartialTagFlag(kept)
+            let refused = isTitle && !flag && kept.unicodeScalars.contains(where: ConversationTitle.isRefused)
+            guard !refused, flag || UntrustedText.sanitized(String(kept)) == String(kept) else {
+                dropped += 1
+                continue
+            }
             guard inserted.count < room else {
                 wasCut = true
                 break

@@ -7,8 +7,9 @@
 /// - C1 controls become `�`;
 /// - bidi overrides, embeddings, isolates and marks, zero-width characters standing alone,
 ///   line and paragraph separators (U+2028/2029), interlinear annotation marks
-///   (U+FFF9–FFFB), the deprecated format characters U+206A–206F and Unicode tag
-///   characters (U+E0000–E007F, which can smuggle invisible text) become `⍰`. A zero-width
+///   (U+FFF9–FFFB), the deprecated format characters U+206A–206F, the other format marks a
+///   terminal draws its own way (`isInvisibleFormat`: a soft hyphen, U+0600), noncharacters
+///   and Unicode tag characters (U+E0000–E007F, which can smuggle invisible text) become `⍰`. A zero-width
 ///   joiner inside an emoji sequence (👩‍💻) is kept, since it is part of one visible
 ///   character, and so are the tag characters of an emoji flag (🏴󠁧󠁢󠁳󠁣󠁴󠁿).
 public enum UntrustedText {
@@ -67,11 +68,20 @@ public enum UntrustedText {
         isControl(scalar) || isBidiControl(scalar) || isZeroWidth(scalar) || isInvisibleFormat(scalar) || isTag(scalar)
     }
 
-    /// Separators and format characters that terminals draw as nothing or act on.
+    /// Separators and format characters that terminals draw as nothing, draw in a width of
+    /// their own choosing, or act on: the line and paragraph separators, the deprecated
+    /// format characters, the annotation marks, the soft hyphen, the prepended
+    /// concatenation marks (U+0600…, U+06DD, U+070F: drawn under the digits after them),
+    /// the hieroglyph and musical format controls, and the noncharacters (U+FDD0, U+FFFE).
     static func isInvisibleFormat(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x2028, 0x2029, 0x206A...0x206F, 0xFFF9...0xFFFB: true
-        default: false
+        let value = scalar.value
+        switch value {
+        case 0x2028, 0x2029, 0x206A...0x206F, 0xFFF9...0xFFFB, 0x00AD, 0x0600...0x0605, 0x06DD, 0x070F, 0x0890...0x0891, 0x08E2,
+            0x110BD, 0x110CD, 0x13430...0x1345F, 0x1BCA0...0x1BCA3, 0x1D173...0x1D17A, 0xFDD0...0xFDEF:
+            return true
+        default:
+            // The last two code points of every plane are noncharacters too.
+            return value & 0xFFFE == 0xFFFE
         }
     }
 

@@ -48,6 +48,12 @@ struct RoughEdgesCommandTests {
             #expect(result.status == 1 && result.error.contains("cannot start with a combining mark"), "\(result.error)")
         }
         #expect(try runner.run(["rename", "11111111", "cafe\u{301} and a\u{20DD}"]).status == 0)
+        // Tag characters belong in a subdivision flag, and only there.
+        let wales = "\u{1F3F4}\u{E0067}\u{E0062}\u{E0077}\u{E006C}\u{E0073}\u{E007F}"
+        let flag = try runner.run(["rename", "11111111", "Trip to " + wales])
+        #expect(flag.status == 0, "\(flag.error)")
+        #expect(try runner.run(["show", "11111111", "--json"]).output.contains("Trip to " + wales))
+        #expect(try runner.run(["rename", "11111111", "x\u{E0067}\u{E0062}\u{E007F}"]).status == 1)
         // The browser's editor says the same words for the same rule.
         #expect(throws: StorageError.titleHasControls) { try ConversationTitle.normalized("a\u{1B}b") }
         #expect(throws: StorageError.titleTooLong(characters: 1_001)) { try ConversationTitle.normalized(String(repeating: "z", count: 1_001)) }

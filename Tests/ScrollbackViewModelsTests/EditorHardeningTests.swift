@@ -111,7 +111,32 @@ struct EditorHardeningTests {
         try fixture.press(.character("r"), .home, .character("\u{1B}"), .character("!"), .enter)
         let cleaned = ConversationTitle.withoutRefused("!" + hostile)
         #expect(fixture.selectedTitle == (try ConversationTitle.normalized(cleaned.text)))
-        #expect(browser.status?.hasPrefix("Renamed, without the \(cleaned.removed) control characters it held") == true, "\(browser.status ?? "")")
+        #expect(browser.status?.hasPrefix("Renamed, without the \(cleaned.removed) characters no title may hold") == true, "\(browser.status ?? "")")
+    }
+
+    @Test("the title editor keeps to the title rule as it is typed and says what it left out; a flag typed key by key stays a flag; a pasted CRLF is one space")
+    func titleRuleWhileTyping() throws {
+        let fixture = try BrowserFixture(store: BrowserFixture.store(count: 3))
+        let browser = fixture.browser
+        let id = try #require(browser.list.selected?.id)
+        try fixture.press(.character("r"), .control("u"))
+        try fixture.press(.paste("a\u{1B}]0;T\u{07}b \u{202E}c\u{200B}d\u{0600}e"))
+        #expect(browser.status == "Left out 5 characters a title cannot hold (controls, bidi marks, invisible or format marks)")
+        guard case .rename(_, let editor) = browser.prompt else {
+            Issue.record("the editor should stay open")
+            return
+        }
+        #expect(editor.text == "a]0;Tb cde")
+        try fixture.press(.character("\u{0600}"))
+        #expect(browser.status == "Left out 1 character a title cannot hold (controls, bidi marks, invisible or format marks)")
+        // Scotland's flag, one scalar per key, as a terminal sends it.
+        try fixture.press(.control("u"), .character("x"))
+        for scalar in "\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}".unicodeScalars {
+            try fixture.press(.character(Character(scalar)))
+        }
+        try fixture.press(.paste("line one\r\n\r\nline two"), .enter)
+        #expect(try fixture.store.conversations.conversation(id: id)?.title == "x\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}line one line two")
+        #expect(browser.status == "Renamed — u undoes")
     }
 
     @Test("Alt keys are not commands; Alt+b and Alt+f move by words in an editor")

@@ -41,6 +41,19 @@ struct UntrustedTextTests {
         #expect(UntrustedText.sanitized("👩\u{200C}💻") == "👩⍰💻")
     }
 
+    @Test("format marks a terminal draws its own way, and noncharacters, are shown (from the fifth hostile round)")
+    func formatMarks() {
+        let marks: [UInt32] = [0xAD, 0x0600, 0x06DD, 0x070F, 0x1D173, 0x13430, 0xFDD0, 0xFFFE, 0x1FFFF]
+        for value in marks {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let text = "ab" + String(Character(scalar)) + "12"
+            #expect(UntrustedText.sanitized(text) == "ab⍰12", "\(String(value, radix: 16))")
+        }
+        // Scotland's flag keeps its tags; the same tags after a letter do not.
+        let scotland = "\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}"
+        #expect(UntrustedText.sanitized(scotland + " flag") == scotland + " flag")
+    }
+
     @Test("nothing that reaches the terminal is a control or format character")
     func exhaustive() {
         var all = ""
