@@ -91,6 +91,17 @@ final class PostgresConnection {
         if lower.contains("does not exist") && (lower.contains("database \"") || lower.contains("role \"") || lower.contains("fatal:")) {
             return .refused(message)
         }
+        // The server answered and will not let this user in: a role without LOGIN, CONNECT
+        // revoked, a database closed to connections, a connection limit; or it refused an
+        // option the connection string sets (`options=-c …`).
+        let refusals = [
+            "is not permitted to log in", "permission denied for database", "is not currently accepting connections",
+            "too many connections for", "connection slots are reserved", "invalid value for parameter",
+            "unrecognized configuration parameter", "must be superuser", "permission denied to set parameter",
+        ]
+        if refusals.contains(where: lower.contains) {
+            return .refused(message)
+        }
         if lower.contains("invalid") && (lower.contains("connection option") || lower.contains("uri") || lower.contains("sslmode")) {
             return .badConnectionString(message)
         }

@@ -57,6 +57,9 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
             "the sync server refused the connection (\(message)); check the user, password, database name and sslmode in the connection string (`scrollback sync init` takes a new one)"
         case .connectionLost(let message):
             "the connection to the sync server broke (\(message)); nothing was lost: what was not sent waits in the outbox; run `\(command)` again"
+        case .server(let state, let message) where state == "42501" && message.lowercased().contains("permission denied for database"):
+            // The user never had the right: nothing was changed on the server.
+            "the sync server refused a request (\(message), SQLSTATE \(state)); local data is unharmed; this user may not create the schema `scrollback` in that database: grant it (`GRANT CREATE ON DATABASE … TO …` in psql), or give `scrollback sync init` a user who may"
         case .server(let state, let message) where state.hasPrefix("42"):
             // Not a passing trouble: the schema or this user's rights were changed.
             "the sync server refused a request (\(message), SQLSTATE \(state)); local data is unharmed; the server's schema `scrollback` or this user's rights were changed: put them back (or restore the server) before syncing again"

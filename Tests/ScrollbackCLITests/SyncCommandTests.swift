@@ -238,6 +238,31 @@ struct SyncCommandTests {
         let noRole = try runner.run(["sync", "init"], input: server.socket + " user=no_such_role dbname=postgres\n")
         #expect(noRole.status == 1 && noRole.error.contains("refused the connection") && noRole.error.contains("role \"no_such_role\""), "\(noRole.error)")
         #expect(!noRole.error.contains("cannot reach") && !noRole.error.contains("FATAL"), "\(noRole.error)")
+        // Other ways a server that answers keeps a user out: refused, never "cannot reach"
+        // (from the fifth hostile round).
+        let admin = server.socket + " dbname=postgres"
+        _ = try server.psql(admin, "CREATE ROLE nologin_r NOLOGIN")
+        _ = try server.psql(admin, "CREATE ROLE conlim LOGIN CONNECTION LIMIT 0")
+        _ = try server.psql(admin, "CREATE ROLE plain_r LOGIN")
+        _ = try server.psql(admin, "CREATE DATABASE closed")
+        _ = try server.psql(admin, "REVOKE CONNECT ON DATABASE closed FROM PUBLIC")
+        _ = try server.psql(admin, "CREATE DATABASE nocreate")
+        _ = try server.psql(admin, "REVOKE CREATE ON DATABASE nocreate FROM PUBLIC")
+        let refusals = [
+            (" user=nologin_r dbname=postgres", "not permitted to log in"), (" user=plain_r dbname=closed", "permission denied for database"),
+            (" dbname=template0", "not currently accepting connections"), (" user=conlim dbname=postgres", "too many connections"),
+            (" dbname=postgres options='-c statement_timeout=abc'", "invalid value for parameter"),
+        ]
+        for (words, said) in refusals {
+            let result = try runner.run(["sync", "init"], input: server.socket + words + "\n")
+            #expect(result.status == 1 && result.error.contains("refused the connection") && result.error.contains(said), "\(words): \(result.error)")
+            #expect(!result.error.contains("cannot reach") && !result.error.contains("not one libpq reads"), "\(words): \(result.error)")
+        }
+        // A user who may not create the schema on a first init: told so, not that its rights "were changed".
+        let noCreate = try runner.run(["sync", "init"], input: server.socket + " user=plain_r dbname=nocreate\n")
+        #expect(noCreate.status == 1 && noCreate.error.contains("may not create the schema `scrollback`"), "\(noCreate.error)")
+        #expect(!noCreate.error.contains("were changed"), "\(noCreate.error)")
+        #expect(try runner.run(["sync", "status"]).output.contains("Sync is off"))
         let status = try runner.run(["sync", "status"])
         #expect(status.status == 0 && status.output.contains("Sync is off"))
         // Passwords in malformed strings are never repeated; the string is called malformed.
