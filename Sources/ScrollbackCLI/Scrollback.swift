@@ -303,10 +303,12 @@ struct CommandContext {
             if let until = parsed.value("--until") { filter.until = try ConversationFilter.time(until, now: now, end: true) }
             if let title = parsed.value("--title") {
                 guard let words = ConversationFilter.titleWords(title) else {
-                    let blank = title.allSatisfy { $0.isWhitespace }
-                    throw FilterError(
-                        blank ? "--title needs the words to find in titles (it was blank)"
-                            : "--title needs the words to find in titles (quotes alone only mark a phrase: --title '\"like this\"')")
+                    let blank = title.allSatisfy { $0.isWhitespace || $0.unicodeScalars.allSatisfy(\.properties.isDefaultIgnorableCodePoint) }
+                    let why =
+                        blank ? "it was blank"
+                        : title.contains("\"") ? "quotes alone only mark a phrase: --title '\"like this\"'"
+                        : "it holds only marks with no letter under them: type a word"
+                    throw FilterError("--title needs the words to find in titles (\(why))")
                 }
                 filter.title = words
             }

@@ -52,10 +52,13 @@ public struct SearchQuery: Sendable, Hashable {
         var inQuotes = false
         func finish() {
             let pattern = SearchText.folded(current, phrase: inQuotes)
+            // A phrase of one word is that word (`"brown"` is `brown`).
+            let phrase = inQuotes && pattern.scalars.contains(" ")
+            let text = inQuotes && !phrase ? current.trimmingCharacters(in: .whitespaces) : current
             // A term given twice is the same condition: it is kept once (a pasted paragraph
             // of repeated words costs one check per word, not one per repeat).
-            if !pattern.scalars.isEmpty, !terms.contains(where: { $0.pattern == pattern.scalars && $0.isPhrase == inQuotes }) {
-                terms.append(Term(text: current, isPhrase: inQuotes, pattern: pattern.scalars))
+            if !pattern.scalars.isEmpty, !terms.contains(where: { $0.pattern == pattern.scalars && $0.isPhrase == phrase }) {
+                terms.append(Term(text: text, isPhrase: phrase, pattern: pattern.scalars))
             }
             current = ""
         }
@@ -63,7 +66,8 @@ public struct SearchQuery: Sendable, Hashable {
             if character == "\"" {
                 finish()
                 inQuotes.toggle()
-            } else if character.isWhitespace && !inQuotes {
+            } else if (character.isWhitespace || character.unicodeScalars.allSatisfy(SearchText.isGap)) && !inQuotes {
+                // What shows nothing between words (a zero-width space) parts them as a space does.
                 finish()
             } else {
                 current.append(character)

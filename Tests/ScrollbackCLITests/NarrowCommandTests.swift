@@ -74,6 +74,17 @@ struct NarrowCommandTests {
             #expect(result.status == 2 && result.error.contains("quotes alone only mark a phrase"), "\(result.error)")
             #expect(!result.error.contains("blank"), "\(result.error)")
         }
+        // A lone combining mark is no word either, and no quote is blamed; what shows nothing is blank.
+        let mark = try runner.run(["list", "--title", "\u{301}"])
+        #expect(mark.status == 2 && mark.error.contains("only marks with no letter under them") && !mark.error.contains("quote"), "\(mark.error)")
+        for invisible in ["\u{200B}", "\"\u{200B}\"", " \u{2060} "] {
+            let result = try runner.run(["list", "--title", invisible])
+            #expect(result.status == 2 && result.error.contains("(it was blank)") || result.error.contains("quotes alone"), "\(result.error)")
+        }
+        // A one-word phrase is that word: said once.
+        let phrase = try runner.run(["list", "--title", "rust Rúst \"rust\"", "--limit", "3"])
+        let phraseMore = try #require(phrase.error.split(separator: "\n").first { $0.hasPrefix("more: ") })
+        #expect(phraseMore.contains("--title rust ") && !phraseMore.contains("\"rust\""), "\(phraseMore)")
         // A word pasted 5,000 times is one word, in the more: line too.
         let pasted = try runner.run(["list", "--title", Array(repeating: "rust", count: 5_000).joined(separator: " "), "--limit", "3"])
         #expect(pasted.status == 0, "\(pasted.error)")

@@ -104,6 +104,9 @@ struct TitleNarrowingTests {
             #expect(admits("\"haiku about\"", title), "\(title.unicodeScalars.map { String($0.value, radix: 16) })")
         }
         #expect(admits("\"haiku\u{200B} about\"", "A haiku about rain"))
+        // A zero-width space between typed words parts them as a space does.
+        #expect(admits("haiku\u{200B}rain", "A haiku about rain") && ConversationFilter(title: "haiku\u{200B}rain").title == "haiku rain")
+        #expect(ConversationFilter(title: "\"haiku\"").title == "haiku" && ConversationFilter(title: "\u{200B}").title == nil)
         #expect(!admits("\"haiku about\"", "A haiku-about rain") && !admits("\"haiku about\"", "A haikuabout rain"))
     }
 
@@ -187,6 +190,8 @@ struct TitleNarrowingTests {
         let phrase = try ConversationFilter.parse("\"haiku about\" title:re:invent", now: now)
         #expect(phrase.title == "\"haiku about\" re:invent")
         #expect(try ConversationFilter.parse(phrase.description, now: now) == phrase, "\(phrase.description)")
-        #expect(try ConversationFilter.parse("title:\"a \\\"b\\\" c\"", now: now).title == "a \"b\" c")
+        // (A one-word phrase is that word.)
+        #expect(try ConversationFilter.parse("title:\"a \\\"b\\\" c\"", now: now).title == "a b c")
+        #expect(try ConversationFilter.parse("title:\"a \\\"b d\\\" c\"", now: now).title == "a \"b d\" c")
     }
 }
