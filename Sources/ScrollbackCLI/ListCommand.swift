@@ -68,17 +68,21 @@ struct ListCommand {
         // the longest on the page, so that the columns after it line up.
         let ids = page.items.map { OutputFormat.uniqueID($0.publicID, in: store) }
         let idWidth = max(ids.map(\.count).max() ?? 8, 8)
-        console.line("ID".padding(toLength: idWidth, withPad: " ", startingAt: 0) + "  \(timeHeading)            MSGS  MODEL               TITLE")
-        for (conversation, id) in zip(page.items, ids) {
+        // Counts grouped as everywhere else (520,000), the column as wide as the widest.
+        let counts = page.items.map { NumberText.grouped($0.messageCount) }
+        let countWidth = max(counts.map(\.count).max() ?? 5, 5)
+        console.line(
+            "ID".padding(toLength: idWidth, withPad: " ", startingAt: 0) + "  " + timeHeading.padding(toLength: 16, withPad: " ", startingAt: 0)
+                + "  " + String(repeating: " ", count: countWidth - 4) + "MSGS  MODEL               TITLE")
+        for (conversation, (id, count)) in zip(page.items, zip(ids, counts)) {
             let time = TimeText.absolute(order == .created ? conversation.createdAt : conversation.updatedAt)
-            let count = String(conversation.messageCount)
             let model = conversation.model.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : OutputFormat.line($0) } ?? "–"
             // In terminal cells, as the browser lays it out: a CJK name is two a character.
             let modelColumn = DisplayWidth.fitted(model, to: 18)
             let title = (conversation.pinned ? "[pinned] " : "") + OutputFormat.line(conversation.title)
             console.line(
                 id.padding(toLength: idWidth, withPad: " ", startingAt: 0) + "  " + time + "  "
-                    + String(repeating: " ", count: max(0, 5 - count.count)) + count + "  "
+                    + String(repeating: " ", count: max(0, countWidth - count.count)) + count + "  "
                     + modelColumn + "  " + title)
         }
         if let next = page.next {

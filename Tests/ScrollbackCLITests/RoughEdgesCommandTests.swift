@@ -3,7 +3,7 @@ import Testing
 
 @testable import ScrollbackCLI
 import ScrollbackModel
-import ScrollbackStorage
+@testable import ScrollbackStorage
 @testable import ScrollbackViewModels
 import TerminalText
 import TestSupport
@@ -129,6 +129,30 @@ struct RoughEdgesCommandTests {
             #expect(line.utf16.count - title.utf16.count == titleAt, "\(lines)")
         }
         #expect(lines[1].hasPrefix("55555555 ") && lines[2].hasPrefix("44444444-aaab"), "\(lines)")
+    }
+
+    @Test("list's MSGS column groups its counts, as the browser does, and widens for the widest; MSGS stays over them")
+    func groupedCounts() throws {
+        let runner = try BinaryRunner()
+        do {
+            let store = try Store.open(path: runner.databasePath)
+            let long = try store.addConversation(title: "Long one", createdAt: 1_000, messages: ["one"])
+            _ = try store.addConversation(title: "Short one", createdAt: 2_000, messages: ["one", "two"])
+            // As counted for a conversation of 123,456 messages (making them takes minutes).
+            try store.database.run("UPDATE conversation SET message_count = 123456 WHERE id = ?", [.integer(long.id)])
+        }
+        let lines = try runner.run(["list"]).output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(lines)")
+        let header = lines[0]
+        let countsEnd = try #require(header.range(of: "MSGS")).upperBound.utf16Offset(in: header)
+        let long = try #require(lines.first { $0.hasSuffix("Long one") })
+        let short = try #require(lines.first { $0.hasSuffix("Short one") })
+        #expect(long.contains(" 123,456  "), "\(long)")
+        for line in [long, short] {
+            let end = try #require(line.range(of: line == long ? "123,456" : " 2  ")).upperBound.utf16Offset(in: line) - (line == long ? 0 : 2)
+            #expect(end == countsEnd, "\(lines)")
+        }
+        #expect(long.range(of: "Long one")?.lowerBound.utf16Offset(in: long) == header.range(of: "TITLE")?.lowerBound.utf16Offset(in: header))
     }
 
     @Test("a config file that starts with a byte-order mark keeps its first section; the default file's words")
