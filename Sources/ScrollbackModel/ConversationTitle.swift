@@ -52,19 +52,26 @@ public enum ConversationTitle {
         return (String(kept), removed)
     }
 
-    /// 🏴 with tag letters and CANCEL TAG: a subdivision flag (England, Scotland, Wales), the
-    /// one place tag characters belong.
+    /// 🏴, two to six lower-case tag letters or digits, and CANCEL TAG: a subdivision flag
+    /// (England, Scotland, Wales), the one place tag characters belong: the screen's rule
+    /// (`UntrustedText.isTagFlag`, which a test holds this one to).
     public static func isTagFlag(_ character: Character) -> Bool {
         let scalars = Array(character.unicodeScalars)
-        guard scalars.count >= 3, scalars[0].value == 0x1F3F4, scalars[scalars.count - 1].value == 0xE007F else { return false }
-        return scalars.dropFirst().dropLast().allSatisfy { (0xE0020...0xE007E).contains($0.value) }
+        guard (4...8).contains(scalars.count), scalars[0].value == 0x1F3F4, scalars[scalars.count - 1].value == 0xE007F else {
+            return false
+        }
+        return scalars.dropFirst().dropLast().allSatisfy(isSubdivisionTag)
     }
 
-    /// A flag being typed: 🏴 and tag letters, its CANCEL TAG still to come.
+    /// A flag being typed: 🏴 and up to six tag letters or digits, its CANCEL TAG still to come.
     public static func isPartialTagFlag(_ character: Character) -> Bool {
         let scalars = Array(character.unicodeScalars)
-        guard let first = scalars.first, first.value == 0x1F3F4 else { return false }
-        return scalars.dropFirst().allSatisfy { (0xE0020...0xE007E).contains($0.value) }
+        guard let first = scalars.first, first.value == 0x1F3F4, scalars.count <= 7 else { return false }
+        return scalars.dropFirst().allSatisfy(isSubdivisionTag)
+    }
+
+    private static func isSubdivisionTag(_ scalar: Unicode.Scalar) -> Bool {
+        (0xE0061...0xE007A).contains(scalar.value) || (0xE0030...0xE0039).contains(scalar.value)
     }
 
     /// A scalar no title may hold: C0 and C1 controls (ESC among them), DEL, the bidi

@@ -191,7 +191,7 @@ enum DatabaseCheck {
                         problems.append("search index: \(index) holds \(indexed) rows, \(content) has \(rows)")
                     }
                     countedOnly = true
-                    skipped.append("deep check of \(index) (it writes: done only on a writable file whose -wal holds no changes; this one's holds some, from a process writing now or one that was killed; once none runs, any command that writes folds them in, and check runs it after that)")
+                    skipped.append("deep check of \(index) (it writes: done only on a writable file whose -wal holds no changes; this one's holds some, from a process that has the file open (a browser, a sync, an import) or one that was killed; once none has it open, any command that writes folds them in, and check runs it after that)")
                     return
                 }
                 do {

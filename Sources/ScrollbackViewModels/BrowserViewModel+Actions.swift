@@ -238,6 +238,10 @@ extension BrowserViewModel {
             return "Restoring \(counted(snapshots.count, "conversation")) (\(counted(edit.messagesHeld, "message")))…"
         case .delete(let ids, let redoing):
             return "Deleting \(counted(ids.count, "conversation"))" + (messages.map { " (\(counted($0, "message")))" } ?? "") + (redoing ? " again…" : "…")
+        case .redo(let edit):
+            guard case .deleted(let snapshots) = edit else { return "Redoing…" }
+            let held = snapshots.reduce(0) { $0 + $1.conversation.messageCount }
+            return "Deleting \(counted(snapshots.count, "conversation")) (\(counted(held, "message"))) again…"
         }
     }
 
@@ -400,6 +404,21 @@ extension BrowserViewModel {
             status = "Nothing to redo"
             return false
         }
+        if case .deleted(let snapshots) = edit,
+            isSlow(conversations: snapshots.count, messages: snapshots.reduce(0) { $0 + $1.conversation.messageCount })
+        {
+            // Said at once (finding what is there to delete again takes a while too), done
+            // after the frame that says it.
+            slowChange = (.redo(edit), false)
+            status = Self.saying(.redo(edit))
+            return false
+        }
+        return try redo(edit)
+    }
+
+    /// Does `edit` again, taken off the redo history (back on it when it fails as it is now).
+    @discardableResult
+    func redo(_ edit: Edit) throws -> Bool {
         let before = changesRemembered
         do {
             switch edit {
@@ -411,12 +430,6 @@ extension BrowserViewModel {
                     .filter { conversation in snapshots.contains { $0.conversation.publicID == conversation.publicID } }
                 guard !present.isEmpty else {
                     status = "Nothing to delete again: another process deleted \(snapshots.count == 1 ? "it" : "them") meanwhile"
-                    return false
-                }
-                let messages = present.reduce(0) { $0 + $1.messageCount }
-                if isSlow(conversations: present.count, messages: messages) {
-                    // Said first, done after the frame that says it (`poll`).
-                    try deleteSaying(ids: present.map(\.id), messages: messages, redoing: true)
                     return false
                 }
                 try delete(ids: present.map(\.id), redoing: true)

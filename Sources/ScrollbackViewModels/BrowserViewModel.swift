@@ -188,6 +188,8 @@ public final class BrowserViewModel {
         case undo(Edit)
         /// Delete these; `redoing`: as `Ctrl-R` does it again.
         case delete(ids: [Int64], redoing: Bool)
+        /// This redo (of a large delete), taken off the history.
+        case redo(Edit)
     }
     /// A delete with this many conversations or ten times as many messages or more is
     /// said before it is put back (150,000 took half a minute).
@@ -270,7 +272,11 @@ public final class BrowserViewModel {
 
     /// Handles one key; returns false when the browser should quit.
     public func handle(_ key: Key) throws -> Bool {
+        // Ctrl-C quits at once: a slow change asked for and not begun is not made.
         if key == .control("c") { return false }
+        // A key typed ahead of the frame that says a slow change is coming: the change is
+        // made first, then the key acts after it (`y q` deletes, then quits; `u u` undoes twice).
+        if slowChange != nil { performSlowChange() }
         // Nothing is on screen to act on (the screen says it is too small): a key must not
         // delete, rename or answer a question no one can see.
         if isTooSmall { return !(prompt == nil && mode == .list && keymap.command(for: key, on: .list) == .quit) }
@@ -500,23 +506,31 @@ public final class BrowserViewModel {
         }
         if let slow = slowChange, slow.shown {
             // The footer says what is being done: now it is.
-            slowChange = nil
-            do {
-                switch slow.change {
-                case .undo(let edit):
-                    try undo(edit)
-                case .delete(let ids, let redoing):
-                    let before = changesRemembered
-                    try delete(ids: ids, redoing: redoing)
-                    if redoing, changesRemembered > before, let done = undoHistory.last { try carryMarks(of: done, into: &redoHistory) }
-                }
-                if mode == .reader { try refreshReader() }
-            } catch {
-                report(error)
-            }
+            performSlowChange()
             changed = true
         }
         return takeSearchResult() || changed
+    }
+
+    /// Makes the slow change that waits (`slowChange`); what fails is said in the footer.
+    func performSlowChange() {
+        guard let slow = slowChange else { return }
+        slowChange = nil
+        do {
+            switch slow.change {
+            case .undo(let edit):
+                try undo(edit)
+            case .redo(let edit):
+                try redo(edit)
+            case .delete(let ids, let redoing):
+                let before = changesRemembered
+                try delete(ids: ids, redoing: redoing)
+                if redoing, changesRemembered > before, let done = undoHistory.last { try carryMarks(of: done, into: &redoHistory) }
+            }
+            if mode == .reader { try refreshReader() }
+        } catch {
+            report(error)
+        }
     }
 
     /// The footer's words for `state` at `now`.

@@ -77,7 +77,9 @@ public enum UntrustedText {
         let value = scalar.value
         switch value {
         case 0x2028, 0x2029, 0x206A...0x206F, 0xFFF9...0xFFFB, 0x00AD, 0x0600...0x0605, 0x06DD, 0x070F, 0x0890...0x0891, 0x08E2,
-            0x110BD, 0x110CD, 0x13430...0x1345F, 0x1BCA0...0x1BCA3, 0x1D173...0x1D17A, 0xFDD0...0xFDEF:
+            0x110BD, 0x110CD, 0x13430...0x1345F, 0x1BCA0...0x1BCA3, 0x1D173...0x1D17A, 0xFDD0...0xFDEF,
+            // The Hangul fillers: letters that show nothing (blank names are made of them).
+            0x115F, 0x1160, 0x3164, 0xFFA0:
             return true
         default:
             // The last two code points of every plane are noncharacters too.
@@ -89,13 +91,20 @@ public enum UntrustedText {
         (0xE0000...0xE007F).contains(scalar.value)
     }
 
-    /// 🏴 followed by tag letters and CANCEL TAG: a subdivision flag (England, Scotland…).
-    private static func isTagFlag(_ character: Character) -> Bool {
+    /// 🏴, two to six lower-case tag letters or digits (a subdivision's code: gbsct), and
+    /// CANCEL TAG: a subdivision flag (England, Scotland…). Any other run of tags is text
+    /// smuggled past the eye, whatever it hangs on.
+    public static func isTagFlag(_ character: Character) -> Bool {
         let scalars = Array(character.unicodeScalars)
-        guard scalars.count >= 3, scalars[0].value == 0x1F3F4, scalars[scalars.count - 1].value == 0xE007F else {
+        guard (4...8).contains(scalars.count), scalars[0].value == 0x1F3F4, scalars[scalars.count - 1].value == 0xE007F else {
             return false
         }
-        return scalars.dropFirst().dropLast().allSatisfy { (0xE0020...0xE007E).contains($0.value) }
+        return scalars.dropFirst().dropLast().allSatisfy(isSubdivisionTag)
+    }
+
+    /// A tag letter a–z or digit 0–9, as a subdivision flag spells its code.
+    public static func isSubdivisionTag(_ scalar: Unicode.Scalar) -> Bool {
+        (0xE0061...0xE007A).contains(scalar.value) || (0xE0030...0xE0039).contains(scalar.value)
     }
 
     /// JSON text made safe for a terminal while staying exact: every control, format and tag

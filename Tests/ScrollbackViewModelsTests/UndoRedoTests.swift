@@ -425,7 +425,7 @@ struct UndoRedoTests {
         #expect(try fixture.store.conversations.count() == 4)
     }
 
-    @Test("a large delete undone says “Restoring…” in a frame of its own first, then puts everything back; keys meanwhile wait for it")
+    @Test("a large delete, its undo and its redo say so in a frame of their own first, then are made")
     func slowUndoSaidFirst() throws {
         let fixture = try BrowserFixture(store: BrowserFixture.store(count: 8, messages: 3))
         let browser = fixture.browser
@@ -442,9 +442,6 @@ struct UndoRedoTests {
         _ = try browser.handle(.character("u"))
         #expect(browser.status == "Restoring 3 conversations (9 messages)…")
         #expect(try fixture.store.conversations.count() == 5)
-        // A second u before the frame: the same one is on its way, not the change before.
-        _ = try browser.handle(.character("u"))
-        #expect(browser.status == "Restoring 3 conversations (9 messages)…")
         _ = browser.poll()  // before the frame: nothing yet
         #expect(try fixture.store.conversations.count() == 5)
         browser.promptShown()
@@ -463,5 +460,37 @@ struct UndoRedoTests {
         browser.promptShown()
         _ = browser.poll()
         #expect(try fixture.store.conversations.count() == 8)
+    }
+
+    @Test("keys typed ahead of a slow change's frame act after it: y then q deletes, then quits; u u undoes twice; Ctrl-C makes nothing")
+    func typeAheadOfSlowChange() throws {
+        let fixture = try BrowserFixture(store: BrowserFixture.store(count: 8, messages: 3))
+        let browser = fixture.browser
+        browser.slowUndoAt = 3
+        try fixture.press(.character("p"), .character("j"))
+        try fixture.press(.character(" "), .character(" "), .character(" "), .character("D"))
+        // y and j arrive together: the delete is made before j moves.
+        _ = try browser.handle(.character("y"))
+        #expect(try fixture.store.conversations.count() == 8)
+        _ = try browser.handle(.character("j"))
+        #expect(try fixture.store.conversations.count() == 5)
+        #expect(browser.list.marks.isEmpty)
+        // u u: the restore, then the pin's undo.
+        _ = try browser.handle(.character("u"))
+        _ = try browser.handle(.character("u"))
+        #expect(try fixture.store.conversations.count() == 8)
+        #expect(try fixture.store.conversations.count(filter: ConversationFilter(pinnedOnly: true)) == 0)
+        #expect(browser.status == "Pin undone — Ctrl-R redoes")
+        // Ctrl-R twice: the pin again, then the delete (said first), then q: done, then quit.
+        try fixture.press(.control("r"))
+        _ = try browser.handle(.control("r"))
+        #expect(browser.status == "Deleting 3 conversations (9 messages) again…")
+        #expect(try browser.handle(.character("q")) == false)
+        #expect(try fixture.store.conversations.count() == 5)
+        // Ctrl-C right after a y: nothing is deleted.
+        try fixture.press(.character("g"), .character(" "), .character(" "), .character(" "), .character("D"))
+        _ = try browser.handle(.character("y"))
+        #expect(try browser.handle(.control("c")) == false)
+        #expect(try fixture.store.conversations.count() == 5)
     }
 }
