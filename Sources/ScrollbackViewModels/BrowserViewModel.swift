@@ -298,9 +298,13 @@ public final class BrowserViewModel {
             }
             return true
         }
+        // What an editor left out stays said while typing goes on (a burst of typed keys,
+        // not a paste, would clear it at the next key).
+        let leftOut = status.flatMap { $0.hasPrefix("Left out ") ? $0 : nil }
         status = nil
         if prompt != nil {
             try handleInPrompt(key)
+            if status == nil, prompt != nil, let leftOut, case .character = key { status = leftOut }
             return true
         }
         if case .paste = key {

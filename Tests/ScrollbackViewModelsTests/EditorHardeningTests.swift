@@ -129,6 +129,9 @@ struct EditorHardeningTests {
         #expect(editor.text == "a]0;Tb cde")
         try fixture.press(.character("\u{0600}"))
         #expect(browser.status == "Left out 1 character a title cannot hold (controls, bidi marks, invisible or format marks)")
+        // Typing on keeps it said (keys typed in a burst arrive one by one).
+        try fixture.press(.character("f"), .character("g"))
+        #expect(browser.status == "Left out 1 character a title cannot hold (controls, bidi marks, invisible or format marks)")
         // Scotland's flag, one scalar per key, as a terminal sends it.
         try fixture.press(.control("u"), .character("x"))
         for scalar in "\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}".unicodeScalars {
