@@ -8,7 +8,8 @@ import ScrollbackModel
 /// assistant messages addressed to a tool, and `thoughts`/`reasoning_recap` are left out
 /// (their children hang on their nearest kept ancestor); images in
 /// `multimodal_text` become `[image]`; `code` and `execution_output` become code blocks
-/// (the output as a tool message).
+/// (the output as a tool message); citation markers become `[1]`-style references with
+/// the sources listed under the answer (`ChatGPTCitations`).
 enum ChatGPTExport {
     /// What is kept of one node of `mapping` while the transcript is found: ids and where its
     /// message is in the file, never the parsed message (a 200,000-message conversation
@@ -154,7 +155,7 @@ enum ChatGPTExport {
         // A message to a tool is hidden, but for code: a Code Interpreter cell is addressed
         // to `python`, and its output alone would be out of context.
         if role == .assistant, let recipient = message.string("recipient"), recipient != "all", contentType != "code" { return nil }
-        let text: String
+        var text: String
         switch contentType {
         case "thoughts", "reasoning_recap":
             return nil
@@ -181,6 +182,8 @@ enum ChatGPTExport {
                 text = content.string("text") ?? content.string("result") ?? ""
             }
         }
+        // Citation markers (private-use characters) as [1]-style references, sources listed.
+        if role == .assistant { text = ChatGPTCitations.resolve(text, references: metadata.array("content_references") ?? []) }
         guard !ImportText.isBlank(text) else { return nil }
         let model = role == .assistant ? (metadata.string("model_slug") ?? defaultModel) : nil
         if message["create_time"] != nil && !(message["create_time"] is NSNull) && message.number("create_time") == nil {

@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+
+import ScrollbackModel
+@testable import ScrollbackImport
+@testable import ScrollbackStorage
+import TerminalText
+import TestSupport
+
+/// ChatGPT's citation markers (private-use characters ChatGPT draws as source chips) become
+/// `[1]`-style references with the sources listed under the answer; never raw.
+@Suite("Import: ChatGPT citation markers")
+struct ChatGPTCitationTests {
+    static let open = "\u{E200}", separator = "\u{E202}", close = "\u{E201}"
+
+    static func marker(_ kind: String, _ arguments: String...) -> String {
+        open + kind + arguments.map { separator + $0 }.joined() + close
+    }
+
+    /// A one-answer export: `answer` with `references` as its metadata's content_references.
+    static func export(answer: String, references: String, in folder: TemporaryDirectory) throws -> String {
+        let path = folder.file("conversations.json")
+        func quoted(_ text: String) throws -> String {
+            String(decoding: try JSONSerialization.data(withJSONObject: [text]), as: UTF8.self).dropFirst().dropLast().description
+        }
+        let record = """
+            [{"id":"cite-1","title":"Sources","create_time":1750000000,"current_node":"a","mapping":{
+              "u":{"id":"u","parent":null,"children":["a"],"message":{"id":"u","author":{"role":"user"},"create_time":1750000001,
+                   "content":{"content_type":"text","parts":["what happened?"]}}},
+              "a":{"id":"a","parent":"u","children":[],"message":{"id":"a","author":{"role":"assistant"},"recipient":"all",
+                   "create_time":1750000002,"content":{"content_type":"text","parts":[\(try quoted(answer))]},
+                   "metadata":{"content_references":\(references)}}}}}]
+            """
+        try record.write(toFile: path, atomically: false, encoding: .utf8)
+        return path
+    }
+
+    static func answer(_ store: Store) throws -> String {
+        let conversation = try #require(try store.conversations.page(sort: .created, at: .first, limit: 1).items.first)
+        return try #require(try store.messages.page(conversationID: conversation.id, at: .first, limit: 5).items.last?.content)
+    }
+
+    @Test("web, file and entity markers: numbered by first citation, a source listed once, an entity as its word, hidden ones gone")
+    func resolved() throws {
+        let folder = try TemporaryDirectory()
+        let one = Self.marker("cite", "turn0search0"), two = Self.marker("cite", "turn0search0", "turn0search4")
+        let file = Self.marker("filecite", "turn6file0", "L8-L13"), entity = Self.marker("entity", "[\"software\",\"uv\",0]")
+        let hidden = Self.marker("cite", "turn9search9"), unnamed = Self.marker("navlist", "x")
+        let answer = "Prices rose \(one). Both agree \(two). Your notes say so \(file). Use \(entity) here.\(hidden) End \(unnamed)."
+        func reference(_ matched: String, _ rest: String) throws -> String {
+            let quoted = String(decoding: try JSONSerialization.data(withJSONObject: [matched]), as: UTF8.self).dropFirst().dropLast()
+            return "{\"matched_text\":\(quoted),\(rest)}"
+        }
+        let references = "[" + [
+            try reference(two, #""type":"grouped_webpages","items":[{"title":"Reuters","url":"https://example.com/r"},{"title":"AP","url":"https://example.com/ap"}],"alt":"([Reuters](https://example.com/r))""#),
+            try reference(one, #""type":"grouped_webpages","items":[{"title":"Reuters","url":"https://example.com/r"}]"#),
+            try reference(file, #""type":"file","name":"notes.pdf","id":"file_1","source":"my_files""#),
+            try reference(entity, #""type":"entity","alt":"uv""#),
+            try reference(hidden, #""type":"hidden""#),
+        ].joined(separator: ",") + "]"
+        let store = try Store.open(path: folder.file("s.sqlite"))
+        let summary = Importer(store: store).run(paths: [try Self.export(answer: answer, references: references, in: folder)], format: nil)
+        #expect(summary.inserted == 1, "\(summary.failed) \(summary.skipped)")
+        let stored = try Self.answer(store)
+        #expect(stored == """
+            Prices rose [1]. Both agree [1][2]. Your notes say so [3]. Use uv here. End .
+
+            Sources:
+            [1] Reuters — https://example.com/r
+            [2] AP — https://example.com/ap
+            [3] notes.pdf
+            """, "\(stored.debugDescription)")
+        #expect(!stored.unicodeScalars.contains { (0xE200...0xE2FF).contains($0.value) })
+        // Found by search as the words it has.
+        #expect(try store.search.search("Reuters", after: nil, limit: 5).items.count == 1)
+    }
+
+    @Test("markers without references, a marker cut short, stray marker characters: taken out, the words kept; other private-use text kept")
+    func unnamed() {
+        // A marker cut short (no end) loses only its marker characters; a line break ends a marker.
+        let text = "a \(Self.marker("cite", "turn0search0")) b \u{E200}cite\u{E202}x c \u{E203}d \u{F8FF}"
+        #expect(ChatGPTCitations.resolve(text, references: []) == "a  b citex c d \u{F8FF}")
+        #expect(ChatGPTCitations.resolve("one \u{E200}cite\ntwo\u{E201} three", references: []) == "one cite\ntwo three")
+        #expect(ChatGPTCitations.resolve("plain \u{F8FF} text", references: [["matched_text": "plain"]]) == "plain \u{F8FF} text")
+    }
+
+    @Test("hostile references: controls in titles stay data and are made safe on a terminal; thousands of references stay a linear pass")
+    func hostile() throws {
+        let one = Self.marker("cite", "turn0search0")
+        let evil: [Any] = [["matched_text": one, "type": "grouped_webpages", "items": [["title": "evil \u{1B}]0;owned\u{07}\ntitle", "url": "javascript:\u{1B}[31m"]]]]
+        let resolved = ChatGPTCitations.resolve("see \(one)", references: evil)
+        #expect(resolved.hasPrefix("see [1]\n\nSources:\n[1] evil \u{1B}]0;owned\u{07} title — javascript:"), "\(resolved.debugDescription)")
+        #expect(!UntrustedText.sanitized(resolved, keepNewlines: true).unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
+        // 50,000 references and 3,000 markers: one pass; past the first 10,000 references none is read.
+        let many: [Any] = (0..<50_000).map { ["matched_text": Self.marker("cite", "turn\($0)search0"), "type": "grouped_webpages", "items": [["url": "https://e/\($0)"]]] }
+        let answer = ((0..<3_000).map { $0 } + [49_999]).map { "w \(Self.marker("cite", "turn\($0)search0"))" }.joined(separator: " ")
+        let out = ChatGPTCitations.resolve(answer, references: many)
+        #expect(out.contains("[3000] https://e/2999") && !out.contains("[3001]") && !out.unicodeScalars.contains { (0xE200...0xE204).contains($0.value) })
+    }
+
+    @Test("a database that stored the raw markers (an earlier version) gets the references at the next import of the same export, once")
+    func reimport() throws {
+        let folder = try TemporaryDirectory()
+        let one = Self.marker("cite", "turn0search0")
+        let raw = "Prices rose \(one)."
+        let quoted = String(decoding: try JSONSerialization.data(withJSONObject: [one]), as: UTF8.self).dropFirst().dropLast()
+        let references = "[{\"matched_text\":\(quoted),\"type\":\"grouped_webpages\",\"items\":[{\"title\":\"Reuters\",\"url\":\"https://example.com/r\"}]}]"
+        let path = try Self.export(answer: raw, references: references, in: folder)
+        let store = try Store.open(path: folder.file("s.sqlite"))
+        #expect(Importer(store: store).run(paths: [path], format: nil).inserted == 1)
+        // As the earlier version stored it.
+        try store.database.run("UPDATE message SET content = ? WHERE role = 'assistant'", [.text(raw)])
+        let again = Importer(store: store).run(paths: [path], format: nil)
+        #expect(again.failed.isEmpty)
+        #expect(try Self.answer(store) == "Prices rose [1].\n\nSources:\n[1] Reuters — https://example.com/r")
+        #expect(try store.conversations.count() == 1)
+        let conversation = try #require(try store.conversations.page(sort: .created, at: .first, limit: 1).items.first)
+        #expect(conversation.messageCount == 2)
+        #expect(try store.check().isHealthy)
+    }
+}
