@@ -168,10 +168,16 @@ enum ChatGPTExport {
             let output = (content.string("text") ?? "").replacingOccurrences(of: "<<ImageDisplayed>>", with: "[image]")
             text = "```\n\(output)\n```"
         case "multimodal_text":
-            text = (content.array("parts") ?? []).compactMap { part -> String? in
+            let parts = content.array("parts") ?? []
+            // Voice mode: the transcript is what was said; the audio itself is a placeholder
+            // only where no transcript came with it.
+            let transcribed = parts.contains { ($0 as? [String: Any])?.string("content_type") == "audio_transcription" }
+            text = parts.compactMap { part -> String? in
                 if let string = part as? String { return string.isEmpty ? nil : string }
                 guard let object = part as? [String: Any] else { return nil }
-                if let type = object.string("content_type"), type.contains("image") { return "[image]" }
+                let type = object.string("content_type") ?? ""
+                if type.contains("audio") && type != "audio_transcription" { return transcribed ? nil : "[voice message]" }
+                if type.contains("image") { return "[image]" }
                 if let inner = object.string("text") { return inner }
                 return "[attachment]"
             }.joined(separator: "\n")

@@ -7,10 +7,10 @@ import ScrollbackModel
 import TerminalText
 import TestSupport
 
-/// ChatGPT's citation markers (private-use characters ChatGPT draws as source chips) become
+/// Newer ChatGPT shapes. Citation markers (private-use characters ChatGPT draws as source chips) become
 /// `[1]`-style references with the sources listed under the answer; never raw.
-@Suite("Import: ChatGPT citation markers")
-struct ChatGPTCitationTests {
+@Suite("Import: newer ChatGPT shapes: citation markers, voice")
+struct ChatGPTNewerShapesTests {
     static let open = "\u{E200}", separator = "\u{E202}", close = "\u{E201}"
 
     static func marker(_ kind: String, _ arguments: String...) -> String {
@@ -117,5 +117,31 @@ struct ChatGPTCitationTests {
         let conversation = try #require(try store.conversations.page(sort: .created, at: .first, limit: 1).items.first)
         #expect(conversation.messageCount == 2)
         #expect(try store.check().isHealthy)
+    }
+
+    @Test("voice mode: the transcript is the message; the audio alone is [voice message]; an image beside it stays [image]")
+    func voice() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("conversations.json")
+        let said = #"{"content_type":"audio_transcription","text":"What's a good local model?","direction":"in"}"#
+        let audio = #"{"content_type":"real_time_user_audio_video_asset_pointer","audio_asset_pointer":{"content_type":"audio_asset_pointer","asset_pointer":"sediment://file_1","format":"wav"},"frames_asset_pointers":[]}"#
+        let answerAudio = #"{"content_type":"audio_asset_pointer","asset_pointer":"sediment://file_2","format":"wav"}"#
+        let image = #"{"content_type":"image_asset_pointer","asset_pointer":"sediment://file_3"}"#
+        func node(_ id: String, _ parent: String?, _ child: String?, _ role: String, _ parts: String, _ time: Int) -> String {
+            "\"\(id)\":{\"id\":\"\(id)\",\"parent\":\(parent.map { "\"\($0)\"" } ?? "null"),\"children\":[\(child.map { "\"\($0)\"" } ?? "")],"
+                + "\"message\":{\"id\":\"\(id)\",\"author\":{\"role\":\"\(role)\"},\"create_time\":\(time),\"content\":{\"content_type\":\"multimodal_text\",\"parts\":[\(parts)]}}}"
+        }
+        let nodes = [
+            node("u", nil, "a", "user", "\(said),\(audio)", 1_750_000_001),
+            node("a", "u", "v", "assistant", #"{"content_type":"audio_transcription","text":"Try a small one.","direction":"out"},"# + answerAudio, 1_750_000_002),
+            node("v", "a", nil, "user", "\(audio),\(image)", 1_750_000_003),
+        ]
+        try "[{\"id\":\"voice\",\"title\":\"Voice\",\"create_time\":1750000000,\"current_node\":\"v\",\"mapping\":{\(nodes.joined(separator: ","))}}]"
+            .write(toFile: path, atomically: false, encoding: .utf8)
+        let store = try Store.open(path: folder.file("s.sqlite"))
+        #expect(Importer(store: store).run(paths: [path], format: nil).inserted == 1)
+        #expect(try RealExportShapesTests.transcript(store) == [
+            "user: What's a good local model?", "assistant: Try a small one.", "user: [voice message]\n[image]",
+        ])
     }
 }
