@@ -166,7 +166,7 @@ extension BrowserViewModel {
     /// After an undo or redo of `edit` here: the next change of the same history that
     /// touches the same field of the same conversation expects the edit clock this one left
     /// (its own write), not the one it saw before.
-    func carryMarks(of edit: Edit, into history: inout [Edit]) throws {
+    private func carryMarks(of edit: Edit, into history: inout [Edit]) throws {
         for (id, field) in edit.touched {
             guard let index = history.lastIndex(where: { other in other.touched.contains { $0.id == id && $0.field == field } }) else { continue }
             history[index] = history[index].expecting(try repositories.conversations.editMark(id: id, field: field), of: field, for: id)
@@ -220,13 +220,13 @@ extension BrowserViewModel {
     }
 
     /// Deletes `ids` now, or, when that takes a while, after a frame that says so.
-    func deleteSaying(ids: [Int64], messages: Int, redoing: Bool = false) throws {
+    func deleteSaying(ids: [Int64], messages: Int) throws {
         guard isSlow(conversations: ids.count, messages: messages) else {
-            try delete(ids: ids, redoing: redoing)
+            try delete(ids: ids)
             return
         }
-        slowChange = (.delete(ids: ids, redoing: redoing), false)
-        status = Self.saying(.delete(ids: ids, redoing: redoing), messages: messages)
+        slowChange = (.delete(ids: ids), false)
+        status = Self.saying(.delete(ids: ids), messages: messages)
     }
 
     /// "Restoring 150,000 conversations (450,000 messages)…", "Deleting 2,500 conversations…"
@@ -236,8 +236,8 @@ extension BrowserViewModel {
         case .undo(let edit):
             guard case .deleted(let snapshots) = edit else { return "Undoing…" }
             return "Restoring \(counted(snapshots.count, "conversation")) (\(counted(edit.messagesHeld, "message")))…"
-        case .delete(let ids, let redoing):
-            return "Deleting \(counted(ids.count, "conversation"))" + (messages.map { " (\(counted($0, "message")))" } ?? "") + (redoing ? " again…" : "…")
+        case .delete(let ids):
+            return "Deleting \(counted(ids.count, "conversation"))" + (messages.map { " (\(counted($0, "message")))" } ?? "") + "…"
         case .redo(let edit):
             guard case .deleted(let snapshots) = edit else { return "Redoing…" }
             let held = snapshots.reduce(0) { $0 + $1.conversation.messageCount }

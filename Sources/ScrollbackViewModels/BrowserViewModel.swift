@@ -186,8 +186,8 @@ public final class BrowserViewModel {
     enum SlowChange {
         /// This undo, taken off the history.
         case undo(Edit)
-        /// Delete these; `redoing`: as `Ctrl-R` does it again.
-        case delete(ids: [Int64], redoing: Bool)
+        /// Delete these (the delete question answered).
+        case delete(ids: [Int64])
         /// This redo (of a large delete), taken off the history.
         case redo(Edit)
     }
@@ -526,10 +526,8 @@ public final class BrowserViewModel {
                 try undo(edit)
             case .redo(let edit):
                 try redo(edit)
-            case .delete(let ids, let redoing):
-                let before = changesRemembered
-                try delete(ids: ids, redoing: redoing)
-                if redoing, changesRemembered > before, let done = undoHistory.last { try carryMarks(of: done, into: &redoHistory) }
+            case .delete(let ids):
+                try delete(ids: ids)
             }
             if mode == .reader { try refreshReader() }
         } catch {

@@ -143,9 +143,8 @@ public struct LineEditor: Sendable, Equatable {
                 afterBreak = false
             }
             let kept: Character = character.isNewline || character == "\t" ? " " : character
-            let flag = ConversationTitle.isTagFlag(kept) || ConversationTitle.isPartialTagFlag(kept)
-            let refused = isTitle && !flag && kept.unicodeScalars.contains(where: ConversationTitle.isRefused)
-            guard !refused, flag || UntrustedText.sanitized(String(kept)) == String(kept) else {
+            // (A subdivision flag is safe as it is: it stays.)
+            guard UntrustedText.sanitized(String(kept)) == String(kept) else {
                 dropped += 1
                 continue
             }

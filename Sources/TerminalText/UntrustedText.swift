@@ -103,7 +103,7 @@ public enum UntrustedText {
     }
 
     /// A tag letter a–z or digit 0–9, as a subdivision flag spells its code.
-    public static func isSubdivisionTag(_ scalar: Unicode.Scalar) -> Bool {
+    private static func isSubdivisionTag(_ scalar: Unicode.Scalar) -> Bool {
         (0xE0061...0xE007A).contains(scalar.value) || (0xE0030...0xE0039).contains(scalar.value)
     }
 
