@@ -93,14 +93,14 @@ _scrollback() {
     case "$command" in
         "") _scrollback_offer "$current" < <(printf '%s\n' list show search rename pin unpin delete import export stats check demo sync config completions --db --readonly --demo --verbose --help --version) ;;
         list) _scrollback_offer "$current" < <(printf '%s\n' --sort --limit --after --before --last --source --model --since --until --pinned --title --json --db --readonly --demo --verbose --help) ;;
-        show) _scrollback_offer "$current" < <(printf '%s\n' --all-branches --json --db --readonly --demo --verbose --help) ;;
-        search) _scrollback_offer "$current" < <(printf '%s\n' --limit --after --source --model --since --until --pinned --title --json --db --readonly --demo --verbose --help) ;;
+        show) _scrollback_offer "$current" < <(printf '%s\n' --all-branches --hidden --json --db --readonly --demo --verbose --help) ;;
+        search) _scrollback_offer "$current" < <(printf '%s\n' --limit --after --hidden --source --model --since --until --pinned --title --json --db --readonly --demo --verbose --help) ;;
         rename) _scrollback_offer "$current" < <(printf '%s\n' --db --readonly --demo --verbose --help) ;;
         pin) _scrollback_offer "$current" < <(printf '%s\n' --db --readonly --demo --verbose --help) ;;
         unpin) _scrollback_offer "$current" < <(printf '%s\n' --db --readonly --demo --verbose --help) ;;
         delete) _scrollback_offer "$current" < <(printf '%s\n' --yes --source --db --readonly --demo --verbose --help) ;;
         import) if [[ "$current" == -* ]]; then _scrollback_offer "$current" < <(printf '%s\n' --format --quiet --restore --unzip-limit --db --readonly --demo --verbose --help); else mapfile -t COMPREPLY < <(compgen -f -- "$current"); fi ;;
-        export) _scrollback_offer "$current" < <(printf '%s\n' --format --out --out-dir --force --source --model --since --until --pinned --title --db --readonly --demo --verbose --help) ;;
+        export) _scrollback_offer "$current" < <(printf '%s\n' --format --out --out-dir --force --hidden --source --model --since --until --pinned --title --db --readonly --demo --verbose --help) ;;
         stats) _scrollback_offer "$current" < <(printf '%s\n' --json --db --readonly --demo --verbose --help) ;;
         check) _scrollback_offer "$current" < <(printf '%s\n' --repair --db --readonly --demo --verbose --help) ;;
         demo) _scrollback_offer "$current" < <(printf '%s\n' --count --seed --yes --db --readonly --demo --verbose --help) ;;

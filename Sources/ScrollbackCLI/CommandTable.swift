@@ -89,12 +89,18 @@ enum CommandTable {
                     help:
                         "every branch: each message under the one it follows, indented two spaces a level (deeper than \(ShowCommand.indentCap) levels, it says 'depth N'); '*' marks the current branch, '‹2/3›' a message's place among its siblings; with --json, each message's parentID"
                 ),
+                OptionSpec(
+                    name: "--hidden", value: nil,
+                    help: "the hidden messages too (tool traffic, reasoning, context), each marked with its kind"),
                 json,
             ], example: "scrollback show 3f2a9c1e --all-branches"),
         CommandSpec(
             name: "search", summary: "Search titles and messages; every word must occur", arguments: "QUERY...",
             minimumArguments: 1, maximumArguments: nil,
-            options: [limit, OptionSpec(name: "--after", value: "TOKEN", help: "the page after TOKEN")] + filters + [json],
+            options: [
+                limit, OptionSpec(name: "--after", value: "TOKEN", help: "the page after TOKEN"),
+                OptionSpec(name: "--hidden", value: nil, help: "find in the hidden messages too (tool traffic, reasoning, context)"),
+            ] + filters + [json],
             example: "scrollback search --source claude 'sourdough starter'"),
         CommandSpec(
             name: "rename", summary: "Give a conversation a new title", arguments: "ID TITLE...", minimumArguments: 2,
@@ -136,6 +142,9 @@ enum CommandTable {
                 OptionSpec(name: "--out", value: "FILE", help: "write one file (a regular file; never through a symlink); default standard output"),
                 OptionSpec(name: "--out-dir", value: "DIR", help: "write one file per conversation into DIR (created if missing)"),
                 OptionSpec(name: "--force", value: nil, help: "replace files that exist"),
+                OptionSpec(
+                    name: "--hidden", value: nil,
+                    help: "Markdown: the hidden messages too (tool traffic, reasoning, context), each marked with its kind (JSON and JSON Lines always hold every message, with its kind)"),
             ] + filters, example: "scrollback export --format jsonl --out backup.jsonl"),
         CommandSpec(
             name: "stats", summary: "Counts, size, schema version, oldest and newest; per model, conversations, messages and tokens",

@@ -31,7 +31,7 @@ struct ExportCommand {
         let filter = try context.filter()
         let store = try context.openStore(forReading: true)
         if let out { try ExportTarget.refuseDatabase(out, database: store.path) }
-        let exporter = Exporter(store: store)
+        let exporter = Exporter(store: store, showingHidden: context.parsed.has("--hidden"))
         // Every id is checked before anything is written; a filter narrows them too.
         let chosen = try context.conversationsNamed(in: store)
         let each: ((ConversationDTO) throws -> Void) throws -> Void = { body in

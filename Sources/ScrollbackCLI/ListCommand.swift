@@ -69,7 +69,7 @@ struct ListCommand {
         let ids = page.items.map { OutputFormat.uniqueID($0.publicID, in: store) }
         let idWidth = max(ids.map(\.count).max() ?? 8, 8)
         // Counts grouped as everywhere else (520,000), the column as wide as the widest.
-        let counts = page.items.map { NumberText.grouped($0.messageCount) }
+        let counts = page.items.map { NumberText.grouped($0.seenCount) }
         let countWidth = max(counts.map(\.count).max() ?? 5, 5)
         console.line(
             "ID".padding(toLength: idWidth, withPad: " ", startingAt: 0) + "  " + timeHeading.padding(toLength: 16, withPad: " ", startingAt: 0)

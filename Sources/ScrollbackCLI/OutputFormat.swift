@@ -12,7 +12,10 @@ struct ConversationJSON: Encodable {
     let sourceID: String?
     let createdAt: String
     let updatedAt: String
+    /// The messages the person saw, on every branch.
     let messageCount: Int
+    /// The messages kept but not shown by default (tool traffic, reasoning, …).
+    let hiddenCount: Int
     let pinned: Bool
 
     init(_ conversation: ConversationDTO) {
@@ -23,7 +26,8 @@ struct ConversationJSON: Encodable {
         sourceID = conversation.sourceID
         createdAt = conversation.createdAt.iso8601
         updatedAt = conversation.updatedAt.iso8601
-        messageCount = conversation.messageCount
+        messageCount = conversation.seenCount
+        hiddenCount = conversation.hiddenCount
         pinned = conversation.pinned
     }
 }
@@ -36,8 +40,12 @@ struct MessageJSON: Encodable {
     let content: String
     let createdAt: String
     let model: String?
+    /// What it is to the person: text, document, tool (seen), reasoning, internal, unknown
+    /// (hidden).
+    let kind: String
 
     init(_ message: MessageDTO) {
+        kind = message.kind.rawValue
         id = message.publicID
         number = message.position + 1
         role = message.role.rawValue

@@ -38,7 +38,8 @@ struct SearchCommand {
         let store = try context.openStore(forReading: true)
         let scope = try context.pageScope(store, query: "search \(query) \(CommandContext.filterOptions(filter))")
         let cursor = try context.cursor("--after", scope: scope)
-        let page = try store.search.search(query, filter: filter, after: cursor, limit: limit)
+        let page = try store.search.search(
+            query, filter: filter, includingHidden: context.parsed.has("--hidden"), after: cursor, limit: limit)
         let token = { (cursor: Cursor) in PageToken.make(cursor, scope: scope) }
         let console = context.console
         // A note for a person, never for a script reading standard error.
@@ -73,7 +74,7 @@ struct SearchCommand {
                 // A title hit: the title itself shows the match; the line under it says so
                 // (the snippet would only repeat the title).
                 console.line(head + Self.marked(hit.snippet, matches: hit.matches, highlight: highlight))
-                let count = hit.conversation.messageCount
+                let count = hit.conversation.seenCount
                 console.line("          title match, \(NumberText.grouped(count)) message\(count == 1 ? "" : "s")")
                 continue
             }

@@ -17,6 +17,18 @@ struct ShowCommand {
         let messages: [ShownMessageJSON]
     }
 
+    /// `--hidden`: the messages the person did not see too, each marked with its kind.
+    private var showingHidden: Bool { context.parsed.has("--hidden") }
+
+    /// What the text output says of a message's kind beside its role: nothing for text.
+    static func kindLabel(_ kind: MessageKind) -> String? {
+        switch kind {
+        case .text: nil
+        case .document, .tool: kind.rawValue
+        case .reasoning, .internal, .unknown: "hidden \(kind.rawValue)"
+        }
+    }
+
     func run() throws {
         let store = try context.openStore(forReading: true)
         let conversation = try store.conversations.conversation(matching: context.parsed.positional[0])
@@ -27,7 +39,8 @@ struct ShowCommand {
         }
     }
 
-    private func header(_ conversation: ConversationDTO, branches: Int?) {
+    /// - Parameter branchCount: the messages of the branch shown, when only one is.
+    private func header(_ conversation: ConversationDTO, branchCount: Int?, branches: Int?) {
         let console = context.console
         console.line(OutputFormat.line(conversation.title))
         var facts = ["id \(OutputFormat.line(conversation.publicID))"]
@@ -35,12 +48,19 @@ struct ShowCommand {
         facts.append("source \(OutputFormat.line(conversation.source))")
         facts.append("created \(TimeText.absolute(conversation.createdAt))")
         facts.append("updated \(TimeText.absolute(conversation.updatedAt))")
-        if branches == nil && conversation.isBranched {
+        let total = showingHidden ? conversation.messageCount : conversation.seenCount
+        if let branchCount, branchCount != total {
             // The current branch is shown: say how much of the conversation that is.
             facts.append(
-                "\(NumberText.grouped(conversation.branchLength)) of \(NumberText.grouped(conversation.messageCount)) messages (the current branch; --all-branches shows them all)")
+                "\(NumberText.grouped(branchCount)) of \(NumberText.grouped(total)) messages (the current branch; --all-branches shows them all)")
         } else {
-            facts.append("\(NumberText.grouped(conversation.messageCount)) messages")
+            facts.append("\(NumberText.grouped(total)) messages")
+        }
+        if conversation.hiddenCount > 0 {
+            facts.append(
+                showingHidden
+                    ? "\(NumberText.grouped(conversation.hiddenCount)) of them hidden by default"
+                    : "\(NumberText.grouped(conversation.hiddenCount)) hidden (--hidden shows them)")
         }
         if let branches {
             facts.append(branches == 1 ? "1 branch" : "\(NumberText.grouped(branches)) branches")
@@ -52,22 +72,22 @@ struct ShowCommand {
         let console = context.console
         var position = PagePosition.first
         var messages: [ShownMessageJSON] = []
-        // The public ids seen so far, for each message's parent (the one before it).
-        var publicIDs: [Int64: String] = [:]
         var last: MessageDTO?
         // Found once: for a branched conversation, the ids along its branch.
-        let branch = try store.messages.branch(of: conversation, leaf: nil)
-        if !context.wantsJSON { header(conversation, branches: nil) }
+        let branch = try store.messages.branch(of: conversation, leaf: nil, showingHidden: showingHidden)
+        if !context.wantsJSON { header(conversation, branchCount: branch.count, branches: nil) }
         while true {
             let page = try store.messages.page(branch, at: position, limit: 500)
             for message in page.items {
                 if context.wantsJSON {
-                    messages.append(ShownMessageJSON(message, parentID: message.parentID.flatMap { publicIDs[$0] }))
-                    publicIDs[message.id] = message.publicID
+                    // Along the branch shown, a message follows the one before it (the hidden
+                    // ones between them are not shown).
+                    messages.append(ShownMessageJSON(message, parentID: last?.publicID))
                 } else {
                     let model = message.model.map { " · \(OutputFormat.line($0))" } ?? ""
+                    let kind = Self.kindLabel(message.kind).map { " · " + $0 } ?? ""
                     console.line()
-                    console.line("── \(message.role.rawValue) · \(TimeText.absolute(message.createdAt))\(model)")
+                    console.line("── \(message.role.rawValue) · \(TimeText.absolute(message.createdAt))\(model)\(kind)")
                     console.line(OutputFormat.block(message.content))
                 }
                 last = message
@@ -85,11 +105,11 @@ struct ShowCommand {
     /// order.
     private func showTree(of conversation: ConversationDTO, in store: Store) throws {
         let console = context.console
-        let all = try store.messages.all(conversationID: conversation.id)
+        let all = try store.messages.all(conversationID: conversation.id, showingHidden: showingHidden)
         let tree = ConversationTree(nodes: all.map { (id: $0.id, parentID: $0.parentID) })
         var byID: [Int64: MessageDTO] = [:]
         for message in all { byID[message.id] = message }
-        let leaf = conversation.currentLeafID.flatMap { tree.contains($0) ? $0 : nil } ?? tree.newestLeaf
+        let leaf = try store.messages.branch(of: conversation, leaf: nil, showingHidden: showingHidden).leaf
         let currentBranch = Set(leaf.map { tree.path(to: $0) } ?? [])
 
         var ordered: [(message: MessageDTO, depth: Int)] = []
@@ -114,12 +134,13 @@ struct ShowCommand {
             console.line(try OutputFormat.json(Output(conversation: shown, messages: messages), for: console))
             return
         }
-        header(conversation, branches: tree.branches.count)
+        header(conversation, branchCount: nil, branches: tree.branches.count)
         for (message, depth) in ordered {
             let indent = "  " + String(repeating: "  ", count: min(depth, Self.indentCap))
             let mark = currentBranch.contains(message.id) ? "*" : " "
             var facts = [message.role.rawValue, TimeText.absolute(message.createdAt)]
             if let model = message.model { facts.append(OutputFormat.line(model)) }
+            if let kind = Self.kindLabel(message.kind) { facts.append(kind) }
             if let place = tree.siblingPlace(of: message.id), place.count > 1 { facts.append("‹\(place.index + 1)/\(place.count)›") }
             if depth > Self.indentCap { facts.append("depth \(depth)") }
             console.line()

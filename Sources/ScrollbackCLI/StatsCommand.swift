@@ -12,6 +12,7 @@ struct StatsCommand {
         let schemaVersion: Int
         let conversations: Int
         let messages: Int
+        let hiddenMessages: Int
         let fileBytes: Int64
         let oldest: String?
         let newest: String?
@@ -47,7 +48,7 @@ struct StatsCommand {
                 try OutputFormat.json(
                     Output(
                         path: store.path, schemaVersion: stats.schemaVersion, conversations: stats.conversations,
-                        messages: stats.messages, fileBytes: stats.fileBytes, oldest: stats.oldest?.iso8601,
+                        messages: stats.messages, hiddenMessages: stats.hiddenMessages, fileBytes: stats.fileBytes, oldest: stats.oldest?.iso8601,
                         newest: stats.newest?.iso8601, models: stats.models.map(ModelJSON.init)), for: context.console))
             return
         }
@@ -55,7 +56,7 @@ struct StatsCommand {
             ("database", OutputFormat.line(store.path) + (store.isSnapshot ? " (read-only snapshot)" : "")),
             ("schema", "\(stats.schemaVersion)"),
             ("conversations", NumberText.grouped(stats.conversations)),
-            ("messages", NumberText.grouped(stats.messages)),
+            ("messages", NumberText.grouped(stats.messages) + (stats.hiddenMessages > 0 ? " (and \(NumberText.grouped(stats.hiddenMessages)) hidden: tool traffic, reasoning, context)" : "")),
             ("size", OutputFormat.bytes(stats.fileBytes)),
             ("oldest", stats.oldest.map(TimeText.absolute) ?? "-"),
             ("newest", stats.newest.map(TimeText.absolute) ?? "-"),

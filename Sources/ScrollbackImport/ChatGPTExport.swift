@@ -4,12 +4,13 @@ import ScrollbackModel
 /// One conversation of a ChatGPT data export (`conversations.json`).
 ///
 /// Every node of `mapping` is kept as a tree, `current_node` (or the newest leaf when it is
-/// missing) ending the branch shown by default. Hidden nodes, empty system messages,
-/// assistant messages addressed to a tool, and `thoughts`/`reasoning_recap` are left out
-/// (their children hang on their nearest kept ancestor); images in
-/// `multimodal_text` become `[image]`; `code` and `execution_output` become code blocks
-/// (the output as a tool message); citation markers become `[1]`-style references with
-/// the sources listed under the answer (`ChatGPTCitations`).
+/// missing) ending the branch shown by default. Each message has its kind
+/// (`ChatGPTMessage`): what the person saw, or what is kept hidden (tool traffic,
+/// reasoning, context). Nodes without a message or with an empty one are left out (their
+/// children hang on their nearest kept ancestor); images in `multimodal_text` become
+/// `[image]`; `code` and `execution_output` become code blocks (the output as a tool
+/// message); citation markers become `[1]`-style references with the sources listed under
+/// the answer (`ChatGPTCitations`).
 enum ChatGPTExport {
     /// What is kept of one node of `mapping` while the transcript is found: ids and where its
     /// message is in the file, never the parsed message (a 200,000-message conversation
@@ -94,14 +95,16 @@ enum ChatGPTExport {
         var kept: [String: Int] = [:]
         // (node, its nearest kept ancestor)
         // (node, the index of its nearest kept ancestor in `messages`)
-        var stack: [(key: String, keptParent: Int?)] = roots.sorted(by: >).map { ($0, nil) }
+        var stack: [(key: String, keptParent: Int?, canvas: ChatGPTMessage.Canvas?)] = roots.sorted(by: >).map { ($0, nil, nil) }
         var seen = Set<String>()
         // Nodes on a loop of parents (a damaged export) are reached from no root: they start
         // branches of their own rather than being lost.
         var unreached = nodes.keys.sorted(by: >).makeIterator()
-        while let (key, keptParent) = stack.popLast() ?? unreached.next().map({ ($0, nil) }) {
+        while let (key, keptParent, canvasBefore) = stack.popLast() ?? unreached.next().map({ ($0, nil, nil) }) {
             guard seen.insert(key).inserted else { continue }
             var nextParent = keptParent
+            // The canvas document on this branch, as the messages above left it.
+            var canvas = canvasBefore
             if let range = nodes[key]?.message {
                 let data = scanner.data(range)
                 let parsed = String(data: data, encoding: .utf8) == nil ? nil : try? JSONSerialization.jsonObject(with: data) as? [String: Any]
@@ -116,7 +119,9 @@ enum ChatGPTExport {
                         "a message on another branch left out, the rest kept: it is not valid JSON or UTF-8 (at byte \(scanner.fileByte(range.lowerBound)))"
                     )
                 }
-                if let message = parsed, var imported = try self.message(message, defaultModel: defaultModel, fallbackTime: createdAt) {
+                if let message = parsed,
+                    var imported = try ChatGPTMessage.message(message, defaultModel: defaultModel, fallbackTime: createdAt, canvas: &canvas)
+                {
                     imported.nodeID = key
                     imported.parent = keptParent.map { .index($0) } ?? .root
                     kept[key] = messages.count
@@ -124,7 +129,7 @@ enum ChatGPTExport {
                     messages.append(imported)
                 }
             }
-            stack += (children[key] ?? []).sorted(by: >).map { ($0, nextParent) }
+            stack += (children[key] ?? []).sorted(by: >).map { ($0, nextParent, canvas) }
         }
         // The branch the person was on: the current node, or its nearest kept ancestor.
         var current = currentNode
@@ -144,58 +149,5 @@ enum ChatGPTExport {
             messages: messages, currentIndex: current.flatMap { kept[$0] })
         conversation.leftOut = leftOut
         return conversation
-    }
-
-    private static func message(_ message: [String: Any], defaultModel: String?, fallbackTime: Timestamp?) throws(SkipReason) -> ImportedMessage? {
-        let metadata = message.object("metadata") ?? [:]
-        if (metadata["is_visually_hidden_from_conversation"] as? Bool) == true { return nil }
-        guard let roleText = message.object("author")?.string("role"), var role = Role(rawValue: roleText) else { return nil }
-        let content = message.object("content") ?? [:]
-        let contentType = content.string("content_type") ?? "text"
-        // A message to a tool is hidden, but for code: a Code Interpreter cell is addressed
-        // to `python`, and its output alone would be out of context.
-        if role == .assistant, let recipient = message.string("recipient"), recipient != "all", contentType != "code" { return nil }
-        var text: String
-        switch contentType {
-        case "thoughts", "reasoning_recap":
-            return nil
-        case "code":
-            let language = content.string("language").flatMap { $0 == "unknown" ? nil : $0 } ?? ""
-            text = "```\(language)\n\(content.string("text") ?? "")\n```"
-        case "execution_output":
-            role = .tool
-            // A plot or image the cell drew is this marker in the export.
-            let output = (content.string("text") ?? "").replacingOccurrences(of: "<<ImageDisplayed>>", with: "[image]")
-            text = "```\n\(output)\n```"
-        case "multimodal_text":
-            let parts = content.array("parts") ?? []
-            // Voice mode: the transcript is what was said; the audio itself is a placeholder
-            // only where no transcript came with it.
-            let transcribed = parts.contains { ($0 as? [String: Any])?.string("content_type") == "audio_transcription" }
-            text = parts.compactMap { part -> String? in
-                if let string = part as? String { return string.isEmpty ? nil : string }
-                guard let object = part as? [String: Any] else { return nil }
-                let type = object.string("content_type") ?? ""
-                if type.contains("audio") && type != "audio_transcription" { return transcribed ? nil : "[voice message]" }
-                if type.contains("image") { return "[image]" }
-                if let inner = object.string("text") { return inner }
-                return "[attachment]"
-            }.joined(separator: "\n")
-        default:
-            if let parts = content.array("parts") {
-                text = parts.compactMap { $0 as? String }.joined(separator: "\n")
-            } else {
-                text = content.string("text") ?? content.string("result") ?? ""
-            }
-        }
-        // Citation markers (private-use characters) as [1]-style references, sources listed.
-        if role == .assistant { text = ChatGPTCitations.resolve(text, references: metadata.array("content_references") ?? []) }
-        guard !ImportText.isBlank(text) else { return nil }
-        let model = role == .assistant ? (metadata.string("model_slug") ?? defaultModel) : nil
-        if message["create_time"] != nil && !(message["create_time"] is NSNull) && message.number("create_time") == nil {
-            throw SkipReason("a message's create_time is not a number of seconds")
-        }
-        let time = try ImportTime.seconds(message.number("create_time"), field: "a message's create_time") ?? fallbackTime ?? Timestamp(milliseconds: 0)
-        return ImportedMessage(role: role, content: text, createdAt: time, model: model)
     }
 }

@@ -16,9 +16,13 @@ public enum ExportFormat: String, CaseIterable, Sendable {
 /// time, oldest first.
 public struct Exporter {
     let store: Store
+    /// Markdown shows the messages the person did not see too (`--hidden`), each marked with
+    /// its kind. The scrollback formats (JSON, JSON Lines) always hold every message.
+    public var showingHidden: Bool
 
-    public init(store: Store) {
+    public init(store: Store, showingHidden: Bool = false) {
         self.store = store
+        self.showingHidden = showingHidden
     }
 
     /// Every conversation that passes `filter`, oldest first (by id, which follows the
@@ -35,7 +39,7 @@ public struct Exporter {
 
     /// The messages of the current branch, in order.
     public func messages(of conversation: ConversationDTO) throws -> [MessageDTO] {
-        let branch = try store.messages.branch(of: conversation, leaf: nil)
+        let branch = try store.messages.branch(of: conversation, leaf: nil, showingHidden: showingHidden)
         var messages: [MessageDTO] = []
         var position = PagePosition.first
         while true {
@@ -50,8 +54,8 @@ public struct Exporter {
     /// Every message of the conversation in the tree's own order (`treeOrder`), not the
     /// order they were stored in: two machines that received the same tree in another order
     /// export the same bytes.
-    func allMessages(of conversation: ConversationDTO) throws -> [MessageDTO] {
-        Self.treeOrder(try store.messages.all(conversationID: conversation.id))
+    func allMessages(of conversation: ConversationDTO, showingHidden: Bool = true) throws -> [MessageDTO] {
+        Self.treeOrder(try store.messages.all(conversationID: conversation.id, showingHidden: showingHidden))
     }
 
     /// Parents before children, depth first; a message's children (and the first messages)
@@ -89,8 +93,9 @@ public struct Exporter {
             let messages = try messages(of: conversation)
             var others: [MarkdownTranscript.OtherBranch] = []
             if conversation.isBranched {
-                let all = try allMessages(of: conversation)
-                others = MarkdownTranscript.otherBranches(all, tree: try store.messages.tree(conversationID: conversation.id), shown: messages.map(\.id))
+                let all = try allMessages(of: conversation, showingHidden: showingHidden)
+                others = MarkdownTranscript.otherBranches(
+                    all, tree: try store.messages.tree(conversationID: conversation.id, showingHidden: showingHidden), shown: messages.map(\.id))
             }
             return MarkdownTranscript.render(conversation, messages, otherBranches: others)
         case .jsonl: return try Self.jsonLine(conversation, try allMessages(of: conversation))

@@ -20,15 +20,19 @@ public struct ScrollbackRecord: Codable, Equatable, Sendable {
         public var inputTokens: Int64?
         public var outputTokens: Int64?
         public var durationMs: Int64?
+        /// What it is to the person (`MessageKind`): absent in a record written before kinds,
+        /// which is `text`; a kind this version does not know is kept hidden (`unknown`).
+        public var kind: String?
 
         enum CodingKeys: String, CodingKey {
-            case id, role, content, createdAt, model, parentID, sourceNodeID, inputTokens, outputTokens, durationMs
+            case id, role, content, createdAt, model, parentID, sourceNodeID, inputTokens, outputTokens, durationMs, kind
         }
 
         init(
             id: String, role: String, content: String, createdAt: String, model: String?, parentID: String?,
-            sourceNodeID: String?, inputTokens: Int64?, outputTokens: Int64?, durationMs: Int64?
+            sourceNodeID: String?, inputTokens: Int64?, outputTokens: Int64?, durationMs: Int64?, kind: String?
         ) {
+            self.kind = kind
             self.id = id
             self.role = role
             self.content = content
@@ -53,6 +57,7 @@ public struct ScrollbackRecord: Codable, Equatable, Sendable {
             inputTokens = try Self.count(container, .inputTokens)
             outputTokens = try Self.count(container, .outputTokens)
             durationMs = try Self.count(container, .durationMs)
+            kind = try container.decodeIfPresent(String.self, forKey: .kind)
         }
 
         /// A whole number that fits, or an error that names the field (Foundation's own says
@@ -94,7 +99,7 @@ public struct ScrollbackRecord: Codable, Equatable, Sendable {
             Message(
                 id: $0.publicID, role: $0.role.rawValue, content: $0.content, createdAt: $0.createdAt.iso8601, model: $0.model,
                 parentID: $0.parentID.flatMap { publicIDs[$0] }, sourceNodeID: $0.sourceNodeID, inputTokens: $0.usage.inputTokens,
-                outputTokens: $0.usage.outputTokens, durationMs: $0.usage.durationMilliseconds)
+                outputTokens: $0.usage.outputTokens, durationMs: $0.usage.durationMilliseconds, kind: $0.kind.rawValue)
         }
         currentLeafID = conversation.currentLeafID.flatMap { publicIDs[$0] }
     }
@@ -147,7 +152,8 @@ public struct ScrollbackRecord: Codable, Equatable, Sendable {
                 ImportedMessage(
                     role: role, content: message.content, createdAt: time, model: message.model, publicID: Self.uuid(message.id),
                     nodeID: message.sourceNodeID, parent: parent,
-                    usage: MessageUsage(inputTokens: message.inputTokens, outputTokens: message.outputTokens, durationMilliseconds: message.durationMs)))
+                    usage: MessageUsage(inputTokens: message.inputTokens, outputTokens: message.outputTokens, durationMilliseconds: message.durationMs),
+                    kind: message.kind.map { MessageKind(rawValue: $0) ?? .unknown } ?? .text))
         }
         // The current leaf, as the index of its message.
         let leaf = currentLeafID.flatMap { indexes[$0] }

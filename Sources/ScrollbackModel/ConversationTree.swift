@@ -59,6 +59,63 @@ public struct ConversationTree: Sendable {
 
     public var count: Int { ids.count }
 
+    /// The tree of the messages the person saw: each seen message under its nearest seen
+    /// ancestor, the hidden ones left out (a branch of hidden messages only is no branch).
+    /// With `showingHidden`, every message, as stored.
+    public init(nodes: [(id: Int64, parentID: Int64?, seen: Bool)], showingHidden: Bool) {
+        guard !showingHidden, nodes.contains(where: { !$0.seen }) else {
+            self.init(nodes: nodes.map { (id: $0.id, parentID: $0.parentID) })
+            return
+        }
+        var parentOf: [Int64: Int64?] = [:]
+        var hidden = Set<Int64>()
+        parentOf.reserveCapacity(nodes.count)
+        for node in nodes where parentOf[node.id] == nil {
+            // Kept as a value even when nil (a first message): assigning nil would remove it.
+            parentOf.updateValue(node.parentID, forKey: node.id)
+            if !node.seen { hidden.insert(node.id) }
+        }
+        // For a hidden message, its nearest seen ancestor (nil: none), found once.
+        var nearest: [Int64: Int64?] = [:]
+        func seenAncestor(of start: Int64?) -> Int64? {
+            var walked: [Int64] = []
+            var at = start
+            var answer: Int64?
+            var steps = 0
+            while let current = at {
+                guard hidden.contains(current) else { answer = parentOf[current] == nil ? nil : current; break }
+                if let known = nearest[current] { answer = known; break }
+                walked.append(current)
+                steps += 1
+                // A loop of parents (a damaged database): no seen ancestor.
+                if steps > nodes.count { answer = nil; break }
+                at = parentOf[current] ?? nil
+            }
+            for id in walked { nearest[id] = answer }
+            return answer
+        }
+        var seenNodes: [(id: Int64, parentID: Int64?)] = []
+        seenNodes.reserveCapacity(nodes.count - hidden.count)
+        for node in nodes where !hidden.contains(node.id) {
+            seenNodes.append((node.id, seenAncestor(of: node.parentID)))
+        }
+        self.init(nodes: seenNodes)
+    }
+
+    /// The leaf to show for `id` (a message of any kind, maybe not in this tree): `id`
+    /// when it is a leaf here, else the newest leaf below it, else the newest leaf.
+    public func leaf(near id: Int64?, parents: (Int64) -> Int64?) -> Int64? {
+        var at = id
+        var steps = 0
+        while let current = at, !contains(current), steps <= count {
+            at = parents(current)
+            steps += 1
+        }
+        guard let found = at, contains(found) else { return newestLeaf }
+        return newestLeaf(under: found)
+    }
+
+
     public func contains(_ id: Int64) -> Bool { index[id] != nil }
 
     public func parent(of id: Int64) -> Int64? {

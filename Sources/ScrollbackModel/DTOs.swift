@@ -48,6 +48,37 @@ public enum Role: String, Sendable, Hashable, Codable, CaseIterable {
     case system, user, assistant, tool
 }
 
+/// What a message is to the person who had the conversation: what they saw (`text`,
+/// `document`, `tool`), or what the export or session keeps that they did not see (the
+/// rest, stored and hidden by default, one key away in the reader).
+public enum MessageKind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The transcript: what was said, as it was shown.
+    case text
+    /// A document shown beside the chat (a ChatGPT canvas), as a message of its own.
+    case document
+    /// A tool call or its result that ran in front of the person (a coding agent's), shown
+    /// collapsed to one line.
+    case tool
+    /// The model's reasoning (its summary, where that is all the source keeps).
+    case reasoning
+    /// Traffic addressed to the model, not the person: tool calls and results it read,
+    /// memory writes, instructions for it, hidden system and context messages.
+    case `internal`
+    /// A line or block of a kind scrollback does not know yet, kept as its raw JSON.
+    case unknown
+
+    /// Whether the person saw it: shown, counted and searched by default.
+    public var isSeen: Bool {
+        switch self {
+        case .text, .document, .tool: true
+        case .reasoning, .internal, .unknown: false
+        }
+    }
+
+    /// The kinds that are hidden, as SQL text for `kind IN (…)`.
+    public static let hiddenSQLList = allCases.filter { !$0.isSeen }.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+}
+
 /// A conversation as the layers above storage see it.
 public struct ConversationDTO: Sendable, Hashable, Identifiable {
     /// The stable row id (never reused while the row exists; stable across VACUUM).
@@ -67,15 +98,20 @@ public struct ConversationDTO: Sendable, Hashable, Identifiable {
     public var currentLeafID: Int64?
     /// How many messages the current branch has: `messageCount` when there is one branch.
     public var branchLength: Int
+    /// How many of `messageCount` are of a hidden kind (`MessageKind.isSeen` false).
+    public var hiddenCount: Int
 
     /// Whether some message has another answer or version beside it.
     public var isBranched: Bool { branchLength != messageCount }
+    /// The messages the person saw, on every branch: what the list counts.
+    public var seenCount: Int { max(0, messageCount - hiddenCount) }
 
     public init(
         id: Int64, publicID: String, title: String, model: String?, source: String, sourceID: String?,
         createdAt: Timestamp, updatedAt: Timestamp, messageCount: Int, pinned: Bool, currentLeafID: Int64? = nil,
-        branchLength: Int? = nil
+        branchLength: Int? = nil, hiddenCount: Int = 0
     ) {
+        self.hiddenCount = hiddenCount
         self.currentLeafID = currentLeafID
         self.branchLength = branchLength ?? messageCount
         self.id = id
@@ -107,12 +143,14 @@ public struct MessageDTO: Sendable, Hashable, Identifiable {
     /// The id of the node in the export it came from, when it came from one.
     public var sourceNodeID: String?
     public var usage: MessageUsage
+    public var kind: MessageKind
 
     public init(
         id: Int64, publicID: String, conversationID: Int64, position: Int, role: Role, content: String,
         createdAt: Timestamp, model: String?, parentID: Int64? = nil, sourceNodeID: String? = nil,
-        usage: MessageUsage = MessageUsage()
+        usage: MessageUsage = MessageUsage(), kind: MessageKind = .text
     ) {
+        self.kind = kind
         self.parentID = parentID
         self.sourceNodeID = sourceNodeID
         self.usage = usage
@@ -238,7 +276,10 @@ public enum PagePosition: Sendable, Hashable {
 /// Counts and facts about a database, for `scrollback stats`.
 public struct DatabaseStats: Sendable, Hashable {
     public var conversations: Int
+    /// The messages the person saw.
     public var messages: Int
+    /// The messages kept but hidden by default (tool traffic, reasoning, context).
+    public var hiddenMessages: Int = 0
     public var fileBytes: Int64
     public var schemaVersion: Int
     public var oldest: Timestamp?

@@ -65,11 +65,14 @@ public struct ImportedMessage: Sendable, Hashable {
     public var nodeID: String?
     public var parent: ImportedParent
     public var usage: MessageUsage
+    public var kind: MessageKind
 
     public init(
         role: Role, content: String, createdAt: Timestamp, model: String? = nil, publicID: String? = nil,
-        nodeID: String? = nil, parent: ImportedParent = .previous, usage: MessageUsage = MessageUsage()
+        nodeID: String? = nil, parent: ImportedParent = .previous, usage: MessageUsage = MessageUsage(),
+        kind: MessageKind = .text
     ) {
+        self.kind = kind
         self.nodeID = nodeID
         self.parent = parent
         self.usage = usage

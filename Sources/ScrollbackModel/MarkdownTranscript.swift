@@ -38,7 +38,8 @@ public enum MarkdownTranscript {
         text += "- source: \(conversation.source)\(conversation.sourceID.map { " (\($0))" } ?? "")\n"
         for message in messages {
             let role = message.role.rawValue.prefix(1).uppercased() + message.role.rawValue.dropFirst()
-            text += "\n## \(role) · \(message.createdAt.iso8601)\(message.model.map { " · \($0)" } ?? "")\n\n"
+            let kind = message.kind == .text ? "" : message.kind.isSeen ? " · \(message.kind.rawValue)" : " · hidden \(message.kind.rawValue)"
+            text += "\n## \(role) · \(message.createdAt.iso8601)\(message.model.map { " · \($0)" } ?? "")\(kind)\n\n"
             text += message.content + "\n"
         }
         if !otherBranches.isEmpty {

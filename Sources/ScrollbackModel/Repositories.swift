@@ -79,16 +79,19 @@ public protocol MessageRepository {
     func append(_ messages: [NewMessage], to conversationID: Int64) throws -> [MessageDTO]
     /// A page of the conversation's current branch.
     func page(conversationID: Int64, at position: PagePosition, limit: Int) throws -> Page<MessageDTO>
-    /// The branch ending at `leaf` (nil: the current one), to page through.
-    func branch(of conversation: ConversationDTO, leaf: Int64?) throws -> MessageBranch
+    /// The branch ending at `leaf` (nil: the current one), to page through: its messages of
+    /// the kinds the person saw, or, `showingHidden`, every message along it.
+    func branch(of conversation: ConversationDTO, leaf: Int64?, showingHidden: Bool) throws -> MessageBranch
     /// A page of `branch`; each message's position is its place along it.
     func page(_ branch: MessageBranch, at position: PagePosition, limit: Int) throws -> Page<MessageDTO>
-    /// The conversation's shape: every message's parent.
-    func tree(conversationID: Int64) throws -> ConversationTree
+    /// The conversation's shape: every seen message's parent (the nearest seen message
+    /// above it), or, `showingHidden`, every message's.
+    func tree(conversationID: Int64, showingHidden: Bool) throws -> ConversationTree
     /// These messages, in this order (those that exist).
     func messages(ids: [Int64]) throws -> [MessageDTO]
-    /// Every message, parents before children.
-    func all(conversationID: Int64) throws -> [MessageDTO]
+    /// Every message (of the kinds the person saw, unless `showingHidden`), parents before
+    /// children.
+    func all(conversationID: Int64, showingHidden: Bool) throws -> [MessageDTO]
     /// The leaf the reader was on when it last left the branch through `message`.
     func rememberedLeaf(conversationID: Int64, message: Int64) throws -> Int64?
     /// Makes the branch ending at `leaf` (of `length` messages) the current one, remembering
@@ -97,6 +100,23 @@ public protocol MessageRepository {
     func count(conversationID: Int64) throws -> Int
     /// All messages in the database.
     func count() throws -> Int
+}
+
+extension MessageRepository {
+    /// The branch ending at `leaf` as the person saw it.
+    public func branch(of conversation: ConversationDTO, leaf: Int64?) throws -> MessageBranch {
+        try branch(of: conversation, leaf: leaf, showingHidden: false)
+    }
+
+    /// The shape of what the person saw.
+    public func tree(conversationID: Int64) throws -> ConversationTree {
+        try tree(conversationID: conversationID, showingHidden: false)
+    }
+
+    /// Every message the person saw, parents before children.
+    public func all(conversationID: Int64) throws -> [MessageDTO] {
+        try all(conversationID: conversationID, showingHidden: false)
+    }
 }
 
 /// Typed settings with defaults.
@@ -112,7 +132,10 @@ public protocol SearchRepository {
     /// The query is plain text: quotes, `*`, `AND`, `NEAR` and parentheses are searched for.
     /// Only conversations that pass `filter` (checked on each candidate as the index is
     /// read: a filter that lets few through makes a page read more).
-    func search(_ query: String, filter: ConversationFilter, after cursor: Cursor?, limit: Int) throws -> Page<SearchHit>
+    /// Messages of a hidden kind (`MessageKind.isSeen` false) are found only
+    /// `includingHidden`.
+    func search(_ query: String, filter: ConversationFilter, includingHidden: Bool, after cursor: Cursor?, limit: Int) throws
+        -> Page<SearchHit>
     /// The positions (ascending) of the messages of one conversation that match `query`, by
     /// the same rules as `search`: for finding within the conversation being read.
     func matchingPositions(conversationID: Int64, query: String) throws -> [Int]
@@ -124,6 +147,11 @@ public protocol SearchRepository {
 }
 
 extension SearchRepository {
+    /// Searches what the person saw.
+    public func search(_ query: String, filter: ConversationFilter, after cursor: Cursor?, limit: Int) throws -> Page<SearchHit> {
+        try search(query, filter: filter, includingHidden: false, after: cursor, limit: limit)
+    }
+
     /// Searches every conversation.
     public func search(_ query: String, after cursor: Cursor?, limit: Int) throws -> Page<SearchHit> {
         try search(query, filter: .none, after: cursor, limit: limit)

@@ -8,18 +8,23 @@ public final class SQLiteMessageRepository: MessageRepository {
     }
 
     static let columns =
-        "message.id, message.public_id, message.conversation_id, message.position, message.role, message.content, message.created_at, message.model, message.parent_id, message.source_node_id, message.input_tokens, message.output_tokens, message.duration_ms"
+        "message.id, message.public_id, message.conversation_id, message.position, message.role, message.content, message.created_at, message.model, message.parent_id, message.source_node_id, message.input_tokens, message.output_tokens, message.duration_ms, message.kind"
 
     static func message(_ row: Row) throws -> MessageDTO {
         let roleText = row.text(4)
         guard let role = Role(rawValue: roleText) else {
             throw StorageError.sqlite(SQLiteError(extendedCode: 19, message: "unknown role '\(roleText)'"))
         }
+        let kindText = row.text(13)
+        guard let kind = MessageKind(rawValue: kindText) else {
+            throw StorageError.sqlite(SQLiteError(extendedCode: 19, message: "unknown message kind '\(kindText)'"))
+        }
         return MessageDTO(
             id: row.int64(0), publicID: row.text(1), conversationID: row.int64(2), position: row.int(3), role: role,
             content: row.text(5), createdAt: Timestamp(milliseconds: row.int64(6)), model: row.optionalText(7),
             parentID: row.optionalInt64(8), sourceNodeID: row.optionalText(9),
-            usage: MessageUsage(inputTokens: row.optionalInt64(10), outputTokens: row.optionalInt64(11), durationMilliseconds: row.optionalInt64(12)))
+            usage: MessageUsage(inputTokens: row.optionalInt64(10), outputTokens: row.optionalInt64(11), durationMilliseconds: row.optionalInt64(12)),
+            kind: kind)
     }
 
     /// Appends in order after the last message of the conversation's current branch, which
@@ -65,29 +70,43 @@ public final class SQLiteMessageRepository: MessageRepository {
         return try page(try branch(ofStored: conversation, leaf: nil), at: position, limit: limit)
     }
 
-    public func branch(of given: ConversationDTO, leaf: Int64?) throws -> MessageBranch {
+    public func branch(of given: ConversationDTO, leaf: Int64?, showingHidden: Bool) throws -> MessageBranch {
         // As stored now: the caller's copy may be from before a choice or an import.
-        try branch(ofStored: SQLiteConversationRepository(database: database).conversation(id: given.id) ?? given, leaf: leaf)
+        try branch(
+            ofStored: SQLiteConversationRepository(database: database).conversation(id: given.id) ?? given, leaf: leaf,
+            showingHidden: showingHidden)
     }
 
-    /// `branch(of:leaf:)` for a conversation just read.
-    private func branch(ofStored conversation: ConversationDTO, leaf: Int64?) throws -> MessageBranch {
-        // One branch, and it is the one asked for: paged by position, no tree needed.
-        if !conversation.isBranched && (leaf == nil || leaf == conversation.currentLeafID) {
+    /// `branch(of:leaf:showingHidden:)` for a conversation just read.
+    private func branch(ofStored conversation: ConversationDTO, leaf: Int64?, showingHidden: Bool = false) throws -> MessageBranch {
+        // One branch, all of it shown, and it is the one asked for: paged by position, no
+        // tree needed.
+        if !conversation.isBranched && (conversation.hiddenCount == 0 || showingHidden)
+            && (leaf == nil || leaf == conversation.currentLeafID)
+        {
             return MessageBranch(conversationID: conversation.id, leaf: conversation.currentLeafID, path: nil, count: conversation.branchLength)
         }
-        let tree = try self.tree(conversationID: conversation.id)
-        let chosen = leaf.flatMap { tree.contains($0) ? $0 : nil }
-            ?? conversation.currentLeafID.flatMap { tree.contains($0) ? $0 : nil } ?? tree.newestLeaf
+        let nodes = try self.nodes(conversationID: conversation.id)
+        let tree = ConversationTree(nodes: nodes, showingHidden: showingHidden)
+        var parents: [Int64: Int64] = [:]
+        for node in nodes { if let parent = node.parentID { parents[node.id] = parent } }
+        // The leaf asked for (or the current one), or, when it is hidden, the newest leaf
+        // below the seen message it follows.
+        let chosen =
+            leaf.flatMap { tree.contains($0) ? $0 : nil } ?? tree.leaf(near: leaf ?? conversation.currentLeafID) { parents[$0] }
         let path = chosen.map { tree.path(to: $0) } ?? []
         return MessageBranch(conversationID: conversation.id, leaf: chosen, path: path, count: path.count)
     }
 
-    public func tree(conversationID: Int64) throws -> ConversationTree {
-        let nodes = try database.query(
-            "SELECT id, parent_id FROM message WHERE conversation_id = ?", [.integer(conversationID)]
-        ) { (id: $0.int64(0), parentID: $0.optionalInt64(1)) }
-        return ConversationTree(nodes: nodes)
+    public func tree(conversationID: Int64, showingHidden: Bool) throws -> ConversationTree {
+        ConversationTree(nodes: try nodes(conversationID: conversationID), showingHidden: showingHidden)
+    }
+
+    private func nodes(conversationID: Int64) throws -> [(id: Int64, parentID: Int64?, seen: Bool)] {
+        try database.query(
+            "SELECT id, parent_id, kind NOT IN (\(MessageKind.hiddenSQLList)) FROM message WHERE conversation_id = ?",
+            [.integer(conversationID)]
+        ) { (id: $0.int64(0), parentID: $0.optionalInt64(1), seen: $0.bool(2)) }
     }
 
     public func messages(ids: [Int64]) throws -> [MessageDTO] {
@@ -170,11 +189,17 @@ public final class SQLiteMessageRepository: MessageRepository {
         }
     }
 
-    /// Every message of the conversation, parents before children, in the order stored; each
-    /// one's position is its depth.
-    public func all(conversationID: Int64) throws -> [MessageDTO] {
+    /// Every message of the conversation (of the kinds the person saw, unless
+    /// `showingHidden`), parents before children, in the order stored; each one's position
+    /// is its depth among them, its parent the nearest of them above it.
+    public func all(conversationID: Int64, showingHidden: Bool) throws -> [MessageDTO] {
         var messages = try database.query(
             "SELECT \(Self.columns) FROM message WHERE conversation_id = ? ORDER BY position", [.integer(conversationID)], Self.message)
+        if !showingHidden && messages.contains(where: { !$0.kind.isSeen }) {
+            let tree = ConversationTree(nodes: messages.map { (id: $0.id, parentID: $0.parentID, seen: $0.kind.isSeen) }, showingHidden: false)
+            messages = messages.filter(\.kind.isSeen)
+            for index in messages.indices { messages[index].parentID = tree.parent(of: messages[index].id) }
+        }
         var depths: [Int64: Int] = [:]
         for index in messages.indices {
             let depth = messages[index].parentID.flatMap { depths[$0].map { $0 + 1 } } ?? 0

@@ -16,7 +16,9 @@ public final class SQLiteSearchRepository: SearchRepository {
         self.database = database
     }
 
-    public func search(_ query: String, filter: ConversationFilter, after cursor: Cursor?, limit: Int) throws -> Page<SearchHit> {
+    public func search(_ query: String, filter: ConversationFilter, includingHidden: Bool, after cursor: Cursor?, limit: Int) throws
+        -> Page<SearchHit>
+    {
         let query = SearchQuery(query)
         let limit = max(1, limit)
         guard !query.isEmpty else { return Page(items: [], previous: nil, next: nil) }
@@ -34,17 +36,21 @@ public final class SQLiteSearchRepository: SearchRepository {
                 throw StorageError.invalidCursor(reason: "the token is for \(cursor?.listing ?? "another listing")")
             }
             if hits.count <= limit {
-                hits += try self.hits(.messages, query, filter: filter, before: messagesBefore, limit: limit + 1 - hits.count)
+                hits += try self.hits(
+                    includingHidden ? .allMessages : .messages, query, filter: filter, before: messagesBefore, limit: limit + 1 - hits.count)
             }
             let items = Array(hits.prefix(limit))
-            return Page(items: try items.map { try self.placed($0.hit) }, previous: nil, next: hits.count > limit ? items.last?.cursor : nil)
+            return Page(items: try items.map { try self.placed($0.hit, includingHidden: includingHidden) }, previous: nil, next: hits.count > limit ? items.last?.cursor : nil)
         }
     }
 
     /// A hit in a conversation with branches, its position made its place along its branch
     /// (its depth), as in a conversation of one branch, where they are the same.
-    private func placed(_ hit: SearchHit) throws -> SearchHit {
-        guard hit.conversation.isBranched, var message = hit.message else { return hit }
+    /// Its place counts the messages above it that are shown: of the kinds seen, unless
+    /// hidden ones are.
+    private func placed(_ hit: SearchHit, includingHidden: Bool) throws -> SearchHit {
+        guard hit.conversation.isBranched || (hit.conversation.hiddenCount > 0 && !includingHidden), var message = hit.message
+        else { return hit }
         let depth = try database.scalarInt(
             """
             WITH RECURSIVE up(id, steps) AS (
@@ -52,8 +58,9 @@ public final class SQLiteSearchRepository: SearchRepository {
                 UNION ALL
                 SELECT m.parent_id, up.steps + 1 FROM message AS m JOIN up ON m.id = up.id WHERE up.steps < ?
             )
-            SELECT count(id) FROM up
-            """, [.integer(message.id), .integer(Int64(hit.conversation.messageCount))])
+            SELECT count(*) FROM up JOIN message AS a ON a.id = up.id
+             WHERE ? OR a.kind NOT IN (\(MessageKind.hiddenSQLList))
+            """, [.integer(message.id), .integer(Int64(hit.conversation.messageCount)), .integer(includingHidden ? 1 : 0)])
         message.position = Int(depth)
         var placed = hit
         placed.message = message
@@ -110,16 +117,23 @@ public final class SQLiteSearchRepository: SearchRepository {
         /// The columns of the text and of the row's own id, in the selected row.
         let textColumn: Int32
         let idColumn: Int32
+        /// A condition on the row, or "".
+        var condition = ""
 
         var isTitles: Bool { table == "conversation" }
 
         static let titles = Source(
             index: "conversation_fts", table: "conversation", extraColumns: "", join: "", textColumn: 2,
-            idColumn: 12)
+            idColumn: 13)
         static let messages = Source(
             index: "message_fts", table: "message",
             extraColumns: ", message.id, message.position, message.role, message.created_at, message.content, message.public_id",
-            join: " JOIN conversation ON conversation.id = message.conversation_id", textColumn: 16, idColumn: 18)
+            join: " JOIN conversation ON conversation.id = message.conversation_id", textColumn: 17, idColumn: 19,
+            condition: " AND message.kind NOT IN (\(MessageKind.hiddenSQLList))")
+        /// Messages of every kind, the hidden ones too.
+        static let allMessages = Source(
+            index: messages.index, table: messages.table, extraColumns: messages.extraColumns, join: messages.join,
+            textColumn: messages.textColumn, idColumn: messages.idColumn)
     }
 
     /// Up to `limit` rows of `source` that match, newest (highest id) first, below `before`.
@@ -202,6 +216,7 @@ public final class SQLiteSearchRepository: SearchRepository {
             sql += "\(source.table)\(source.join) WHERE 1"
             order = "\(source.table).id"
         }
+        sql += source.condition
         if let below {
             sql += " AND \(order) < ?"
             arguments.append(.integer(below))
@@ -227,8 +242,8 @@ public final class SQLiteSearchRepository: SearchRepository {
                 )
             }
             let reference = SearchHit.MessageReference(
-                id: row.int64(12), publicID: row.text(17), position: row.int(13), role: Role(rawValue: row.text(14)) ?? .user,
-                createdAt: Timestamp(milliseconds: row.int64(15)))
+                id: row.int64(13), publicID: row.text(18), position: row.int(14), role: Role(rawValue: row.text(15)) ?? .user,
+                createdAt: Timestamp(milliseconds: row.int64(16)))
             return (
                 id,
                 (SearchHit(conversation: conversation, message: reference, snippet: snippet, matches: matches),

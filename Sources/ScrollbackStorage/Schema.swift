@@ -13,6 +13,7 @@ enum Schema {
         Migration(name: "v5 sync: outbox, field clocks, tombstones, cursors", sql: version5),
         Migration(name: "v6 a message's clock in its own row", sql: version6),
         Migration(name: "v7 edits clocked while sync is off", sql: version7),
+        Migration(name: "v8 message kinds: what the person saw, and what is kept hidden", sql: version8),
     ]
 
     static let version1 = """
@@ -396,5 +397,32 @@ enum Schema {
         CREATE TABLE sync_unclocked (id INTEGER PRIMARY KEY);
         INSERT INTO sync_unclocked (id)
         SELECT id FROM conversation WHERE NOT EXISTS (SELECT 1 FROM settings WHERE key = 'sync.machine');
+        """
+
+    /// Version 8: every message has a kind (`MessageKind`): what the person saw (`text`,
+    /// `document`, `tool`) or what is kept but hidden by default (`reasoning`, `internal`,
+    /// `unknown`). What was stored before is `text`, as it was shown; importing the same
+    /// export again moves it to its kind. A conversation counts its hidden messages
+    /// (`hidden_count`, kept by triggers, in the transaction that changes them), so that the
+    /// list says how many the person saw without reading the messages.
+    static let version8 = """
+        ALTER TABLE message ADD COLUMN kind TEXT NOT NULL DEFAULT 'text'
+            CHECK (kind IN ('text', 'document', 'tool', 'reasoning', 'internal', 'unknown'));
+        ALTER TABLE conversation ADD COLUMN hidden_count INTEGER NOT NULL DEFAULT 0 CHECK (hidden_count >= 0);
+
+        CREATE TRIGGER message_hidden_counted AFTER INSERT ON message
+        WHEN new.kind IN ('reasoning', 'internal', 'unknown') BEGIN
+            UPDATE conversation SET hidden_count = hidden_count + 1 WHERE id = new.conversation_id;
+        END;
+        CREATE TRIGGER message_hidden_uncounted AFTER DELETE ON message
+        WHEN old.kind IN ('reasoning', 'internal', 'unknown') BEGIN
+            UPDATE conversation SET hidden_count = hidden_count - 1 WHERE id = old.conversation_id;
+        END;
+        CREATE TRIGGER message_hidden_recounted AFTER UPDATE OF kind ON message
+        WHEN (old.kind IN ('reasoning', 'internal', 'unknown')) <> (new.kind IN ('reasoning', 'internal', 'unknown')) BEGIN
+            UPDATE conversation
+               SET hidden_count = hidden_count + CASE WHEN new.kind IN ('reasoning', 'internal', 'unknown') THEN 1 ELSE -1 END
+             WHERE id = new.conversation_id;
+        END;
         """
 }

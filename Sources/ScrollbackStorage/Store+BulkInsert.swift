@@ -15,7 +15,9 @@ enum SearchIndex {
     ]
     /// For deleting whole conversations: their messages' count no longer matters either, and
     /// the count of conversations is counted once at the end.
-    static let conversationDeleteTriggers = ["conversation_fts_delete", "message_fts_delete", "message_uncounted", "conversation_untallied"]
+    static let conversationDeleteTriggers = [
+        "conversation_fts_delete", "message_fts_delete", "message_uncounted", "message_hidden_uncounted", "conversation_untallied",
+    ]
 
     /// Whether changing `count` rows of a table holding `total` is cheaper with the index
     /// rebuilt whole than row by row: a thousand rows or more, and a quarter of the table.

@@ -113,6 +113,17 @@ enum DatabaseCheck {
                 """
             ) { "conversation \($0.text(0)) says \($0.int(1)) messages but has \($0.int(2))" }
             problems += miscounted.map { "message count: \($0)" }
+            let hidden = try database.query(
+                """
+                SELECT public_id, hidden_count, (SELECT count(*) FROM message WHERE conversation_id = conversation.id
+                                                    AND kind IN (\(MessageKind.hiddenSQLList)))
+                FROM conversation
+                WHERE hidden_count <> (SELECT count(*) FROM message WHERE conversation_id = conversation.id
+                                          AND kind IN (\(MessageKind.hiddenSQLList)))
+                LIMIT 20
+                """
+            ) { "conversation \($0.text(0)) says \($0.int(1)) hidden messages but has \($0.int(2))" }
+            problems += hidden.map { "message count: \($0)" }
             let counted = try database.scalarInt("SELECT value FROM tally WHERE name = 'conversations'")
             let conversations = try database.scalarInt("SELECT count(*) FROM conversation")
             if counted != conversations {
@@ -321,7 +332,7 @@ extension Store {
         database.repairingLocally = true
         defer { database.repairingLocally = false }
         for suspect in suspects {
-            let tree = try messages.tree(conversationID: suspect.id)
+            let tree = try messages.tree(conversationID: suspect.id, showingHidden: true)
             // Its own leaf, on to the newest leaf below when it has answers; else the newest.
             let leaf = suspect.leaf.flatMap { tree.contains($0) ? tree.newestLeaf(under: $0) : nil } ?? tree.newestLeaf
             try Writer(database: database).setBranch(

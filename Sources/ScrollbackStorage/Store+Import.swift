@@ -70,7 +70,7 @@ extension Store {
     ) throws -> ImportOutcome {
         let stored = try database.query(
             """
-            SELECT id, public_id, parent_id, source_node_id, role, content, model, input_tokens, output_tokens, duration_ms, position
+            SELECT id, public_id, parent_id, source_node_id, role, content, model, input_tokens, output_tokens, duration_ms, position, kind
               FROM message WHERE conversation_id = ? ORDER BY position
             """, [.integer(existing.id)]
         ) { row in
@@ -78,7 +78,7 @@ extension Store {
                 id: row.int64(0), publicID: row.text(1), parentID: row.optionalInt64(2), nodeID: row.optionalText(3),
                 role: row.text(4), content: row.text(5), model: row.optionalText(6),
                 usage: MessageUsage(inputTokens: row.optionalInt64(7), outputTokens: row.optionalInt64(8), durationMilliseconds: row.optionalInt64(9)),
-                position: row.int64(10))
+                position: row.int64(10), kind: row.text(11))
         }
         var byNode: [String: Int] = [:]
         var byPublicID: [String: Int] = [:]
@@ -96,7 +96,22 @@ extension Store {
         var rowIDs: [Int64?] = Array(repeating: nil, count: imported.messages.count)
         var newRows: [Writer.MessageRow] = []
         var newIndex: [Int: Int] = [:]  // imported index → index in newRows
+        // Stored messages whose parent is now one the import adds: an earlier version left
+        // out the messages between them (hidden ones), which go back where they stood.
+        var reparented: [(row: Int64, newParent: Int)] = []
         var position = (stored.last?.position ?? -1) + 1
+        // The row of the nearest stored message at or above `index` of the import; nil
+        // when none is (a first message, or new ones up to the first).
+        func storedAncestor(_ index: Int?) -> Int64? {
+            var at = index
+            var steps = 0
+            while let current = at, steps <= imported.messages.count {
+                if let row = rowIDs[current] { return row }
+                at = tree.parents[current]
+                steps += 1
+            }
+            return nil
+        }
         for (index, message) in imported.messages.enumerated() {
             let parent = tree.parents[index]
             var match: Int?
@@ -104,9 +119,11 @@ extension Store {
                 match = found
             } else if let publicID = message.publicID, let found = byPublicID[publicID], !taken.contains(found) {
                 match = found
-            } else if parent == nil || rowIDs[parent ?? 0] != nil {
-                // A message stored before node ids were kept: the same text in the same place.
-                let parentRow = parent.flatMap { rowIDs[$0] }
+            } else {
+                // A message stored before node ids were kept: the same text in the same place
+                // (under the nearest stored message above it, when the import adds some
+                // between them).
+                let parentRow = storedAncestor(parent)
                 match = children[parentRow]?.first { candidate in
                     !taken.contains(candidate) && stored[candidate].nodeID == nil && stored[candidate].role == message.role.rawValue
                         && stored[candidate].content == message.content
@@ -120,16 +137,22 @@ extension Store {
                     nodeIDsToRecord.append((node.id, nodeID))
                 }
                 if node.content != message.content || node.role != message.role.rawValue || node.model != message.model
-                    || (!message.usage.isEmpty && node.usage != message.usage)
+                    || (!message.usage.isEmpty && node.usage != message.usage) || node.kind != message.kind.rawValue
                 {
                     changed.append((node, message))
+                }
+                // Its parent in the import is new, and it hangs where the earlier version put
+                // it (under the nearest stored message above): the new one goes between.
+                if let parent, rowIDs[parent] == nil, newIndex[parent] != nil, node.parentID == storedAncestor(parent) {
+                    reparented.append((node.id, parent))
                 }
                 continue
             }
             var row = Writer.MessageRow(
                 publicID: message.publicID ?? StableID.uuid(publicID, tree.nodeIDs[index] ?? String(position)),
                 conversationID: existing.id, position: position, role: message.role, content: message.content,
-                createdAt: message.createdAt, model: message.model, sourceNodeID: tree.nodeIDs[index], usage: message.usage)
+                createdAt: message.createdAt, model: message.model, sourceNodeID: tree.nodeIDs[index], usage: message.usage,
+                kind: message.kind)
             if let parent {
                 if let parentRow = rowIDs[parent] { row.parentID = parentRow } else { row.parentInBatch = newIndex[parent] }
             }
@@ -148,7 +171,7 @@ extension Store {
         for (node, message) in changed {
             try writer.update(
                 message: node.id, role: message.role, content: message.content, model: message.model,
-                usage: message.usage.isEmpty ? node.usage : message.usage)
+                usage: message.usage.isEmpty ? node.usage : message.usage, kind: message.kind)
         }
         let changedMessages = !nodeIDsToRecord.isEmpty || !changed.isEmpty
         // The updated time never goes back: the stored conversation keeps every message it had.
@@ -173,8 +196,15 @@ extension Store {
         if !newRows.isEmpty || existing.currentLeafID == nil {
             let inserted = try writer.insert(messages: newRows)
             for (index, at) in newIndex { rowIDs[index] = inserted[at] }
+            var newParents: [Int64: Int64] = [:]
+            for (row, parent) in reparented {
+                guard let parentRow = rowIDs[parent] else { continue }
+                try writer.reparent(message: row, under: parentRow)
+                newParents[row] = parentRow
+            }
+            if !newParents.isEmpty { try writer.renumberInTreeOrder(conversation: existing.id) }
             // The source's current branch, now that it has something new.
-            let nodes = stored.map { (id: $0.id, parentID: $0.parentID) }
+            let nodes = stored.map { (id: $0.id, parentID: newParents[$0.id] ?? $0.parentID) }
                 + newRows.indices.map { (id: inserted[$0], parentID: newRows[$0].parentID ?? newRows[$0].parentInBatch.map { inserted[$0] }) }
             let leaf = tree.leaf.flatMap { rowIDs[$0] }
             try setBranch(of: existing.id, tree: ConversationTree(nodes: nodes), leaf: leaf)
@@ -239,7 +269,7 @@ extension Store {
                     publicID: message.publicID ?? StableID.uuid(publicID, tree.nodeIDs[index] ?? String(index)),
                     conversationID: conversationID, position: Int64(index), role: message.role, content: message.content,
                     createdAt: message.createdAt, model: message.model, parentInBatch: tree.parents[index],
-                    sourceNodeID: tree.nodeIDs[index], usage: message.usage)
+                    sourceNodeID: tree.nodeIDs[index], usage: message.usage, kind: message.kind)
             }
             let ids = try writer.insert(messages: rows)
             if let leaf = tree.leaf, ids.indices.contains(leaf) {
@@ -277,6 +307,7 @@ private struct StoredNode {
     var model: String?
     var usage: MessageUsage
     var position: Int64
+    var kind: String
 }
 
 /// The messages of an import as a tree: each one's parent (an earlier index), its node id

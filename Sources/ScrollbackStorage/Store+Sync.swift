@@ -339,7 +339,7 @@ extension Store {
             let found = try database.queryFirst(
                 """
                 SELECT c.public_id, p.public_id, m.role, m.content, m.created_at, m.model, m.source_node_id,
-                       m.input_tokens, m.output_tokens, m.duration_ms
+                       m.input_tokens, m.output_tokens, m.duration_ms, m.kind
                   FROM message AS m JOIN conversation AS c ON c.id = m.conversation_id
                   LEFT JOIN message AS p ON p.id = m.parent_id
                  WHERE m.public_id = ?
@@ -348,7 +348,8 @@ extension Store {
                 SyncRecord(
                     kind: .message, conversation: row.text(0), model: row.optionalText(5), createdAt: row.int64(4),
                     parent: row.optionalText(1), role: row.text(2), content: row.text(3), nodeID: row.optionalText(6),
-                    inputTokens: row.optionalInt64(7), outputTokens: row.optionalInt64(8), durationMilliseconds: row.optionalInt64(9))
+                    inputTokens: row.optionalInt64(7), outputTokens: row.optionalInt64(8), durationMilliseconds: row.optionalInt64(9),
+                    messageKind: row.text(10))
             }
             return found ?? SyncRecord(kind: .void)
         case .restore:
@@ -539,19 +540,36 @@ extension Store {
                 if try isBuried(conversation) { return .ignored }
                 return try park(conversation, conversation: conversation)
             }
+            // A record from a version before kinds has none: what it sends was seen.
+            let kind = record.messageKind.flatMap(MessageKind.init(rawValue:)) ?? .text
             let here = try messageHere(entity, in: conversationID, of: conversation)
             let id = here.publicID
             if let row = here.row, let existing = try database.queryFirst(
-                "SELECT id, role, content, model, clock FROM message WHERE id = ?", [.integer(row)],
+                "SELECT id, role, content, model, clock, kind, parent_id FROM message WHERE id = ?", [.integer(row)],
                 {
                     (id: $0.int64(0), role: $0.text(1), content: $0.text(2), model: $0.optionalText(3),
-                     clock: $0.optionalText(4).flatMap(HybridClock.init(text:)))
+                     clock: $0.optionalText(4).flatMap(HybridClock.init(text:)), kind: $0.text(5), parentID: $0.optionalInt64(6))
                 })
             {
                 // A message without a clock was here before sync was turned on, as it was then.
                 guard op.clock > existing.clock ?? base else { return .ignored }
-                if existing.content != content || existing.role != role.rawValue || existing.model != record.model {
-                    try writer.update(message: existing.id, role: role, content: content, model: record.model, usage: usage)
+                // Hung under a message a newer import found between it and its parent: that
+                // message came first (its op is earlier), else this waits for it.
+                if let parent = record.parent {
+                    let parentHere = try messageHere(parent, in: conversationID, of: conversation)
+                    guard let parentRow = parentHere.row else { return try park(parentHere.publicID, conversation: conversation) }
+                    if parentRow != existing.parentID, parentRow != existing.id,
+                        try !isBelow(parentRow, existing.id, in: conversationID)
+                    {
+                        try writer.reparent(message: existing.id, under: parentRow)
+                        try writer.renumberInTreeOrder(conversation: conversationID)
+                        try repairBranch(of: conversationID)
+                    }
+                }
+                if existing.content != content || existing.role != role.rawValue || existing.model != record.model
+                    || existing.kind != kind.rawValue
+                {
+                    try writer.update(message: existing.id, role: role, content: content, model: record.model, usage: usage, kind: kind)
                 }
                 try writer.setClock(message: existing.id, op.clock)
                 return .applied
@@ -568,7 +586,7 @@ extension Store {
                 Writer.MessageRow(
                     publicID: id, conversationID: conversationID, position: position, role: role, content: content,
                     createdAt: Timestamp(milliseconds: record.createdAt ?? 0), model: record.model, parentID: parentID,
-                    sourceNodeID: record.nodeID, usage: usage, clock: op.clock))
+                    sourceNodeID: record.nodeID, usage: usage, clock: op.clock, kind: kind))
             return .applied
         case .delete:
             if let restored = try fieldClock(entity, "restore"), restored > op.clock { return .ignored }
@@ -594,6 +612,34 @@ extension Store {
             if try isNewer("restore") { try stamp("restore") }
             return .applied
         }
+    }
+
+    /// The current branch's length counted again (its leaf kept), after a message on it was
+    /// hung under another.
+    private func repairBranch(of conversation: Int64) throws {
+        let nodes = try database.query(
+            "SELECT id, parent_id FROM message WHERE conversation_id = ?", [.integer(conversation)]
+        ) { (id: $0.int64(0), parentID: $0.optionalInt64(1)) }
+        let tree = ConversationTree(nodes: nodes)
+        let leaf = try database.queryFirst(
+            "SELECT current_leaf_id FROM conversation WHERE id = ?", [.integer(conversation)]) { $0.optionalInt64(0) } ?? nil
+        let chosen = leaf.flatMap { tree.contains($0) ? $0 : nil } ?? tree.newestLeaf
+        try Writer(database: database).setBranch(conversation: conversation, leaf: chosen, length: chosen.map { tree.path(to: $0).count } ?? 0)
+    }
+
+    /// Whether `row` is `ancestor` or below it (hanging `ancestor` under `row` would make a
+    /// loop of parents).
+    private func isBelow(_ row: Int64, _ ancestor: Int64, in conversation: Int64) throws -> Bool {
+        try database.scalarInt(
+            """
+            WITH RECURSIVE up(id, steps) AS (
+                SELECT ?, 0
+                UNION ALL
+                SELECT m.parent_id, up.steps + 1 FROM message AS m JOIN up ON m.id = up.id
+                 WHERE m.parent_id IS NOT NULL AND up.steps < (SELECT count(*) FROM message WHERE conversation_id = ?)
+            )
+            SELECT EXISTS (SELECT 1 FROM up WHERE id = ?)
+            """, [.integer(row), .integer(conversation), .integer(ancestor)]) != 0
     }
 
     /// The id that a message of conversation `conversation` (whose public id is

@@ -136,15 +136,19 @@ public final class Store {
                 let attributes = try? FileManager.default.attributesOfItem(atPath: path + suffix)
                 bytes += (attributes?[.size] as? NSNumber)?.int64Value ?? 0
             }
-            return DatabaseStats(
-                conversations: try conversations.count(), messages: try messages.count(), fileBytes: bytes,
+            let hidden = Int(clamping: try database.scalarInt("SELECT coalesce(sum(hidden_count), 0) FROM conversation"))
+            var stats = DatabaseStats(
+                conversations: try conversations.count(), messages: max(0, try messages.count() - hidden), fileBytes: bytes,
                 schemaVersion: Int(try database.scalarInt("PRAGMA user_version")), oldest: bounds?.0, newest: bounds?.1,
                 models: perModel ? try database.query(Self.modelStatsSQL, [], Self.modelStats) : [])
+            stats.hiddenMessages = hidden
+            return stats
         }
     }
 
-    /// Per model: conversations, messages and the known input and output tokens, most
-    /// messages first (then by name). A message counts under its own model, else its
+    /// Per model: conversations, the messages the person saw and the known input and output
+    /// tokens (of every message, hidden ones too: their tokens were spent), most messages
+    /// first (then by name). A message counts under its own model, else its
     /// conversation's, else under none; an empty name is none.
     ///
     /// One pass over the messages, each joined to its conversation by primary key, and one
@@ -165,12 +169,13 @@ public final class Store {
     }
 
     static let modelStatsSQL = """
-        SELECT coalesce(nullif(m.model, ''), nullif(c.model, '')) AS name, count(DISTINCT m.conversation_id), count(*),
+        SELECT coalesce(nullif(m.model, ''), nullif(c.model, '')) AS name, count(DISTINCT m.conversation_id),
+               count(*) FILTER (WHERE m.kind NOT IN (\(MessageKind.hiddenSQLList))) AS seen,
                CASE WHEN count(m.input_tokens) > 0 THEN total(m.input_tokens) END,
                CASE WHEN count(m.output_tokens) > 0 THEN total(m.output_tokens) END
           FROM message AS m JOIN conversation AS c ON c.id = m.conversation_id
          GROUP BY name
-         ORDER BY count(*) DESC, name IS NULL, name
+         ORDER BY seen DESC, name IS NULL, name
         """
 
     /// A sum of token counts as a whole number: negative (impossible by the schema) is 0,

@@ -22,10 +22,12 @@ struct SyncRecord: Equatable {
     var inputTokens: Int64? = nil
     var outputTokens: Int64? = nil
     var durationMilliseconds: Int64? = nil
+    /// A message's kind (`MessageKind`); a record from before kinds has none: `text`.
+    var messageKind: String? = nil
 
     fileprivate enum Tag: UInt8 {
         case kind = 1, conversation, title, model, source, sourceID, createdAt, updatedAt, pinned, leaf, parent, role,
-            content, nodeID, inputTokens, outputTokens, duration
+            content, nodeID, inputTokens, outputTokens, duration, messageKind
     }
 
     func encoded() -> [UInt8] {
@@ -63,6 +65,7 @@ struct SyncRecord: Equatable {
         put(.inputTokens, inputTokens)
         put(.outputTokens, outputTokens)
         put(.duration, durationMilliseconds)
+        put(.messageKind, messageKind)
         return bytes
     }
 }
@@ -109,6 +112,7 @@ extension SyncRecord {
             case .inputTokens: guard let value = number() else { return nil }; record.inputTokens = value
             case .outputTokens: guard let value = number() else { return nil }; record.outputTokens = value
             case .duration: guard let value = number() else { return nil }; record.durationMilliseconds = value
+            case .messageKind: guard let value = text() else { return nil }; record.messageKind = value
             }
         }
         guard let kind else { return nil }

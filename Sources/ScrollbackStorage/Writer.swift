@@ -303,6 +303,7 @@ struct Writer {
         var usage = MessageUsage()
         /// The clock of the change that brought it, for a message from another machine.
         var clock: HybridClock? = nil
+        var kind: MessageKind = .text
     }
 
     @discardableResult
@@ -347,8 +348,8 @@ struct Writer {
 
     private static let insertMessage = """
         INSERT INTO message (id, public_id, conversation_id, position, role, content, created_at, model,
-                             parent_id, source_node_id, input_tokens, output_tokens, duration_ms, clock)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                             parent_id, source_node_id, input_tokens, output_tokens, duration_ms, clock, kind)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     private func insert(_ row: MessageRow, id: Int64, with statement: Statement) throws {
@@ -367,17 +368,25 @@ struct Writer {
         if let count = row.usage.outputTokens { try statement.bind(.integer(count), at: 12) }
         if let duration = row.usage.durationMilliseconds { try statement.bind(.integer(duration), at: 13) }
         if let clock = row.clock { try statement.bind(.text(clock.text), at: 14) }
+        try statement.bind(.text(row.kind.rawValue), at: 15)
         while try statement.step() {}
         try database.indexingLoad?.inserted(message: id, conversation: row.conversationID, at: row.createdAt)
     }
 
-    /// A stored message as a newer import has it: its text, role, model and usage.
-    func update(message id: Int64, role: Role, content: String, model: String?, usage: MessageUsage) throws {
+    /// A stored message as a newer import has it: its text, role, model, usage and kind.
+    func update(message id: Int64, role: Role, content: String, model: String?, usage: MessageUsage, kind: MessageKind) throws {
         try database.indexingLoad?.changedRows()
         try database.run(
-            "UPDATE message SET role = ?, content = ?, model = ?, input_tokens = ?, output_tokens = ?, duration_ms = ? WHERE id = ?",
+            "UPDATE message SET role = ?, content = ?, model = ?, input_tokens = ?, output_tokens = ?, duration_ms = ?, kind = ? WHERE id = ?",
             [.text(role.rawValue), .text(content), SQLValue(model), SQLValue(usage.inputTokens), SQLValue(usage.outputTokens),
-             SQLValue(usage.durationMilliseconds), .integer(id)])
+             SQLValue(usage.durationMilliseconds), .text(kind.rawValue), .integer(id)])
+        try changed(message: id)
+    }
+
+    /// Hangs a stored message under another of its conversation (`parent` stored already):
+    /// a newer import found the message an earlier one left out between them.
+    func reparent(message id: Int64, under parent: Int64?) throws {
+        try database.run("UPDATE message SET parent_id = ? WHERE id = ?", [SQLValue(parent), .integer(id)])
         try changed(message: id)
     }
 
@@ -391,6 +400,17 @@ struct Writer {
     func detach(message id: Int64) throws {
         try database.run("UPDATE message SET parent_id = NULL WHERE id = ?", [.integer(id)])
         try changed(message: id)
+    }
+
+    /// Numbers the messages of a conversation again in tree order (parents before children),
+    /// after a message was hung under one stored after it; nothing when they are in order.
+    func renumberInTreeOrder(conversation id: Int64) throws {
+        let rows = try database.query(
+            "SELECT id, parent_id, position FROM message WHERE conversation_id = ? ORDER BY position", [.integer(id)]
+        ) { (id: $0.int64(0), parent: $0.optionalInt64(1), position: $0.int64(2)) }
+        let order = ConversationTree(nodes: rows.map { (id: $0.id, parentID: $0.parent) }).order
+        guard order.count == rows.count, order != rows.map(\.id) else { return }
+        try renumber(order, above: (rows.map(\.position).max() ?? 0) + 1)
     }
 
     /// Gives the messages `order` (of one conversation) the positions 0, 1, 2… in that order,
@@ -434,11 +454,14 @@ struct Writer {
     func recount() throws {
         try database.execute(
             """
-            UPDATE conversation SET message_count = counted.messages, updated_at = max(updated_at, coalesce(counted.latest, updated_at))
-              FROM (SELECT c.id AS id, count(m.id) AS messages, max(m.created_at) AS latest
+            UPDATE conversation SET message_count = counted.messages, hidden_count = counted.hidden,
+                   updated_at = max(updated_at, coalesce(counted.latest, updated_at))
+              FROM (SELECT c.id AS id, count(m.id) AS messages, max(m.created_at) AS latest,
+                           count(m.id) FILTER (WHERE m.kind IN (\(MessageKind.hiddenSQLList))) AS hidden
                       FROM conversation AS c LEFT JOIN message AS m ON m.conversation_id = c.id GROUP BY c.id) AS counted
              WHERE counted.id = conversation.id
-               AND (conversation.message_count <> counted.messages OR conversation.updated_at < counted.latest);
+               AND (conversation.message_count <> counted.messages OR conversation.updated_at < counted.latest
+                    OR conversation.hidden_count <> counted.hidden);
             """)
         try retally()
     }

@@ -43,8 +43,12 @@ public final class SyncEngine {
     /// A new machine id: 32 random hex digits.
     public static func newMachineID() -> String { Outbox.newID() }
 
-    /// The server schema's version this program writes.
-    public static let serverSchemaVersion = 1
+    /// The server schema's version this program writes. Version 2 (the tables are
+    /// version 1's): ops carry a message's kind, which a scrollback that knows only version
+    /// 1 would drop, showing hidden traffic as the conversation: it refuses the server
+    /// instead and says to upgrade. A version-1 server is raised to 2 by the first sync of
+    /// this program.
+    public static let serverSchemaVersion = 2
 
     /// Connects. Throws `SyncError.off` when sync is off for `store`.
     public init(store: Store, conninfo: String, key: SyncKey) throws {
@@ -104,11 +108,19 @@ public final class SyncEngine {
                     INSERT INTO scrollback.schema_version (version) VALUES (1);
                     """)
             }
+            try raiseVersion(connection)
             try connection.execute("COMMIT")
         } catch {
             if connection.isOpen { _ = try? connection.execute("ROLLBACK") }
             throw error
         }
+    }
+
+    /// Raises a server of an older version (with its tables) to this program's, so that a
+    /// scrollback that would lose what this one sends refuses it from now on.
+    static func raiseVersion(_ connection: PostgresConnection) throws {
+        try connection.execute(
+            "UPDATE scrollback.schema_version SET version = \(serverSchemaVersion) WHERE version >= 1 AND version < \(serverSchemaVersion)")
     }
 
     static let keyCheckText = Array("scrollback key check v1".utf8)
@@ -172,6 +184,7 @@ public final class SyncEngine {
             throw SyncError.newerServerSchema(found: Int(clamping: version), known: Self.serverSchemaVersion)
         }
         if version < 1 { throw result.isNull(0, 1) ? SyncError.notInitialized : SyncError.damagedServer }
+        if version < Int64(Self.serverSchemaVersion) { try Self.raiseVersion(connection) }
         if let sealed = result.bytes(0, 1) {
             guard Self.opens(key, sealed) else { throw SyncError.wrongKey }
         } else {

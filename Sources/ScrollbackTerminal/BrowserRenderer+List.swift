@@ -101,7 +101,7 @@ extension BrowserRenderer {
             self.width = width
             self.now = now
             let times = conversations.map { DisplayWidth.of(Self.time(of: $0, order: order, now: now)) }
-            let counts = conversations.map { NumberText.grouped($0.messageCount).count }
+            let counts = conversations.map { NumberText.grouped($0.seenCount).count }
             let models = conversations.map { DisplayWidth.of(Self.model(of: $0)) }
             let time = max(times.max() ?? 0, 3)
             let count = max(counts.max() ?? 0, 1)
@@ -143,7 +143,7 @@ extension BrowserRenderer {
         private func tail(of conversation: ConversationDTO) -> String {
             var columns: [String] = []
             if modelWidth > 0 { columns.append(DisplayWidth.fitted(Self.model(of: conversation), to: modelWidth)) }
-            if countWidth > 0 { columns.append(DisplayWidth.rightAligned(NumberText.grouped(conversation.messageCount), to: countWidth)) }
+            if countWidth > 0 { columns.append(DisplayWidth.rightAligned(NumberText.grouped(conversation.seenCount), to: countWidth)) }
             if timeWidth > 0 { columns.append(DisplayWidth.rightAligned(Self.time(of: conversation, order: order, now: now), to: timeWidth)) }
             return columns.map { "  " + $0 }.joined()
         }

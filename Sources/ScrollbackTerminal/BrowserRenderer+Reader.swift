@@ -21,7 +21,10 @@ extension BrowserRenderer {
             case .code: style = palette[.code]
             case .fence: style = palette[.fence]
             case .text, .blank: style = .plain
+            case .summary: style = palette[.fence]
             }
+            // What the person did not see, shown with z: dimmed (and marked in its header).
+            if line.dimmed { style.dim = true }
             drawHighlighted(line.text, terms: reader.highlights, row: row, column: 0, width: screen.width, style: style, on: screen)
         }
     }

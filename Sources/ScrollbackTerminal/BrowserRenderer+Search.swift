@@ -32,7 +32,7 @@ extension BrowserRenderer {
                 // The title is what matched: its words are marked there.
                 drawHighlighted(title, terms: search.terms, row: row, column: 0, width: width, style: titleStyle, on: screen)
                 // The title above is what matched: no snippet repeating it.
-                let count = hit.conversation.messageCount
+                let count = hit.conversation.seenCount
                 let note = "title match · \(NumberText.grouped(count)) message\(count == 1 ? "" : "s")"
                 screen.draw(DisplayWidth.truncated(note, to: width - 4), row: row + 1, column: 4, style: hint)
                 continue

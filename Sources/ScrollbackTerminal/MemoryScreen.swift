@@ -80,4 +80,9 @@ public final class MemoryScreen: Screen {
     public func isReversed(row: Int) -> Bool {
         (0..<width).contains { styles[row][$0].reverse }
     }
+
+    /// Rows with cells drawn dimmed (what the person did not see, shown with z).
+    public func isDimmed(row: Int) -> Bool {
+        (0..<width).contains { styles[row][$0].dim }
+    }
 }

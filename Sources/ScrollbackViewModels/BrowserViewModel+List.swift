@@ -96,7 +96,8 @@ extension BrowserViewModel {
             status = "Sorted by \(next.rawValue)"
         case .help: openHelp()
         case .suspend: break  // the front end's (it owns the terminal)
-        case .previousMessage, .nextMessage, .previousVersion, .nextVersion, .outline, .nextConversation, .previousConversation:
+        case .previousMessage, .nextMessage, .previousVersion, .nextVersion, .outline, .nextConversation, .previousConversation,
+            .toggleHidden, .toggleExpanded:
             status = "Open a conversation (Enter) to do that"
         case .pin:
             guard allowWrite("pin") else { break }

@@ -105,6 +105,21 @@ extension BrowserViewModel {
             } else {
                 status = "This message has no other version (] and [ switch at ‹ 2/3 ›)"
             }
+        case .toggleHidden:
+            let hidden = reader.conversation.hiddenCount
+            guard hidden > 0 || reader.showsHidden else {
+                status = "Nothing hidden: you saw every message of this conversation"
+                return
+            }
+            try reader.setShowsHidden(!reader.showsHidden)
+            status =
+                reader.showsHidden
+                ? "Showing \(NumberText.grouped(hidden)) hidden message\(hidden == 1 ? "" : "s"), dimmed (z hides them)"
+                : "Showing what you saw (z shows the \(NumberText.grouped(hidden)) hidden)"
+        case .toggleExpanded:
+            if !reader.toggleExpanded() {
+                status = "Tab opens a tool line (▸); this message is shown whole"
+            }
         case .outline:
             guard let tree = reader.tree else {
                 status = "One branch: no other versions in this conversation"

@@ -6,6 +6,7 @@ public enum BrowserCommand: String, CaseIterable, Sendable {
     case rename, delete, toggleMark, deleteMarked, undo, redo
     case cycleSort, help, suspend
     case previousMessage, nextMessage, previousVersion, nextVersion, outline, nextConversation, previousConversation
+    case toggleHidden, toggleExpanded
     case copyMessage, copyCode, copyConversation, pipe, pager, editor
     case pin, filter, narrow, jumpToDate, export
 
@@ -110,6 +111,10 @@ public enum KeyBindings {
         KeyBinding(.nextConversation, [.character("J")], "The next conversation of the list", on: [.reader]),
         KeyBinding(.previousConversation, [.character("K")], "The previous conversation of the list", on: [.reader]),
         KeyBinding(.outline, [.character("t")], "Outline of every branch, to show one", hint: "outline", on: [.reader]),
+        KeyBinding(
+            .toggleHidden, [.character("z")],
+            "Show or hide the hidden messages (tool traffic, reasoning, context), dimmed and marked", on: [.reader]),
+        KeyBinding(.toggleExpanded, [.tab], "Open or close the focused tool line (▸)", on: [.reader]),
         KeyBinding(.outline, [.character("t")], "Back to the reader", on: [.outline]),
         KeyBinding(.copyMessage, [.character("y")], "Copy the focused message", hint: "copy", on: [.reader]),
         KeyBinding(.copyCode, [.character("Y")], "Copy the code block under the cursor", on: [.reader]),

@@ -9,6 +9,8 @@ public struct ReaderLine: Equatable, Sendable {
         case code
         case fence
         case blank
+        /// A collapsed message (a tool call, traffic for the model): its one line.
+        case summary
     }
 
     /// Safe to draw, at most the width in cells.
@@ -18,6 +20,8 @@ public struct ReaderLine: Equatable, Sendable {
     public var position: Int
     /// For a line of code, which code block of its message (from 0).
     public var block: Int? = nil
+    /// A line of a message the person did not see (shown with `z`): drawn dimmed.
+    public var dimmed = false
 }
 
 /// A conversation's messages as lines, paged through the repository like the list: a long
@@ -54,6 +58,10 @@ public final class ReaderViewModel {
     private let remembersChoices: Bool
     /// Choices made here when they are not kept: message → the leaf left there.
     private var choices: [Int64: Int64] = [:]
+    /// Whether the messages the person did not see are shown too (`z`), dimmed and marked.
+    public private(set) var showsHidden = false
+    /// The collapsed messages (tool calls and traffic for the model) opened with Tab.
+    private var expanded = Set<Int64>()
 
     private let messages: any MessageRepository
     private var loaded: [MessageDTO] = []
@@ -80,8 +88,71 @@ public final class ReaderViewModel {
         branch = try messages.branch(of: conversation, leaf: leaf)
         if branch.path != nil {
             let tree = try messages.tree(conversationID: conversation.id)
-            self.tree = tree.count > 0 ? tree : nil
+            self.tree = Self.branching(tree)
         }
+    }
+
+    /// The tree, when there is one to choose branches in (more than one branch).
+    private static func branching(_ tree: ConversationTree) -> ConversationTree? {
+        tree.count > 0 && tree.branches.count > 1 ? tree : nil
+    }
+
+    // MARK: Hidden messages
+
+    /// Shows (or hides again) the messages the person did not see, on the same branch, the
+    /// focused message kept in view (or the nearest seen one above it, when it goes).
+    public func setShowsHidden(_ shown: Bool) throws {
+        guard shown != showsHidden else { return }
+        let focusedID = focusedMessage?.id
+        let fullTree = try messages.tree(conversationID: conversation.id, showingHidden: true)
+        var leaf = branch.leaf
+        if shown, let seenLeaf = leaf {
+            // On to the stored current leaf when it is below (hidden messages after the last
+            // seen one), else the newest below.
+            if let current = conversation.currentLeafID, fullTree.isAncestor(seenLeaf, of: current) {
+                leaf = current
+            } else {
+                leaf = fullTree.newestLeaf(under: seenLeaf) ?? seenLeaf
+            }
+        }
+        showsHidden = shown
+        let fresh = try messages.branch(of: conversation, leaf: leaf, showingHidden: shown)
+        let tree = fresh.path != nil ? try messages.tree(conversationID: conversation.id, showingHidden: shown) : nil
+        self.tree = tree.flatMap(Self.branching)
+        var place = 0
+        if let focusedID, let path = fresh.path {
+            // The focused message, or the nearest one above it that is shown.
+            var at: Int64? = focusedID
+            var steps = 0
+            while let id = at, !path.contains(id), steps <= fullTree.count {
+                at = fullTree.parent(of: id)
+                steps += 1
+            }
+            place = at.flatMap { path.firstIndex(of: $0) } ?? 0
+        } else if let focusedID, let message = try messages.messages(ids: [focusedID]).first {
+            place = message.position
+        }
+        branch = fresh
+        try open(at: max(0, min(place, max(fresh.count - 1, 0))))
+        focus = max(0, min(place, max(fresh.count - 1, 0)))
+    }
+
+    /// Opens or closes the focused message when it is collapsed to a line (a tool call,
+    /// traffic for the model); false when the focused message is not one.
+    @discardableResult
+    public func toggleExpanded() -> Bool {
+        guard let message = focusedMessage, Self.collapses(message.kind) else { return false }
+        if expanded.remove(message.id) == nil { expanded.insert(message.id) }
+        let anchor = topPosition
+        relayout()
+        if let anchor, let index = loaded.firstIndex(where: { $0.position == anchor }) { topLine = lineStarts[index] }
+        clampTop()
+        return true
+    }
+
+    /// Whether messages of `kind` show as one line until opened.
+    static func collapses(_ kind: MessageKind) -> Bool {
+        kind == .tool || kind == .internal || kind == .unknown
     }
 
     /// The number of messages of the branch shown.
@@ -375,14 +446,14 @@ public final class ReaderViewModel {
         // changed a text in place.
         conversation = fresh
         let shown = branch.leaf
-        let fresh = try messages.branch(of: fresh, leaf: nil)
+        let fresh = try messages.branch(of: fresh, leaf: nil, showingHidden: showsHidden)
         guard fresh.path != nil else {
             tree = nil
             try show(fresh)
             return
         }
-        let tree = try messages.tree(conversationID: conversation.id)
-        self.tree = tree.count > 0 ? tree : nil
+        let tree = try messages.tree(conversationID: conversation.id, showingHidden: showsHidden)
+        self.tree = Self.branching(tree)
         var leaf = shown.flatMap { tree.contains($0) ? $0 : nil } ?? fresh.leaf
         if let below = leaf, !tree.children(of: below).isEmpty { leaf = tree.newestLeaf(under: below) }
         let path = leaf.map { tree.path(to: $0) } ?? []
@@ -443,8 +514,13 @@ public final class ReaderViewModel {
         if storing { loaded += new }
         for message in new {
             lineStarts.append(lines.count)
-            lines += Self.layout(message, width: width, siblings: siblings(of: message), dateFormat: dateFormat)
+            lines += Self.layout(
+                message, width: width, siblings: siblings(of: message), dateFormat: dateFormat, collapsed: isCollapsed(message))
         }
+    }
+
+    private func isCollapsed(_ message: MessageDTO) -> Bool {
+        Self.collapses(message.kind) && !expanded.contains(message.id)
     }
 
     private func siblings(of message: MessageDTO) -> (index: Int, count: Int)? {
@@ -459,7 +535,8 @@ public final class ReaderViewModel {
         var starts: [Int] = []
         for message in new {
             starts.append(added.count)
-            added += Self.layout(message, width: width, siblings: siblings(of: message), dateFormat: dateFormat)
+            added += Self.layout(
+                message, width: width, siblings: siblings(of: message), dateFormat: dateFormat, collapsed: isCollapsed(message))
         }
         loaded = new + loaded
         lineStarts = starts + lineStarts.map { $0 + added.count }
@@ -469,18 +546,52 @@ public final class ReaderViewModel {
 
     /// A header, the text wrapped by cells (code blocks wrapped hard and kept apart), then
     /// a blank line.
+    ///
+    /// A message the person did not see says what it is in its header and is dimmed; a
+    /// collapsed one (`collapses`) is its header and one line: its first words and how many
+    /// lines it has.
     static func layout(
-        _ message: MessageDTO, width: Int, siblings: (index: Int, count: Int)? = nil, dateFormat: String? = nil
+        _ message: MessageDTO, width: Int, siblings: (index: Int, count: Int)? = nil, dateFormat: String? = nil,
+        collapsed: Bool = false
+    ) -> [ReaderLine] {
+        let dimmed = !message.kind.isSeen
+        let result = layoutLines(message, width: width, siblings: siblings, dateFormat: dateFormat, collapsed: collapsed)
+        guard dimmed else { return result }
+        return result.map { line in
+            var line = line
+            line.dimmed = true
+            return line
+        }
+    }
+
+    /// The header's word for a kind: nothing for text.
+    static func kindLabel(_ kind: MessageKind) -> String? {
+        switch kind {
+        case .text: nil
+        case .document, .tool: kind.rawValue
+        case .reasoning, .internal, .unknown: "hidden \(kind.rawValue)"
+        }
+    }
+
+    private static func layoutLines(
+        _ message: MessageDTO, width: Int, siblings: (index: Int, count: Int)?, dateFormat: String?, collapsed: Bool
     ) -> [ReaderLine] {
         var result: [ReaderLine] = []
         var header = ""
         // First, so that it shows at any width.
         if let siblings { header += "‹ \(NumberText.grouped(siblings.index + 1))/\(NumberText.grouped(siblings.count)) › " }
         let time = dateFormat.map { TimeText.formatted(message.createdAt, format: $0) } ?? TimeText.absolute(message.createdAt)
-        header += "\(message.role.rawValue) · \(time)"
+        header += message.role.rawValue
+        if let kind = kindLabel(message.kind), kind != message.role.rawValue { header += " · " + kind }
+        header += " · \(time)"
         if let model = message.model { header += " · " + UntrustedText.sanitized(model) }
         if let usage = usageText(message.usage) { header += " · " + usage }
         result.append(ReaderLine(text: DisplayWidth.truncated(header, to: width), style: .header(message.role), position: message.position))
+        if collapsed {
+            result.append(ReaderLine(text: summary(of: message.content, width: width), style: .summary, position: message.position))
+            result.append(ReaderLine(text: "", style: .blank, position: message.position))
+            return result
+        }
         var inCode = false
         var block = -1
         let text = UntrustedText.sanitized(message.content, keepNewlines: true)
@@ -526,6 +637,26 @@ public final class ReaderViewModel {
 }
 
 extension ReaderViewModel {
+    /// A collapsed message's line: `▸ ` and its first words (an arrow line joined with the
+    /// line after it: `→ browser  search("…")`), then how many lines more it has, in the width.
+    static func summary(of content: String, width: Int) -> String {
+        let lines = UntrustedText.sanitized(content, keepNewlines: true).split(separator: "\n").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }.filter { !$0.isEmpty }
+        var first = lines.first ?? ""
+        var shown = 1
+        if first.hasPrefix("→ ") || first.hasPrefix("← "), lines.count > 1 {
+            first += "  " + lines[1]
+            shown = 2
+        }
+        let rest = lines.count - shown
+        var more = rest > 0 ? " · +\(NumberText.grouped(rest)) line\(rest == 1 ? "" : "s") (Tab)" : ""
+        // Narrow: the words first, the count short.
+        if width - DisplayWidth.of(more) - 2 < 8 && rest > 0 { more = " +\(NumberText.grouped(rest))" }
+        let room = max(width - DisplayWidth.of(more) - 2, 1)
+        return DisplayWidth.truncated("▸ " + DisplayWidth.truncated(first, to: room) + more, to: width)
+    }
+
     /// `1,234 in · 567 out · 3.2 s`: the parts the source recorded, nil when none.
     static func usageText(_ usage: MessageUsage) -> String? {
         var parts: [String] = []

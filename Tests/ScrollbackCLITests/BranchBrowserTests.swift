@@ -59,7 +59,7 @@ struct BranchBrowserTests {
         try Self.quit(tmux)
         // The choice is stored; the updated time (the list's order) is not touched.
         let conversation = try #require(try postgres())
-        #expect(conversation.branchLength == 2 && conversation.messageCount == 7)
+        #expect(conversation.branchLength == 2 && conversation.seenCount == 7 && conversation.hiddenCount == 1)
         #expect(conversation.updatedAt == imported.updatedAt && conversation.title == "Postgres indexing")
 
         // Read-only: switching works until quit, and the file does not change.

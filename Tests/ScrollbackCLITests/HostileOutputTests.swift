@@ -111,6 +111,36 @@ struct HostileOutputTests {
         #expect((object?["conversation"] as? [String: Any])?["title"] as? String == "T" + Self.hostile)
     }
 
+    @Test("hidden messages with hostile text: show, export and search with --hidden on a pty carry no control byte")
+    func hiddenOnTerminal() throws {
+        let runner = try BinaryRunner()
+        let store = try Store.open(path: runner.databasePath)
+        let nodes = [
+            TreeNode("q", nil, .user, "evil question", minute: 0),
+            TreeNode("r", "q", .assistant, "evil reasoning " + Self.hostile, minute: 1, kind: .reasoning),
+            TreeNode("c", "r", .assistant, "→ browser\nevil call " + Self.hostile, minute: 2, kind: .internal),
+            TreeNode("u", "c", .tool, "{\"evil\":\"" + Self.hostile.unicodeScalars.map { "\\u" + String(format: "%04x", $0.value & 0xFFFF) }.joined() + "\"}", minute: 3, kind: .unknown),
+            TreeNode("a", "u", .assistant, "evil answer", minute: 4),
+        ]
+        let conversation = try store.addTree(title: "Hidden " + Self.hostile, start: 1_700_000_000_000, nodes: nodes, current: "a")
+        let id = String(conversation.publicID.prefix(8))
+        let database = Self.quoted(runner.databasePath)
+        for command in ["show \(id) --hidden", "show \(id) --hidden --all-branches", "show \(id) --hidden --json", "export --hidden",
+                        "search evil --hidden", "search evil --hidden --json", "stats"] {
+            let result = try Self.shell("script -q -e -c \"\\\"$0\\\" --db \(database) \(command)\" /dev/null")
+            #expect(result.status == 0, "\(command): \(result.error)")
+            let own = String(decoding: result.output, as: UTF8.self)
+                .replacingOccurrences(of: "\u{1B}[1m", with: "").replacingOccurrences(of: "\u{1B}[22m", with: "")
+            #expect(Self.dangerousBytes(in: Data(own.utf8)) == [], "\(command)")
+            #expect(command == "stats" ? own.contains("3 hidden") : own.contains("evil"), "\(command)")
+        }
+        // Without --hidden, nothing of them shows or is found.
+        let seen = try runner.run(["show", id])
+        #expect(!seen.output.contains("reasoning") && seen.output.contains("2 messages · 3 hidden (--hidden shows them)"))
+        let found = try runner.json(["search", "reasoning"])
+        #expect((found["hits"] as? [Any])?.isEmpty ?? true)
+    }
+
     @Test("to a pipe or a file, exports and JSON are exact")
     func pipedOutputIsExact() throws {
         let runner = try BinaryRunner()

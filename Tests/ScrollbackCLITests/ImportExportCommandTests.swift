@@ -45,9 +45,11 @@ struct ImportExportCommandTests {
         let parsed = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
         let records = parsed?["conversations"] as? [[String: Any]] ?? []
         #expect(records.map { $0["title"] as? String } == ["Postgres indexing", "Trip ideas"])
-        // The whole tree: the regenerated answer too, under the question it answers.
+        // The whole tree: the regenerated answer too, under the question it answers, and the
+        // reasoning the person did not see, with its kind.
         let messages = records.first?["messages"] as? [[String: Any]] ?? []
-        #expect(messages.count == 7)
+        #expect(messages.count == 8)
+        #expect(messages.map { $0["kind"] as? String ?? "?" }.filter { $0 != "text" } == ["reasoning"])
         #expect(messages[0]["parentID"] == nil && messages[1]["parentID"] as? String == messages[0]["id"] as? String)
         #expect(messages[2]["parentID"] as? String == messages[0]["id"] as? String)
         #expect(records.first?["currentLeafID"] as? String == messages.last?["id"] as? String)

@@ -30,7 +30,7 @@ struct TreeCommandTests {
         #expect(
             result.output == """
                 Postgres indexing
-                id \(id) · model gpt-5 · source chatgpt · created 2026-01-01 10:00 · updated 2026-01-01 11:00 · 7 messages · 2 branches
+                id \(id) · model gpt-5 · source chatgpt · created 2026-01-01 10:00 · updated 2026-01-01 11:00 · 7 messages · 1 hidden (--hidden shows them) · 2 branches
 
                 * ── user · 2026-01-01 10:00
                   Why is my query on orders slow?
@@ -59,6 +59,15 @@ struct TreeCommandTests {
                             Done. The query should now use the index.
 
                 """)
+        // With --hidden: the reasoning the person did not see too, marked, where it stood.
+        let hidden = try runner.run(["show", String(id.prefix(8)), "--all-branches", "--hidden"])
+        #expect(hidden.status == 0)
+        #expect(hidden.output.contains("8 messages · 1 of them hidden by default · 2 branches"))
+        #expect(hidden.output.contains("*       ── assistant · 2026-01-01 10:01 · gpt-5 · hidden reasoning\n        x\n        y\n"))
+        #expect(hidden.output.contains("*         ── assistant · 2026-01-01 10:01 · gpt-5\n          ```sql"))
+        let json = try runner.json(["show", id, "--hidden"])
+        let kinds = (json["messages"] as? [[String: Any]] ?? []).map { $0["kind"] as? String ?? "?" }
+        #expect(kinds == ["text", "text", "text", "reasoning", "text", "text", "text"])
         // Without the flag: the current branch, as before.
         let plain = try runner.run(["show", id])
         #expect(plain.status == 0)

@@ -19,7 +19,7 @@ struct HostileTreeImportTests {
         let said = summary.skipped.filter { $0.reason.hasPrefix("a message on another branch left out, the rest kept") }
         #expect(said.count == 1 && said.first?.record == "record 1", "\(summary.skipped)")
         let id = "11111111-aaaa-4bbb-8ccc-000000000001"
-        #expect(try TreeImportTests.nodes(store, source: "chatgpt", id: id).map(\.node) == ["u1", "a2", "u2", "c1", "x1", "a3"])
+        #expect(try TreeImportTests.nodes(store, source: "chatgpt", id: id).map(\.node) == ["u1", "a2", "u2", "t1", "c1", "x1", "a3"])
     }
 
     @Test("a Claude uuid that reads like a part's id keeps its own node; the current leaf is that message")

@@ -41,7 +41,7 @@ struct TreeImportTests {
         ) { $0.optionalText(0) }.flatMap { $0 }
     }
 
-    @Test("ChatGPT sample: every visible node, skipped ones' children re-parented, siblings by time, current leaf")
+    @Test("ChatGPT sample: every node with a message, the reasoning kept hidden, siblings by time, current leaf")
     func chatgptSample() throws {
         let store = try Store.open(path: ":memory:")
         let summary = Importer(store: store).run(paths: [ImportTests.chatgpt], format: nil)
@@ -54,14 +54,27 @@ struct TreeImportTests {
                 Node(node: "a1", parent: "u1", role: "assistant", text: "First answer that was re"),
                 Node(node: "a2", parent: "u1", role: "assistant", text: "You are missing an index"),
                 Node(node: "u2", parent: "a2", role: "user", text: "[image]\nHere is the plan"),
-                // t1 (thoughts) is left out: the code cell hangs on the question before it.
-                Node(node: "c1", parent: "u2", role: "assistant", text: "```sql\nCREATE INDEX idx_"),
+                // t1 (thoughts) is kept, hidden: the person saw the code cell follow the question.
+                Node(node: "t1", parent: "u2", role: "assistant", text: "x\ny"),
+                Node(node: "c1", parent: "t1", role: "assistant", text: "```sql\nCREATE INDEX idx_"),
                 Node(node: "x1", parent: "c1", role: "tool", text: "```\nCREATE INDEX\n```"),
                 Node(node: "a3", parent: "x1", role: "assistant", text: "Done. The query should n"),
             ], "\(nodes)")
         #expect(try Self.currentLeaf(store, source: "chatgpt", id: id) == "a3")
         let conversation = try #require(try ImportTests.conversation(store, source: "chatgpt", id: id))
-        #expect(conversation.messageCount == 7 && conversation.branchLength == 6 && conversation.isBranched)
+        #expect(conversation.messageCount == 8 && conversation.hiddenCount == 1 && conversation.seenCount == 7)
+        #expect(conversation.branchLength == 7 && conversation.isBranched)
+        // What the person saw: the current branch without the reasoning, the code cell under
+        // the question.
+        let seen = try store.messages.branch(of: conversation, leaf: nil)
+        #expect(seen.count == 6)
+        let shown = try store.messages.page(seen, at: .first, limit: 10).items
+        #expect(shown.map(\.sourceNodeID) == ["u1", "a2", "u2", "c1", "x1", "a3"])
+        #expect(shown.map(\.position) == Array(0..<6))
+        let everything = try store.messages.page(
+            try store.messages.branch(of: conversation, leaf: nil, showingHidden: true), at: .first, limit: 10).items
+        #expect(everything.map(\.sourceNodeID) == ["u1", "a2", "u2", "t1", "c1", "x1", "a3"])
+        #expect(everything.map(\.kind) == [.text, .text, .text, .reasoning, .text, .text, .text])
         // The siblings, in time order, and where each stands.
         let tree = try store.messages.tree(conversationID: conversation.id)
         let root = try #require(tree.children(of: nil).first)
@@ -118,7 +131,7 @@ struct TreeImportTests {
         let third = Importer(store: store).run(paths: [newer], format: nil)
         #expect(third.updated == 1 && third.unchanged == 1, "\(third)")
         let nodes = try Self.nodes(store, source: "chatgpt", id: id)
-        #expect(nodes.count == 8 && nodes.last == Node(node: "a4", parent: "u1", role: "assistant", text: "A third answer."))
+        #expect(nodes.count == 9 && nodes.last == Node(node: "a4", parent: "u1", role: "assistant", text: "A third answer."))
         #expect(try Self.currentLeaf(store, source: "chatgpt", id: id) == "a4")
         #expect(try ImportTests.transcript(store, source: "chatgpt", id: id) == ["user: Why is my query on orders slow?", "assistant: A third answer."])
         // Every message before keeps its row and public id.

@@ -96,8 +96,10 @@ struct UpgradeToTreesTests {
         let oldRows = try Self.rows(store.database)
         let id = "11111111-aaaa-4bbb-8ccc-000000000001"
         let nodes = try TreeImportTests.nodes(store, source: "chatgpt", id: id)
-        #expect(nodes.map(\.node) == ["u1", "a1", "a2", "u2", "c1", "x1", "a3"], "\(nodes)")
-        #expect(nodes.map(\.parent) == [nil, "u1", "u1", "a2", "u2", "c1", "x1"])
+        // The reasoning the earlier release dropped (t1) goes back where it stood: the code
+        // cell stored under the question now hangs under it, keeping its ids.
+        #expect(nodes.map(\.node) == ["u1", "a1", "a2", "u2", "t1", "c1", "x1", "a3"], "\(nodes)")
+        #expect(nodes.map(\.parent) == [nil, "u1", "u1", "a2", "u2", "t1", "c1", "x1"])
         let claude = try TreeImportTests.nodes(store, source: "claude", id: "aaaaaaaa-1111-4222-8333-000000000001")
         #expect(claude.map(\.node) == ["m1", "m2", "m3", "m3#2", "m3#3", "m4"], "\(claude)")
         #expect(try ImportTests.transcript(store, source: "chatgpt", id: id) == transcriptBefore)
@@ -105,8 +107,8 @@ struct UpgradeToTreesTests {
         let keyFields = version == 1 ? 4..<5 : 3..<5
         func keys(_ rows: [String]) -> Set<String> { Set(rows.map { $0.split(separator: "|")[keyFields].joined(separator: "|") }) }
         #expect(keys(before).isSubset(of: keys(oldRows)))
-        // a1 and Claude's m2, which the earlier release dropped.
-        #expect(oldRows.count == 17)
+        // a1, t1 and Claude's m2, which the earlier release dropped.
+        #expect(oldRows.count == 18)
 
         let second = Importer(store: store).run(paths: [ImportTests.chatgpt, ImportTests.claude], format: nil)
         #expect(second.updated == 0 && second.inserted == 0, "\(second)")

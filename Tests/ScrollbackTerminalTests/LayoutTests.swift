@@ -112,6 +112,34 @@ struct LayoutTests {
         }
     }
 
+    @Test("hidden messages: the seen transcript, then z shows them dimmed and marked, a tool line collapsed and opened with Tab", arguments: [20, 80, 200])
+    func hidden(width: Int) throws {
+        setenv("TZ", "UTC", 1)
+        tzset()
+        let store = try Store.open(path: ":memory:")
+        try store.addTree(title: "Repo changes", start: Self.now.milliseconds - 2 * Self.hour, nodes: Store.hiddenTree, current: "x1")
+        let browser = try Self.browser(store, width: width, height: 24)
+        _ = try browser.handle(.enter)
+        let seen = Self.render(browser, width: width, height: 24)
+        try expectGolden(seen, "reader-seen-\(width)")
+        #expect(!seen.text.contains("Thinking") && !seen.text.contains("browser") && !seen.text.contains("‹"))
+        _ = try browser.handle(.character("z"))
+        let shown = Self.render(browser, width: width, height: 24)
+        try expectGolden(shown, "reader-hidden-\(width)")
+        let marked = try #require(shown.lines.firstIndex { $0.contains("hidden reasoning") || $0.contains("hidden r…") || $0.contains("assistant · hid") })
+        #expect(shown.isDimmed(row: marked + 1))
+        // The tool line, opened with Tab.
+        while browser.reader?.focusedMessage?.kind != .tool, try browser.reader?.moveFocus(by: 1) == true {}
+        _ = try browser.handle(.tab)
+        let opened = Self.render(browser, width: width, height: 24)
+        try expectGolden(opened, "reader-tool-open-\(width)")
+        #expect(opened.text.contains("M file1.swift") && !opened.text.contains("▸ Bash"))
+        for line in seen.lines + shown.lines + opened.lines {
+            #expect(!line.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x202E })
+            #expect(DisplayWidth.of(line) <= width)
+        }
+    }
+
     @Test("the reader at 20, 46, 80 and 200 columns", arguments: [20, 46, 80, 200])
     func reader(width: Int) throws {
         let store = try Self.makeStore()

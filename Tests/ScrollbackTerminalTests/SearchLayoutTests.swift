@@ -17,8 +17,8 @@ struct SearchLayoutTests {
     final class Indexing: SearchRepository {
         let base: any SearchRepository
         init(_ base: any SearchRepository) { self.base = base }
-        func search(_ query: String, filter: ConversationFilter, after cursor: Cursor?, limit: Int) throws -> Page<SearchHit> {
-            try base.search(query, filter: filter, after: cursor, limit: limit)
+        func search(_ query: String, filter: ConversationFilter, includingHidden: Bool, after cursor: Cursor?, limit: Int) throws -> Page<SearchHit> {
+            try base.search(query, filter: filter, includingHidden: includingHidden, after: cursor, limit: limit)
         }
         func matchingPositions(conversationID: Int64, query: String) throws -> [Int] {
             try base.matchingPositions(conversationID: conversationID, query: query)

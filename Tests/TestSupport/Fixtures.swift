@@ -32,8 +32,10 @@ public struct TreeNode: Sendable {
     public var role: Role
     public var text: String
     public var minute: Int64
+    public var kind: MessageKind
 
-    public init(_ id: String, _ parent: String?, _ role: Role, _ text: String, minute: Int64) {
+    public init(_ id: String, _ parent: String?, _ role: Role, _ text: String, minute: Int64, kind: MessageKind = .text) {
+        self.kind = kind
         self.id = id
         self.parent = parent
         self.role = role
@@ -58,6 +60,21 @@ extension Store {
         TreeNode("a4", "q1", .assistant, "Either works.", minute: 5),
     ]
 
+    /// A session as a person saw it, with what they did not see between: a question, the
+    /// model's reasoning, a tool call it made for itself and its hostile result, a tool that
+    /// ran in front of them (12 lines), the answer, and a regeneration that only reasoned.
+    public static let hiddenTree: [TreeNode] = [
+        TreeNode("q1", nil, .user, "What changed in the repo?", minute: 0),
+        TreeNode("r1", "q1", .assistant, "Thinking: look at git status first.", minute: 1, kind: .reasoning),
+        TreeNode("w1", "r1", .assistant, "→ browser\nsearch(\"git status \u{1B}[31mflags\u{1B}[0m\")", minute: 2, kind: .internal),
+        TreeNode("w2", "w1", .tool, "← browser\nevil \u{1B}]0;owned\u{7} page \u{202E}dump", minute: 3, kind: .internal),
+        TreeNode(
+            "t1", "w2", .tool, "Bash(git status) → 12 lines\n" + (1...11).map { "M file\($0).swift" }.joined(separator: "\n"), minute: 4,
+            kind: .tool),
+        TreeNode("a1", "t1", .assistant, "Eleven files changed.", minute: 5),
+        TreeNode("x1", "t1", .assistant, "Maybe more?", minute: 6, kind: .reasoning),
+    ]
+
     /// Stores a conversation whose messages form `nodes` (parents first), `current` ending
     /// the branch shown by default.
     @discardableResult
@@ -70,7 +87,8 @@ extension Store {
             messages: nodes.map { node in
                 ImportedMessage(
                     role: node.role, content: node.text, createdAt: Timestamp(milliseconds: start + node.minute * 60_000),
-                    model: node.role == .assistant ? "gpt-4o" : nil, nodeID: node.id, parent: node.parent.map { .node($0) } ?? .root)
+                    model: node.role == .assistant ? "gpt-4o" : nil, nodeID: node.id, parent: node.parent.map { .node($0) } ?? .root,
+                    kind: node.kind)
             }, currentNodeID: current)
         _ = try upsert(imported)
         return try conversations.conversation(matching: StableID.uuid("test", sourceID))

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+import ScrollbackModel
+@testable import ScrollbackStorage
+import ScrollbackViewModels
+import TestSupport
+
+/// The reader shows what the person saw; `z` shows the rest, dimmed and marked, and hides it
+/// again; Tab opens a tool line. Branches, finding and the outline count what is shown.
+@Suite("Reader: hidden messages")
+@MainActor
+struct HiddenMessagesTests {
+    static let start = BrowserFixture.now.milliseconds - 3_600_000
+
+    static func store() throws -> Store {
+        let store = try Store.open(path: ":memory:")
+        try store.addTree(title: "Repo changes", start: start, nodes: Store.hiddenTree, current: "x1")
+        return store
+    }
+
+    static func shown(_ reader: ReaderViewModel, _ store: Store) throws -> [String] {
+        try store.messages.page(reader.branch, at: .first, limit: 50).items.map { String($0.content.prefix(12)) }
+    }
+
+    @Test("z shows the hidden messages on the same branch and hides them again; the focus stays, or goes to the seen one above")
+    func toggle() throws {
+        let fixture = try BrowserFixture(store: Self.store())
+        #expect(fixture.browser.list.selected?.seenCount == 3)
+        try fixture.press(.enter)
+        let reader = try #require(fixture.browser.reader)
+        // The current leaf is a reasoning-only regeneration: the seen branch ends at the answer.
+        #expect(try Self.shown(reader, fixture.store) == ["What changed", "Bash(git sta", "Eleven files"])
+        #expect(reader.focusedSiblings == nil && reader.tree == nil)
+        try fixture.press(.character("}"))
+        #expect(reader.focusedMessage?.kind == .tool)
+
+        try fixture.press(.character("z"))
+        #expect(reader.showsHidden)
+        #expect(fixture.browser.status == "Showing 4 hidden messages, dimmed (z hides them)")
+        #expect(
+            try Self.shown(reader, fixture.store) == ["What changed", "Thinking: lo", "→ browser\nse", "← browser\nev", "Bash(git sta", "Eleven files"])
+        // The focused message kept its place in the story: the tool call, now 5th.
+        #expect(reader.focusedMessage?.kind == .tool && reader.focus == 4)
+        // The hidden regeneration is a version here.
+        try fixture.press(.character("}"))
+        #expect(reader.focusedSiblings?.count == 2)
+        try fixture.press(.character("]"))
+        #expect(try Self.shown(reader, fixture.store).last == "Maybe more?")
+
+        // Focused on hidden reasoning, z goes back to the seen message above it.
+        try fixture.press(.character("g"))
+        try fixture.press(.character("}"))
+        #expect(reader.focusedMessage?.kind == .reasoning)
+        try fixture.press(.character("z"))
+        #expect(!reader.showsHidden && reader.focus == 0)
+        #expect(fixture.browser.status == "Showing what you saw (z shows the 4 hidden)")
+        #expect(try Self.shown(reader, fixture.store) == ["What changed", "Bash(git sta", "Eleven files"])
+    }
+
+    @Test("Tab opens and closes the focused tool line; elsewhere it says what it does; z where nothing is hidden says so")
+    func tab() throws {
+        let store = try Self.store()
+        try store.addTree(title: "Plain", start: Self.start - 60_000, sourceID: "plain")
+        let fixture = try BrowserFixture(store: store)
+        try fixture.press(.enter)
+        let reader = try #require(fixture.browser.reader)
+        let collapsed = reader.lines.filter { $0.style == .summary }.count
+        #expect(collapsed == 1)
+        try fixture.press(.tab)
+        #expect(fixture.browser.status == "Tab opens a tool line (▸); this message is shown whole")
+        try fixture.press(.character("}"), .tab)
+        #expect(reader.lines.filter { $0.style == .summary }.isEmpty)
+        #expect(reader.lines.contains { $0.text == "M file11.swift" })
+        try fixture.press(.tab)
+        #expect(reader.lines.filter { $0.style == .summary }.count == 1)
+        try fixture.press(.escape, .character("j"), .enter)
+        #expect(fixture.browser.reader?.conversation.title == "Plain")
+        try fixture.press(.character("z"))
+        #expect(fixture.browser.status == "Nothing hidden: you saw every message of this conversation")
+    }
+
+    @Test("search and find see the hidden text only where it is shown")
+    func finding() throws {
+        let fixture = try BrowserFixture(store: Self.store())
+        #expect(try fixture.store.search.search("Thinking", after: nil, limit: 5).items.isEmpty)
+        try fixture.press(.enter, .character("/"))
+        try fixture.type("Thinking")
+        try fixture.press(.enter)
+        #expect(fixture.browser.reader?.find == nil)
+        try fixture.press(.character("z"), .character("/"))
+        try fixture.type("Thinking")
+        try fixture.press(.enter)
+        #expect(fixture.browser.reader?.find?.positions == [1])
+    }
+}
