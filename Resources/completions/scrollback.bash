@@ -50,7 +50,7 @@ _scrollback() {
         [[ "$word" == "--db" && $step == 2 && "$COMP_LINE" == *"--db= "* ]] && { i=$((i + 1)); continue; }
         case "$word" in
             --db) db="$(_scrollback_dequote "${COMP_WORDS[i+step]}")"; i=$((i + step)); continue ;;
-            --sort|--limit|-n|--after|--before|--source|--model|--since|--until|--title|--format|--unzip-limit|--out|--out-dir|--count|--seed|--words) i=$((i + step)); continue ;;
+            --sort|--limit|-n|--after|--before|--source|--model|--project|--since|--until|--title|--format|--unzip-limit|--out|--out-dir|--count|--seed|--words) i=$((i + step)); continue ;;
             -*) continue ;;
         esac
         if [[ -z "$command" ]]; then command="$word"; else typed+=("$word"); fi
@@ -66,6 +66,7 @@ _scrollback() {
         "list --before") COMPREPLY=(); return ;;
         "list --source") _scrollback_offer "$current" < <(_scrollback_words "${COMP_WORDS[0]}" "$db" source); return ;;
         "list --model") _scrollback_offer "$current" < <(_scrollback_words "${COMP_WORDS[0]}" "$db" model); return ;;
+        "list --project") COMPREPLY=(); return ;;
         "list --since") COMPREPLY=(); return ;;
         "list --until") COMPREPLY=(); return ;;
         "list --title") COMPREPLY=(); return ;;
@@ -73,17 +74,19 @@ _scrollback() {
         "search --after") COMPREPLY=(); return ;;
         "search --source") _scrollback_offer "$current" < <(_scrollback_words "${COMP_WORDS[0]}" "$db" source); return ;;
         "search --model") _scrollback_offer "$current" < <(_scrollback_words "${COMP_WORDS[0]}" "$db" model); return ;;
+        "search --project") COMPREPLY=(); return ;;
         "search --since") COMPREPLY=(); return ;;
         "search --until") COMPREPLY=(); return ;;
         "search --title") COMPREPLY=(); return ;;
         "delete --source") _scrollback_offer "$current" < <(_scrollback_words "${COMP_WORDS[0]}" "$db" source); return ;;
-        "import --format") _scrollback_offer "$current" < <(printf '%s\n' chatgpt claude llm jsonl); return ;;
+        "import --format") _scrollback_offer "$current" < <(printf '%s\n' chatgpt claude llm jsonl claude-code); return ;;
         "import --unzip-limit") COMPREPLY=(); return ;;
         "export --format") _scrollback_offer "$current" < <(printf '%s\n' md json jsonl); return ;;
         "export --out") mapfile -t COMPREPLY < <(compgen -f -- "$current"); return ;;
         "export --out-dir") mapfile -t COMPREPLY < <(compgen -d -- "$current"); return ;;
         "export --source") _scrollback_offer "$current" < <(_scrollback_words "${COMP_WORDS[0]}" "$db" source); return ;;
         "export --model") _scrollback_offer "$current" < <(_scrollback_words "${COMP_WORDS[0]}" "$db" model); return ;;
+        "export --project") COMPREPLY=(); return ;;
         "export --since") COMPREPLY=(); return ;;
         "export --until") COMPREPLY=(); return ;;
         "export --title") COMPREPLY=(); return ;;
@@ -92,15 +95,15 @@ _scrollback() {
     esac
     case "$command" in
         "") _scrollback_offer "$current" < <(printf '%s\n' list show search rename pin unpin delete import export stats check demo sync config completions --db --readonly --demo --verbose --help --version) ;;
-        list) _scrollback_offer "$current" < <(printf '%s\n' --sort --limit --after --before --last --source --model --since --until --pinned --title --json --db --readonly --demo --verbose --help) ;;
+        list) _scrollback_offer "$current" < <(printf '%s\n' --sort --limit --after --before --last --source --model --project --since --until --pinned --title --json --db --readonly --demo --verbose --help) ;;
         show) _scrollback_offer "$current" < <(printf '%s\n' --all-branches --hidden --json --db --readonly --demo --verbose --help) ;;
-        search) _scrollback_offer "$current" < <(printf '%s\n' --limit --after --hidden --source --model --since --until --pinned --title --json --db --readonly --demo --verbose --help) ;;
+        search) _scrollback_offer "$current" < <(printf '%s\n' --limit --after --hidden --source --model --project --since --until --pinned --title --json --db --readonly --demo --verbose --help) ;;
         rename) _scrollback_offer "$current" < <(printf '%s\n' --db --readonly --demo --verbose --help) ;;
         pin) _scrollback_offer "$current" < <(printf '%s\n' --db --readonly --demo --verbose --help) ;;
         unpin) _scrollback_offer "$current" < <(printf '%s\n' --db --readonly --demo --verbose --help) ;;
         delete) _scrollback_offer "$current" < <(printf '%s\n' --yes --source --db --readonly --demo --verbose --help) ;;
-        import) if [[ "$current" == -* ]]; then _scrollback_offer "$current" < <(printf '%s\n' --format --quiet --restore --unzip-limit --db --readonly --demo --verbose --help); else mapfile -t COMPREPLY < <(compgen -f -- "$current"); fi ;;
-        export) _scrollback_offer "$current" < <(printf '%s\n' --format --out --out-dir --force --hidden --source --model --since --until --pinned --title --db --readonly --demo --verbose --help) ;;
+        import) if [[ "$current" == -* ]]; then _scrollback_offer "$current" < <(printf '%s\n' --format --yes --quiet --restore --unzip-limit --db --readonly --demo --verbose --help); else mapfile -t COMPREPLY < <(compgen -f -- "$current"); fi ;;
+        export) _scrollback_offer "$current" < <(printf '%s\n' --format --out --out-dir --force --hidden --source --model --project --since --until --pinned --title --db --readonly --demo --verbose --help) ;;
         stats) _scrollback_offer "$current" < <(printf '%s\n' --json --db --readonly --demo --verbose --help) ;;
         check) _scrollback_offer "$current" < <(printf '%s\n' --repair --db --readonly --demo --verbose --help) ;;
         demo) _scrollback_offer "$current" < <(printf '%s\n' --count --seed --yes --db --readonly --demo --verbose --help) ;;

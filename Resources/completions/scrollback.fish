@@ -20,7 +20,7 @@ function __scrollback_typed
                 set skip 2
             case '--db=*'
                 set db (string replace -- --db= '' $token)
-            case --sort --limit -n --after --before --source --model --since --until --title --format --unzip-limit --out --out-dir --count --seed --words
+            case --sort --limit -n --after --before --source --model --project --since --until --title --format --unzip-limit --out --out-dir --count --seed --words
                 set skip 1
             case '-*'
             case '*'
@@ -59,7 +59,7 @@ complete -c scrollback -n __scrollback_at -a rename -d 'Give a conversation a ne
 complete -c scrollback -n __scrollback_at -a pin -d 'Pin conversations: they come first in every order'
 complete -c scrollback -n __scrollback_at -a unpin -d 'Unpin conversations'
 complete -c scrollback -n __scrollback_at -a delete -d 'Delete conversations with their messages: those named, or every one from a source'
-complete -c scrollback -n __scrollback_at -a import -d 'Import ChatGPT or Claude exports (the ZIP, its folder or its conversations.json), llm\'s logs.db, or scrollback\'s JSON or JSON Lines'
+complete -c scrollback -n __scrollback_at -a import -d 'Import ChatGPT or Claude exports (the ZIP, its folder or its conversations.json), Claude Code sessions, llm\'s logs.db, or scrollback\'s JSON or JSON Lines; with no PATH, the places scrollback knows'
 complete -c scrollback -n __scrollback_at -a export -d 'Write conversations as Markdown, JSON or JSON Lines'
 complete -c scrollback -n __scrollback_at -a stats -d 'Counts, size, schema version, oldest and newest; per model, conversations, messages and tokens'
 complete -c scrollback -n __scrollback_at -a check -d 'Check integrity, foreign keys and search indexes; non-zero exit on problems'
@@ -79,6 +79,7 @@ complete -c scrollback -n '__scrollback_in list' -l before -x -d 'the page befor
 complete -c scrollback -n '__scrollback_in list' -l last -d 'the last page'
 complete -c scrollback -n '__scrollback_in list' -l source -x -a '(__scrollback_words source)' -d 'only those imported from NAME: chatgpt, claude, llm, jsonl, demo…'
 complete -c scrollback -n '__scrollback_in list' -l model -x -a '(__scrollback_words model)' -d 'only those whose model contains NAME (any case)'
+complete -c scrollback -n '__scrollback_in list' -l project -x -d 'only coding-agent sessions whose working folder contains FOLDER (any case)'
 complete -c scrollback -n '__scrollback_in list' -l since -x -d 'only those updated since DATE: 2025-01-31, 2025-01, 2025, or 7d, 2w, 3m, 1y ago (UTC)'
 complete -c scrollback -n '__scrollback_in list' -l until -x -d 'only those updated before the end of DATE (same forms)'
 complete -c scrollback -n '__scrollback_in list' -l pinned -d 'only pinned conversations'
@@ -92,6 +93,7 @@ complete -c scrollback -n '__scrollback_in search' -l after -x -d 'the page afte
 complete -c scrollback -n '__scrollback_in search' -l hidden -d 'find in the hidden messages too (tool traffic, reasoning, context)'
 complete -c scrollback -n '__scrollback_in search' -l source -x -a '(__scrollback_words source)' -d 'only those imported from NAME: chatgpt, claude, llm, jsonl, demo…'
 complete -c scrollback -n '__scrollback_in search' -l model -x -a '(__scrollback_words model)' -d 'only those whose model contains NAME (any case)'
+complete -c scrollback -n '__scrollback_in search' -l project -x -d 'only coding-agent sessions whose working folder contains FOLDER (any case)'
 complete -c scrollback -n '__scrollback_in search' -l since -x -d 'only those updated since DATE: 2025-01-31, 2025-01, 2025, or 7d, 2w, 3m, 1y ago (UTC)'
 complete -c scrollback -n '__scrollback_in search' -l until -x -d 'only those updated before the end of DATE (same forms)'
 complete -c scrollback -n '__scrollback_in search' -l pinned -d 'only pinned conversations'
@@ -99,7 +101,8 @@ complete -c scrollback -n '__scrollback_in search' -l title -x -d 'only those wh
 complete -c scrollback -n '__scrollback_in search' -l json -s j -d 'print JSON instead of text'
 complete -c scrollback -n '__scrollback_in delete' -l yes -s y -d 'do not ask (required when input is not a terminal)'
 complete -c scrollback -n '__scrollback_in delete' -l source -x -a '(__scrollback_words source)' -d 'every conversation imported from NAME (delete --source demo --yes removes the demo\'s)'
-complete -c scrollback -n '__scrollback_in import' -l format -x -a 'chatgpt claude llm jsonl' -d 'the format (default: found from the content): chatgpt and claude read a ZIP, a folder or a JSON file; llm an llm logs.db (SQLite); jsonl scrollback\'s own JSON or JSON Lines export'
+complete -c scrollback -n '__scrollback_in import' -l format -x -a 'chatgpt claude llm jsonl claude-code' -d 'the format (default: found from the content): chatgpt and claude read a ZIP, a folder or a JSON file; llm an llm logs.db (SQLite); jsonl scrollback\'s own JSON or JSON Lines export; claude-code a session file (.jsonl) or a folder of them'
+complete -c scrollback -n '__scrollback_in import' -l yes -s y -d 'with no PATH: import the places found without asking (required when input is not a terminal)'
 complete -c scrollback -n '__scrollback_in import' -l quiet -s q -d 'no progress on standard error'
 complete -c scrollback -n '__scrollback_in import' -l restore -d 'bring back conversations of these files that were deleted (else they stay deleted, here and on synced machines)'
 complete -c scrollback -n '__scrollback_in import' -l unzip-limit -x -d 'let a ZIP entry inflate to SIZE (e.g. 8G) whatever its ratio (default: 200× its packed size, 4 GiB at most)'
@@ -111,6 +114,7 @@ complete -c scrollback -n '__scrollback_in export' -l force -d 'replace files th
 complete -c scrollback -n '__scrollback_in export' -l hidden -d 'Markdown: the hidden messages too (tool traffic, reasoning, context), each marked with its kind (JSON and JSON Lines always hold every message, with its kind)'
 complete -c scrollback -n '__scrollback_in export' -l source -x -a '(__scrollback_words source)' -d 'only those imported from NAME: chatgpt, claude, llm, jsonl, demo…'
 complete -c scrollback -n '__scrollback_in export' -l model -x -a '(__scrollback_words model)' -d 'only those whose model contains NAME (any case)'
+complete -c scrollback -n '__scrollback_in export' -l project -x -d 'only coding-agent sessions whose working folder contains FOLDER (any case)'
 complete -c scrollback -n '__scrollback_in export' -l since -x -d 'only those updated since DATE: 2025-01-31, 2025-01, 2025, or 7d, 2w, 3m, 1y ago (UTC)'
 complete -c scrollback -n '__scrollback_in export' -l until -x -d 'only those updated before the end of DATE (same forms)'
 complete -c scrollback -n '__scrollback_in export' -l pinned -d 'only pinned conversations'

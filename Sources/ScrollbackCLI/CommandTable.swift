@@ -1,3 +1,4 @@
+import ScrollbackImport
 import Foundation
 
 /// An option a command takes.
@@ -48,6 +49,8 @@ enum CommandTable {
     static let filters: [OptionSpec] = [
         OptionSpec(name: "--source", value: "NAME", help: "only those imported from NAME: chatgpt, claude, llm, jsonl, demo…"),
         OptionSpec(name: "--model", value: "NAME", help: "only those whose model contains NAME (any case)"),
+        OptionSpec(
+            name: "--project", value: "FOLDER", help: "only coding-agent sessions whose working folder contains FOLDER (any case)"),
         OptionSpec(
             name: "--since", value: "DATE",
             help: "only those updated since DATE: 2025-01-31, 2025-01, 2025, or 7d, 2w, 3m, 1y ago (UTC)"),
@@ -122,10 +125,15 @@ enum CommandTable {
             ],
             example: "scrollback delete 3f2a9c1e 77b0d2aa --yes"),
         CommandSpec(
-            name: "import", summary: "Import ChatGPT or Claude exports (the ZIP, its folder or its conversations.json), llm's logs.db, or scrollback's JSON or JSON Lines", arguments: "PATH...",
-            minimumArguments: 1, maximumArguments: nil,
+            name: "import",
+            summary: "Import ChatGPT or Claude exports (the ZIP, its folder or its conversations.json), Claude Code sessions, llm's logs.db, or scrollback's JSON or JSON Lines; with no PATH, the places scrollback knows",
+            arguments: "[PATH...]",
+            minimumArguments: 0, maximumArguments: nil,
             options: [
-                OptionSpec(name: "--format", value: "chatgpt|claude|llm|jsonl", help: "the format (default: found from the content): chatgpt and claude read a ZIP, a folder or a JSON file; llm an llm logs.db (SQLite); jsonl scrollback's own JSON or JSON Lines export"),
+                OptionSpec(
+                    name: "--format", value: ImportFormat.allCases.map(\.rawValue).joined(separator: "|"),
+                    help: "the format (default: found from the content): chatgpt and claude read a ZIP, a folder or a JSON file; llm an llm logs.db (SQLite); jsonl scrollback's own JSON or JSON Lines export; claude-code a session file (.jsonl) or a folder of them"),
+                OptionSpec(name: "--yes", value: nil, help: "with no PATH: import the places found without asking (required when input is not a terminal)", short: "y"),
                 OptionSpec(name: "--quiet", value: nil, help: "no progress on standard error", short: "q"),
                 OptionSpec(
                     name: "--restore", value: nil,

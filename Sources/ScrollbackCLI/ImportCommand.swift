@@ -12,7 +12,10 @@ struct ImportCommand {
         var format: ImportFormat?
         if let text = context.parsed.value("--format") {
             guard let chosen = ImportFormat(rawValue: text) else {
-                throw UsageError(message: "--format must be chatgpt, claude, llm or jsonl, not '\(text)'", command: "import")
+                let names = ImportFormat.allCases.map(\.rawValue)
+                throw UsageError(
+                    message: "--format must be \(names.dropLast().joined(separator: ", ")) or \(names.last ?? ""), not '\(OutputFormat.line(text))'",
+                    command: "import")
             }
             format = chosen
         }
@@ -26,6 +29,33 @@ struct ImportCommand {
         let store = try context.openStore()
         try context.requireWritable(store)
         let console = context.console
+        var paths = context.parsed.positional
+        if paths.isEmpty {
+            // No path: the places scrollback knows, after a yes.
+            let places = KnownSources.find(environment: context.environment)
+            guard !places.isEmpty else {
+                throw UsageError(
+                    message: "no history found where scrollback looks (~/.claude/projects, llm's logs.db); name an export: scrollback import PATH",
+                    command: "import")
+            }
+            console.line("Found:")
+            for place in places {
+                let files = place.files == 1 ? "" : ", \(NumberText.grouped(place.files)) files"
+                console.line("  \(place.name): \(OutputFormat.line(place.path)) (\(OutputFormat.bytes(place.bytes))\(files))")
+            }
+            if !context.parsed.has("--yes") {
+                guard console.inputIsTerminal else {
+                    throw UsageError(message: "import these with --yes (standard input is not a terminal to ask)", command: "import")
+                }
+                console.writeError("Import them? [y/N] ")
+                let answer = console.readLine()?.trimmingCharacters(in: .whitespaces).lowercased()
+                guard answer == "y" || answer == "yes" else {
+                    console.errorLine("Nothing imported.")
+                    return 0
+                }
+            }
+            paths = places.map(\.path)
+        }
         let showProgress = console.errorIsTerminal && !context.parsed.has("--quiet")
         // Ctrl-C is held back and looked for between records, so that the file being read
         // is rolled back cleanly rather than cut off.
@@ -35,7 +65,7 @@ struct ImportCommand {
             var importer = Importer(store: store, unzipLimit: unzipLimit)
             importer.restoring = context.parsed.has("--restore")
             return importer.run(
-                paths: context.parsed.positional, format: format,
+                paths: paths, format: format,
                 progress: { progress in
                     guard showProgress, Date().timeIntervalSince(lastShown) > 0.2 else { return }
                     lastShown = Date()
@@ -52,6 +82,19 @@ struct ImportCommand {
             line += "; \(NumberText.grouped(summary.deleted)) deleted before, left out (import --restore brings them back)"
         }
         if !summary.skipped.isEmpty { line += "; skipped \(NumberText.grouped(summary.skipped.count))" }
+        if summary.filesAppended > 0 || summary.filesUnchanged > 0 {
+            var parts: [String] = []
+            if summary.filesAppended > 0 {
+                parts.append("\(NumberText.grouped(summary.filesAppended)) session file\(summary.filesAppended == 1 ? "" : "s") read from where the last import stopped")
+            }
+            if summary.filesUnchanged > 0 {
+                parts.append("\(NumberText.grouped(summary.filesUnchanged)) unchanged since, not read")
+            }
+            line += "; " + parts.joined(separator: ", ")
+        }
+        if summary.unknownParts > 0 {
+            line += "; \(NumberText.grouped(summary.unknownParts)) line\(summary.unknownParts == 1 ? "" : "s") or block\(summary.unknownParts == 1 ? "" : "s") of a kind scrollback does not know yet, kept hidden"
+        }
         if !summary.failed.isEmpty { line += "; \(NumberText.grouped(summary.failed.count)) file\(summary.failed.count == 1 ? "" : "s") failed" }
         console.line(line)
         for found in summary.found { console.line(UntrustedText.sanitized("found: " + found)) }

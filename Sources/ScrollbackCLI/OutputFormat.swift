@@ -17,6 +17,9 @@ struct ConversationJSON: Encodable {
     /// The messages kept but not shown by default (tool traffic, reasoning, …).
     let hiddenCount: Int
     let pinned: Bool
+    /// A coding agent's session: the folder it ran in and its git branch.
+    let project: String?
+    let gitBranch: String?
 
     init(_ conversation: ConversationDTO) {
         id = conversation.publicID
@@ -29,6 +32,8 @@ struct ConversationJSON: Encodable {
         messageCount = conversation.seenCount
         hiddenCount = conversation.hiddenCount
         pinned = conversation.pinned
+        project = conversation.project
+        gitBranch = conversation.gitBranch
     }
 }
 

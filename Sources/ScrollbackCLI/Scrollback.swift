@@ -288,7 +288,7 @@ struct CommandContext {
         return PageToken.Scope(databaseID: id.isEmpty ? store.path : id, query: query)
     }
 
-    /// The filter of `--source`, `--model`, `--since`, `--until` and `--pinned`.
+    /// The filter of `--source`, `--model`, `--project`, `--since`, `--until` and `--pinned`.
     func filter(now: Timestamp = .now()) throws -> ConversationFilter {
         var filter = ConversationFilter(pinnedOnly: parsed.has("--pinned"))
         do {
@@ -298,6 +298,12 @@ struct CommandContext {
                     throw FilterError("--model needs a name (or a part of one)")
                 }
                 filter.model = model
+            }
+            if let project = parsed.value("--project") {
+                guard !project.trimmingCharacters(in: .whitespaces).isEmpty else {
+                    throw FilterError("--project needs a folder (or a part of one)")
+                }
+                filter.project = project
             }
             if let since = parsed.value("--since") { filter.since = try ConversationFilter.time(since, now: now, end: false) }
             if let until = parsed.value("--until") { filter.until = try ConversationFilter.time(until, now: now, end: true) }
@@ -325,6 +331,7 @@ struct CommandContext {
         var words: [String] = []
         if let source = filter.source { words += ["--source", source] }
         if let model = filter.model { words += ["--model", model] }
+        if let project = filter.project { words += ["--project", project] }
         if let since = filter.since { words += ["--since", since.iso8601] }
         // `--until` a time takes in that instant: the last one in.
         if let until = filter.until { words += ["--until", Timestamp(milliseconds: until.milliseconds &- 1).iso8601] }

@@ -46,6 +46,8 @@ struct ShowCommand {
         var facts = ["id \(OutputFormat.line(conversation.publicID))"]
         if let model = conversation.model { facts.append("model \(OutputFormat.line(model))") }
         facts.append("source \(OutputFormat.line(conversation.source))")
+        if let project = conversation.project { facts.append("project \(OutputFormat.line(project))") }
+        if let branch = conversation.gitBranch { facts.append("branch \(OutputFormat.line(branch))") }
         facts.append("created \(TimeText.absolute(conversation.createdAt))")
         facts.append("updated \(TimeText.absolute(conversation.updatedAt))")
         let total = showingHidden ? conversation.messageCount : conversation.seenCount

@@ -5,6 +5,12 @@ import ScrollbackStorage
 /// The export formats `scrollback import` reads.
 public enum ImportFormat: String, CaseIterable, Sendable {
     case chatgpt, claude, llm, jsonl
+    /// A Claude Code session file (`~/.claude/projects/<folder>/<session>.jsonl`).
+    case claudeCode = "claude-code"
+
+    /// A coding agent's session file, which grows while the agent runs: read from where the
+    /// last import stopped.
+    var isSession: Bool { self == .claudeCode }
 }
 
 /// What a run of `import` did.
@@ -20,6 +26,11 @@ public struct ImportSummary: Sendable, Equatable {
     /// Where exports were found beside what was named (a folder of export folders), one
     /// line each, for the summary.
     public var found: [String] = []
+    /// Lines or blocks of a kind this version does not know, kept hidden as raw JSON.
+    public var unknownParts = 0
+    /// Session files read only from where the last import stopped, and those with nothing new.
+    public var filesAppended = 0
+    public var filesUnchanged = 0
 
     public init() {}
 }
@@ -88,6 +99,9 @@ public struct Importer {
                     summary.updated += result.updated
                     summary.unchanged += result.unchanged
                     summary.deleted += result.deleted
+                    summary.unknownParts += result.unknownParts
+                    summary.filesAppended += result.filesAppended
+                    summary.filesUnchanged += result.filesUnchanged
                     summary.skipped += result.skipped.map { SkippedRecord(path: label, record: $0.record, reason: $0.reason) }
                 } catch is Interrupted {
                     summary.interrupted = true
@@ -134,6 +148,9 @@ public struct Importer {
             }
         }
         if let here = try exportFiles(inFolder: path) { return here }
+        // Coding agents' session files (a Claude Code projects folder, one project's).
+        let sessions = sessionFiles(under: path)
+        if !sessions.isEmpty { return sessions.map { ExportFile(file: $0, label: $0) } }
         // A folder of export folders (`chatgpt/`, `claude/`): those one level down.
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
         var found: [ExportFile] = []
@@ -149,6 +166,23 @@ public struct Importer {
             throw ImportError(
                 path: path,
                 problem: "no export in this folder (looked for conversations.json and conversations-000.json\(searched.isEmpty ? "" : ", here and in \(shown)"))")
+        }
+        return found
+    }
+
+    /// The `.jsonl` files under `path` (at most 4 folders down, hidden folders skipped), in
+    /// path order: a Claude Code projects folder holds its sessions so.
+    static func sessionFiles(under path: String, depth: Int = 4) -> [String] {
+        guard depth >= 0 else { return [] }
+        var found: [String] = []
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+        for name in names {
+            let child = PathText.appending(to: path, name)
+            switch try? kind(of: child) {
+            case .file where name.hasSuffix(".jsonl"): found.append(child)
+            case .folder: found += sessionFiles(under: child, depth: depth - 1)
+            default: break
+            }
         }
         return found
     }
@@ -209,6 +243,7 @@ public struct Importer {
         _ path: String, label: String, format forced: ImportFormat?, progress: ((ImportProgress) -> Void)?, shouldStop: () -> Bool
     ) throws -> ImportSummary {
         let format = try forced ?? Self.detect(path)
+        if format.isSession { return try importSession(path, label: label, format: format, shouldStop: shouldStop) }
         var result = ImportSummary()
         // About one message per 300 bytes of export, for the storage layer's bulk policy.
         var status = stat()
@@ -251,6 +286,8 @@ public struct Importer {
                     }
                     progress?(ImportProgress(path: label, records: record.records, bytesDone: record.bytesDone, bytesTotal: record.bytesTotal))
                 }
+            case .claudeCode:
+                return
             case .llm:
                 for conversation in llm?.conversations ?? [] {
                     if shouldStop() { throw Interrupted() }
@@ -335,7 +372,7 @@ public struct Importer {
                 let record = ReadRecord(conversation: conversation, name: "line \(number)", records: number, bytesDone: done, bytesTotal: total)
                 guard deliver(record) else { throw JSONLines.Stop() }
             }
-        case .llm:
+        case .llm, .claudeCode:
             return
         }
     }
@@ -390,6 +427,7 @@ public struct Importer {
                 problem: "not a chat export, or a JSON Lines backup whose first line is over \(longestLine >> 20) MiB (then import it with --format jsonl)")
         }
         if isJSONLines { return .jsonl }
+        if let session = try sessionFormat(path) { return session }
         if try ClaudeExport.isSingleConversation(path: path) { return .claude }
         guard String(data: head.prefix(4_000), encoding: .utf8) != nil || head.count > 4_000 else {
             throw ImportError(path: path, problem: "not UTF-8 text, nor a SQLite file")
@@ -401,6 +439,77 @@ public struct Importer {
 }
 
 extension Importer {
+    /// The coding agent whose session file `path` is, from its first lines; nil for none.
+    static func sessionFormat(_ path: String) throws -> ImportFormat? {
+        var found: ImportFormat?
+        var looked = 0
+        do {
+            try JSONLines.forEachLine(path: path, longestLine: 64 << 20) { line, _, _, _ in
+                looked += 1
+                if let line, let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] {
+                    let type = object["type"] as? String
+                    if object["sessionId"] is String && (object["uuid"] is String || type == "user" || type == "assistant") {
+                        found = .claudeCode
+                    } else if type == "summary" && object["leafUuid"] is String {
+                        found = .claudeCode
+                    }
+                }
+                if found != nil || looked >= 20 { throw JSONLines.Stop() }
+            }
+        } catch is JSONLines.TooLong {
+            return nil
+        }
+        return found
+    }
+
+    /// Imports a coding agent's session file: from where the last import stopped when the
+    /// file only grew since (the same device and inode, not shorter, the 4 KiB before that
+    /// point unchanged), else whole; nothing at all when it did not change. The conversations
+    /// and how far the file was read are stored in one transaction.
+    private func importSession(_ path: String, label: String, format: ImportFormat, shouldStop: () -> Bool) throws -> ImportSummary {
+        var result = ImportSummary()
+        let print = try SessionFile.fingerprint(path)
+        let key = Self.canonical(path)
+        var from: Int64 = 0
+        if let known = try store.sourceFile(path: key), known.format == format.rawValue, known.device == print.device,
+            known.inode == print.inode, print.size >= known.readTo
+        {
+            if print.size == known.size && print.modifiedNanoseconds == known.modifiedNanoseconds {
+                result.filesUnchanged = 1
+                return result
+            }
+            if try SessionFile.windowHash(path, before: Int(known.readTo)) == known.window { from = known.readTo }
+        }
+        if shouldStop() { throw Interrupted() }
+        let stem = (PathText.lastComponent(of: path) as NSString).deletingPathExtension
+        let read = try ClaudeCodeSession.conversations(path: path, from: Int(from), appended: from > 0, fallbackID: stem)
+        let window = try SessionFile.windowHash(path, before: read.readTo)
+        try store.inserting(about: read.conversations.reduce(0) { $0 + $1.messages.count }) {
+            for conversation in read.conversations {
+                if shouldStop() { throw Interrupted() }
+                switch try store.upsert(conversation, restoring: restoring) {
+                case .inserted: result.inserted += 1
+                case .updated: result.updated += 1
+                case .unchanged: result.unchanged += 1
+                case .deleted: result.deleted += 1
+                }
+                result.unknownParts += conversation.unknownParts
+            }
+            try store.recordSourceFile(
+                SourceFileState(
+                    path: key, format: format.rawValue, readTo: Int64(read.readTo), device: print.device, inode: print.inode,
+                    size: print.size, modifiedNanoseconds: print.modifiedNanoseconds, window: window))
+        }
+        result.skipped += read.skipped.map { SkippedRecord(path: label, record: "line", reason: $0) }
+        if from > 0 { result.filesAppended = 1 }
+        return result
+    }
+
+    /// The path with symbolic links and `..` resolved: one file is one key however named.
+    static func canonical(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
     /// Reads the conversations of a ChatGPT export, as `import` does, without storing them:
     /// for the benchmark's floor (the same parsing, into a table without any index).
     public static func readChatGPTExport(path: String, _ body: (ImportedConversation) throws -> Void) throws {

@@ -7,6 +7,9 @@ public struct ConversationFilter: Sendable, Hashable {
     public var source: String?
     /// A case-insensitive part of the model's name (`gpt-4o` matches `GPT-4o-mini`).
     public var model: String?
+    /// A case-insensitive part of the folder a coding agent's session ran in
+    /// (`scrollback` matches `/home/me/src/scrollback`).
+    public var project: String?
     /// Updated at or after this time.
     public var since: Timestamp?
     /// Updated before this time.
@@ -19,10 +22,11 @@ public struct ConversationFilter: Sendable, Hashable {
 
     public init(
         source: String? = nil, model: String? = nil, since: Timestamp? = nil, until: Timestamp? = nil,
-        pinnedOnly: Bool = false, title: String? = nil
+        pinnedOnly: Bool = false, title: String? = nil, project: String? = nil
     ) {
         self.source = source
         self.model = model
+        self.project = project
         self.since = since
         self.until = until
         self.pinnedOnly = pinnedOnly
@@ -50,18 +54,19 @@ public struct ConversationFilter: Sendable, Hashable {
         if let since, conversation.updatedAt < since { return false }
         if let until, conversation.updatedAt >= until { return false }
         if let source, Self.folded(conversation.source) != Self.folded(source) { return false }
-        if let model {
-            // As SQL's LIKE: ASCII letters folded, the rest compared as they are.
-            guard let name = conversation.model else { return false }
-            let (haystack, needle) = (Self.folded(name), Self.folded(model))
-            guard needle.count <= haystack.count else { return false }
-            if !needle.isEmpty
-                && !(0...(haystack.count - needle.count)).contains(where: { haystack[$0..<($0 + needle.count)].elementsEqual(needle) })
-            {
-                return false
-            }
-        }
+        if let model, !Self.contains(conversation.model, model) { return false }
+        if let project, !Self.contains(conversation.project, project) { return false }
         return true
+    }
+
+    /// Whether `text` holds `part`, as SQL's LIKE '%part%' finds it: ASCII letters folded,
+    /// the rest compared as they are.
+    private static func contains(_ text: String?, _ part: String) -> Bool {
+        guard let text else { return false }
+        let (haystack, needle) = (folded(text), folded(part))
+        guard needle.count <= haystack.count else { return false }
+        return needle.isEmpty
+            || (0...(haystack.count - needle.count)).contains(where: { haystack[$0..<($0 + needle.count)].elementsEqual(needle) })
     }
 
     public var isEmpty: Bool { self == .none }
@@ -72,6 +77,7 @@ public struct ConversationFilter: Sendable, Hashable {
         var words: [String] = []
         if let source { words.append("source:" + Self.quotedIfNeeded(source)) }
         if let model { words.append("model:" + Self.quotedIfNeeded(model)) }
+        if let project { words.append("project:" + Self.quotedIfNeeded(project)) }
         if let since { words.append("since:" + Self.dateText(since)) }
         if let until {
             // The last day taken in, as `until:` reads a date: up to the end of that day.
@@ -114,7 +120,7 @@ public struct FilterError: Error, Equatable, CustomStringConvertible {
 }
 
 extension ConversationFilter {
-    /// The filter line's words: `source:NAME`, `model:NAME`, `since:DATE`, `until:DATE`,
+    /// The filter line's words: `source:NAME`, `model:NAME`, `project:FOLDER`, `since:DATE`, `until:DATE`,
     /// `pinned`, `title:WORDS`. A value with spaces is quoted (`model:"gpt 4"`). Any other
     /// word is a word of the title (`rust since:2w` is `title:rust since:2w`).
     public static func parse(_ text: String, now: Timestamp) throws -> ConversationFilter {
@@ -135,13 +141,14 @@ extension ConversationFilter {
             guard Self.names.contains(name) else {
                 // A mistyped name is said, not searched for in titles.
                 throw FilterError(
-                    "unknown filter '\(name):'; use source:, model:, since:, until:, title: or pinned (title:\(word) finds it in titles)")
+                    "unknown filter '\(name):'; use source:, model:, project:, since:, until:, title: or pinned (title:\(word) finds it in titles)")
             }
             let value = String(word[word.index(after: colon)...])
             guard !value.isEmpty else { throw FilterError("'\(name):' needs a value") }
             switch name {
             case "source": filter.source = try source(value)
             case "model": filter.model = value
+            case "project": filter.project = value
             case "since": filter.since = try time(value, now: now, end: false)
             case "until": filter.until = try time(value, now: now, end: true)
             default: titleWords.append(value)
@@ -158,7 +165,7 @@ extension ConversationFilter {
     }
 
     /// The names of the filter line's `name:value` words.
-    private static let names: Set<String> = ["source", "model", "since", "until", "title"]
+    private static let names: Set<String> = ["source", "model", "project", "since", "until", "title"]
 
     /// A source name as given (`--source`, `source:`): any text an import kept (matched
     /// with ASCII case folded), but not one that looks like an option or holds a control

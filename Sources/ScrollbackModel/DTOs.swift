@@ -100,6 +100,10 @@ public struct ConversationDTO: Sendable, Hashable, Identifiable {
     public var branchLength: Int
     /// How many of `messageCount` are of a hidden kind (`MessageKind.isSeen` false).
     public var hiddenCount: Int
+    /// The folder a coding agent's session ran in, when it came from one.
+    public var project: String?
+    /// The git branch it was on then.
+    public var gitBranch: String?
 
     /// Whether some message has another answer or version beside it.
     public var isBranched: Bool { branchLength != messageCount }
@@ -109,9 +113,11 @@ public struct ConversationDTO: Sendable, Hashable, Identifiable {
     public init(
         id: Int64, publicID: String, title: String, model: String?, source: String, sourceID: String?,
         createdAt: Timestamp, updatedAt: Timestamp, messageCount: Int, pinned: Bool, currentLeafID: Int64? = nil,
-        branchLength: Int? = nil, hiddenCount: Int = 0
+        branchLength: Int? = nil, hiddenCount: Int = 0, project: String? = nil, gitBranch: String? = nil
     ) {
         self.hiddenCount = hiddenCount
+        self.project = project
+        self.gitBranch = gitBranch
         self.currentLeafID = currentLeafID
         self.branchLength = branchLength ?? messageCount
         self.id = id
@@ -221,6 +227,35 @@ public struct NewMessage: Sendable, Hashable {
         self.content = content
         self.createdAt = createdAt
         self.model = model
+    }
+}
+
+/// How far a coding agent's session file was read, and the file as it was then (this
+/// machine's own note: never synced).
+public struct SourceFileState: Sendable, Hashable {
+    public var path: String
+    public var format: String
+    /// After the last whole line read.
+    public var readTo: Int64
+    public var device: Int64
+    public var inode: Int64
+    public var size: Int64
+    public var modifiedNanoseconds: Int64
+    /// A hash of the 4 KiB before `readTo`.
+    public var window: [UInt8]
+
+    public init(
+        path: String, format: String, readTo: Int64, device: Int64, inode: Int64, size: Int64, modifiedNanoseconds: Int64,
+        window: [UInt8]
+    ) {
+        self.path = path
+        self.format = format
+        self.readTo = readTo
+        self.device = device
+        self.inode = inode
+        self.size = size
+        self.modifiedNanoseconds = modifiedNanoseconds
+        self.window = window
     }
 }
 

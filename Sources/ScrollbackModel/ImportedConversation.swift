@@ -22,6 +22,15 @@ public struct ImportedConversation: Sendable, Hashable {
     /// Why messages of it were left out while the rest was kept (one that cannot be read on
     /// a branch other than the current one): said beside the import's skipped records.
     public var leftOut: [String] = []
+    /// The folder a coding agent's session ran in, and its git branch.
+    public var project: String? = nil
+    public var gitBranch: String? = nil
+    /// Only what was appended to the session file since it was last read: the stored
+    /// conversation keeps its title and start, and gains these messages (their parents may
+    /// be stored ones, named by node id).
+    public var isAppended = false
+    /// Lines or blocks of a kind this version does not know, kept hidden as raw JSON.
+    public var unknownParts = 0
 
     public init(
         source: String, sourceID: String?, title: String, model: String?, createdAt: Timestamp, updatedAt: Timestamp,

@@ -97,12 +97,19 @@ struct ConversationListQuery {
             sql += " AND source = ? COLLATE NOCASE"
             arguments.append(.text(source))
         }
+        // LIKE folds ASCII case; its wildcards in the name are taken literally.
+        func like(_ part: String) -> SQLValue {
+            .text(
+                "%" + part.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+                    .replacingOccurrences(of: "_", with: "\\_") + "%")
+        }
         if let model = filter.model {
-            // LIKE folds ASCII case; its wildcards in the name are taken literally.
-            let escaped = model.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-                .replacingOccurrences(of: "_", with: "\\_")
             sql += " AND model LIKE ? ESCAPE '\\'"
-            arguments.append(.text("%" + escaped + "%"))
+            arguments.append(like(model))
+        }
+        if let project = filter.project {
+            sql += " AND project LIKE ? ESCAPE '\\'"
+            arguments.append(like(project))
         }
         if title, let words = filter.title {
             if let proposal {

@@ -12,7 +12,9 @@ public final class SQLiteConversationRepository: ConversationRepository {
     }
 
     static let columns =
-        "conversation.id, conversation.public_id, conversation.title, conversation.model, conversation.source, conversation.source_id, conversation.created_at, conversation.updated_at, conversation.message_count, conversation.pinned, conversation.current_leaf_id, conversation.branch_length, conversation.hidden_count"
+        "conversation.id, conversation.public_id, conversation.title, conversation.model, conversation.source, conversation.source_id, conversation.created_at, conversation.updated_at, conversation.message_count, conversation.pinned, conversation.current_leaf_id, conversation.branch_length, conversation.hidden_count, conversation.project, conversation.git_branch"
+    /// How many columns `columns` is.
+    static let columnCount: Int32 = 15
 
     /// Maps a row selected with `columns` first.
     static func conversation(_ row: Row) -> ConversationDTO {
@@ -20,7 +22,8 @@ public final class SQLiteConversationRepository: ConversationRepository {
             id: row.int64(0), publicID: row.text(1), title: row.text(2), model: row.optionalText(3),
             source: row.text(4), sourceID: row.optionalText(5), createdAt: Timestamp(milliseconds: row.int64(6)),
             updatedAt: Timestamp(milliseconds: row.int64(7)), messageCount: row.int(8), pinned: row.bool(9),
-            currentLeafID: row.optionalInt64(10), branchLength: row.int(11), hiddenCount: row.int(12))
+            currentLeafID: row.optionalInt64(10), branchLength: row.int(11), hiddenCount: row.int(12),
+            project: row.optionalText(13), gitBranch: row.optionalText(14))
     }
 
     public func create(_ new: NewConversation) throws -> ConversationDTO {

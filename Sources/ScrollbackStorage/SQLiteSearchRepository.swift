@@ -122,13 +122,16 @@ public final class SQLiteSearchRepository: SearchRepository {
 
         var isTitles: Bool { table == "conversation" }
 
+        /// The first column after the conversation's.
+        static let extra = SQLiteConversationRepository.columnCount
+
         static let titles = Source(
             index: "conversation_fts", table: "conversation", extraColumns: "", join: "", textColumn: 2,
-            idColumn: 13)
+            idColumn: extra)
         static let messages = Source(
             index: "message_fts", table: "message",
             extraColumns: ", message.id, message.position, message.role, message.created_at, message.content, message.public_id",
-            join: " JOIN conversation ON conversation.id = message.conversation_id", textColumn: 17, idColumn: 19,
+            join: " JOIN conversation ON conversation.id = message.conversation_id", textColumn: extra + 4, idColumn: extra + 6,
             condition: " AND message.kind NOT IN (\(MessageKind.hiddenSQLList))")
         /// Messages of every kind, the hidden ones too.
         static let allMessages = Source(
@@ -242,8 +245,8 @@ public final class SQLiteSearchRepository: SearchRepository {
                 )
             }
             let reference = SearchHit.MessageReference(
-                id: row.int64(13), publicID: row.text(18), position: row.int(14), role: Role(rawValue: row.text(15)) ?? .user,
-                createdAt: Timestamp(milliseconds: row.int64(16)))
+                id: row.int64(Source.extra), publicID: row.text(Source.extra + 5), position: row.int(Source.extra + 1),
+                role: Role(rawValue: row.text(Source.extra + 2)) ?? .user, createdAt: Timestamp(milliseconds: row.int64(Source.extra + 3)))
             return (
                 id,
                 (SearchHit(conversation: conversation, message: reference, snippet: snippet, matches: matches),

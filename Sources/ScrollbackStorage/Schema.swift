@@ -405,10 +405,30 @@ enum Schema {
     /// export again moves it to its kind. A conversation counts its hidden messages
     /// (`hidden_count`, kept by triggers, in the transaction that changes them), so that the
     /// list says how many the person saw without reading the messages.
+    ///
+    /// A conversation from a coding agent's session keeps the folder it ran in (`project`)
+    /// and its git branch. `source_file` is this machine's note of each agent session file
+    /// read (never synced): how far it was read (`read_to`, after the last whole line), the
+    /// file's device, inode, size and modification time then, and a hash of the 4 KiB before
+    /// `read_to` (`window`), so that the next import reads only what was appended, and reads
+    /// the whole file again when it shrank, was replaced or changed before that point.
     static let version8 = """
         ALTER TABLE message ADD COLUMN kind TEXT NOT NULL DEFAULT 'text'
             CHECK (kind IN ('text', 'document', 'tool', 'reasoning', 'internal', 'unknown'));
         ALTER TABLE conversation ADD COLUMN hidden_count INTEGER NOT NULL DEFAULT 0 CHECK (hidden_count >= 0);
+        ALTER TABLE conversation ADD COLUMN project TEXT;
+        ALTER TABLE conversation ADD COLUMN git_branch TEXT;
+
+        CREATE TABLE source_file (
+            path        TEXT PRIMARY KEY NOT NULL,
+            format      TEXT NOT NULL,
+            read_to     INTEGER NOT NULL CHECK (read_to >= 0),
+            device      INTEGER NOT NULL,
+            inode       INTEGER NOT NULL,
+            size        INTEGER NOT NULL CHECK (size >= 0),
+            modified_ns INTEGER NOT NULL,
+            window      BLOB NOT NULL
+        ) WITHOUT ROWID;
 
         CREATE TRIGGER message_hidden_counted AFTER INSERT ON message
         WHEN new.kind IN ('reasoning', 'internal', 'unknown') BEGIN

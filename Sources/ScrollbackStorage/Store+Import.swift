@@ -50,7 +50,7 @@ extension Store {
                 let row = Writer.ConversationRow(
                     publicID: publicID, title: safeTitle, model: imported.model, source: imported.source,
                     sourceID: imported.sourceID, createdAt: imported.createdAt, updatedAt: updatedAt, pinned: imported.pinned,
-                    sourceTitle: safeTitle)
+                    sourceTitle: safeTitle, project: imported.project, gitBranch: imported.gitBranch)
                 let mark = try writer.outboxMark()
                 guard let id = try writer.insert(row) else { return .unchanged }
                 try insertMessages(of: imported, tree: tree, intoNew: id, publicID: publicID, outboxMark: mark)
@@ -119,6 +119,9 @@ extension Store {
                 match = found
             } else if let publicID = message.publicID, let found = byPublicID[publicID], !taken.contains(found) {
                 match = found
+            } else if parent == nil, let external = tree.externalParents[index], byNode[external] != nil {
+                // Appended to a session whose earlier lines are stored: new, under a stored one.
+                match = nil
             } else {
                 // A message stored before node ids were kept: the same text in the same place
                 // (under the nearest stored message above it, when the import adds some
@@ -155,15 +158,32 @@ extension Store {
                 kind: message.kind)
             if let parent {
                 if let parentRow = rowIDs[parent] { row.parentID = parentRow } else { row.parentInBatch = newIndex[parent] }
+            } else if let external = tree.externalParents[index], let found = byNode[external] {
+                row.parentID = stored[found].id
             }
             newIndex[index] = newRows.count
             newRows.append(row)
             position += 1
         }
         // An older copy (an older export, or the earlier of two in one file): everything in it
-        // is stored, and more. Nothing of it is newer, not its texts, not its title.
-        if newRows.isEmpty && imported.messages.count < stored.count {
+        // is stored, and more. Nothing of it is newer, not its texts, not its title. (What
+        // was appended to a session is never all of it.)
+        if newRows.isEmpty && imported.messages.count < stored.count && !imported.isAppended {
             return .unchanged
+        }
+        // Appended lines keep what the whole file gave: its title (unless they name one), its
+        // start.
+        let imported = {
+            guard imported.isAppended else { return imported }
+            var appended = imported
+            appended.createdAt = existing.createdAt
+            appended.model = imported.model ?? existing.model
+            return appended
+        }()
+        if (imported.project != nil || imported.gitBranch != nil)
+            && (imported.project != existing.project || imported.gitBranch != existing.gitBranch)
+        {
+            try writer.setPlace(conversation: existing.id, project: imported.project ?? existing.project, gitBranch: imported.gitBranch ?? existing.gitBranch)
         }
         for (row, nodeID) in nodeIDsToRecord {
             try writer.setSourceNode(message: row, nodeID)
@@ -180,6 +200,8 @@ extension Store {
         // the export's is taken only when the stored one is still what the last import gave.
         let lastImported = try database.queryFirst(
             "SELECT source_title FROM conversation WHERE id = ?", [.integer(existing.id)]) { $0.optionalText(0) } ?? nil
+        // Appended lines that name no title: the export's title is still the one last imported.
+        let title = imported.isAppended && imported.title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? lastImported ?? existing.title : title
         let keptTitle = existing.title == title || lastImported == existing.title ? title : existing.title
         let sameConversation =
             existing.title == keptTitle && existing.model == imported.model && existing.createdAt == imported.createdAt
@@ -289,6 +311,39 @@ extension Store {
         }
     }
 
+    /// How far the session file at `path` was read, when it was.
+    public func sourceFile(path: String) throws -> SourceFileState? {
+        try database.queryFirst(
+            "SELECT path, format, read_to, device, inode, size, modified_ns, window FROM source_file WHERE path = ?", [.text(path)]
+        ) { row in
+            SourceFileState(
+                path: row.text(0), format: row.text(1), readTo: row.int64(2), device: row.int64(3), inode: row.int64(4),
+                size: row.int64(5), modifiedNanoseconds: row.int64(6), window: row.blob(7))
+        }
+    }
+
+    /// Every session file read, by path: for following them.
+    public func sourceFiles() throws -> [SourceFileState] {
+        try database.query("SELECT path, format, read_to, device, inode, size, modified_ns, window FROM source_file ORDER BY path") { row in
+            SourceFileState(
+                path: row.text(0), format: row.text(1), readTo: row.int64(2), device: row.int64(3), inode: row.int64(4),
+                size: row.int64(5), modifiedNanoseconds: row.int64(6), window: row.blob(7))
+        }
+    }
+
+    /// Notes how far a session file was read (in the transaction of what was read from it).
+    public func recordSourceFile(_ state: SourceFileState) throws {
+        try database.write {
+            try database.run(
+                """
+                INSERT OR REPLACE INTO source_file (path, format, read_to, device, inode, size, modified_ns, window)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [.text(state.path), .text(state.format), .integer(max(state.readTo, 0)), .integer(state.device), .integer(state.inode),
+                 .integer(max(state.size, 0)), .integer(state.modifiedNanoseconds), .blob(state.window)])
+        }
+    }
+
     /// Runs `body` in one write transaction: for a caller that stores many conversations
     /// (with `upsert`, `add`) that must all be kept or none.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
@@ -319,6 +374,9 @@ struct ImportedTree {
     var nodeIDs: [String?]
     /// The index of the last message of the branch shown by default.
     var leaf: Int?
+    /// For a message whose parent (by node id) is not in the import, that node id: a
+    /// stored message, when the import is what was appended to a session.
+    var externalParents: [Int: String] = [:]
 
     init(_ imported: ImportedConversation) {
         // Node ids are looked up only when something names a message by its node id (every
@@ -337,6 +395,7 @@ struct ImportedTree {
         var parents: [Int?] = []
         parents.reserveCapacity(imported.messages.count)
         var hasChildren = Array(repeating: false, count: imported.messages.count)
+        var external: [Int: String] = [:]
         for (index, message) in imported.messages.enumerated() {
             let parent: Int? =
                 switch message.parent {
@@ -346,9 +405,11 @@ struct ImportedTree {
                 case .node(let node): byNode[node].flatMap { $0 < index ? $0 : nil }
                 case .index(let earlier): earlier >= 0 && earlier < index ? earlier : nil
                 }
+            if parent == nil, case .node(let node) = message.parent, byNode[node] == nil { external[index] = node }
             parents.append(parent)
             if let parent { hasChildren[parent] = true }
         }
+        externalParents = external
         self.parents = parents
         self.nodeIDs = imported.messages.map(\.nodeID)
         var named: Int?

@@ -313,19 +313,22 @@ extension Store {
         switch kind {
         case .conversation, .title, .model, .pin, .times:
             let found = try database.queryFirst(
-                "SELECT title, model, source, source_id, created_at, updated_at, pinned FROM conversation WHERE public_id = ?",
+                "SELECT title, model, source, source_id, created_at, updated_at, pinned, project, git_branch FROM conversation WHERE public_id = ?",
                 [.text(entity)]
             ) { row in
                 SyncRecord(
                     kind: kind, title: row.text(0), model: row.optionalText(1), source: row.text(2), sourceID: row.optionalText(3),
-                    createdAt: row.int64(4), updatedAt: row.int64(5), pinned: row.bool(6))
+                    createdAt: row.int64(4), updatedAt: row.int64(5), pinned: row.bool(6), project: row.optionalText(7),
+                    gitBranch: row.optionalText(8))
             }
             guard var record = found else { return SyncRecord(kind: .void) }
             switch kind {
             case .title: record = SyncRecord(kind: kind, title: record.title)
             case .model: record = SyncRecord(kind: kind, model: record.model)
             case .pin: record = SyncRecord(kind: kind, pinned: record.pinned)
-            case .times: record = SyncRecord(kind: kind, createdAt: record.createdAt, updatedAt: record.updatedAt)
+            case .times:
+                record = SyncRecord(
+                    kind: kind, createdAt: record.createdAt, updatedAt: record.updatedAt, project: record.project, gitBranch: record.gitBranch)
             default: break
             }
             return record
@@ -463,9 +466,10 @@ extension Store {
             return .ignored
         case .conversation, .title, .model, .pin, .times, .leaf:
             guard let local = try database.queryFirst(
-                "SELECT id, title, model, pinned, created_at, updated_at FROM conversation WHERE public_id = ?", [.text(entity)], {
+                "SELECT id, title, model, pinned, created_at, updated_at, project, git_branch FROM conversation WHERE public_id = ?",
+                [.text(entity)], {
                     (id: $0.int64(0), title: $0.text(1), model: $0.optionalText(2), pinned: $0.bool(3), createdAt: $0.int64(4),
-                     updatedAt: $0.int64(5))
+                     updatedAt: $0.int64(5), project: $0.optionalText(6), gitBranch: $0.optionalText(7))
                 })
             else {
                 if try isBuried(entity) { return .ignored }
@@ -476,7 +480,8 @@ extension Store {
                     publicID: entity, title: title.isEmpty ? "Untitled" : title, model: record.model,
                     source: (record.source ?? "").isEmpty ? "sync" : record.source ?? "sync", sourceID: record.sourceID,
                     createdAt: Timestamp(milliseconds: created),
-                    updatedAt: Timestamp(milliseconds: max(created, record.updatedAt ?? created)), pinned: record.pinned ?? false)
+                    updatedAt: Timestamp(milliseconds: max(created, record.updatedAt ?? created)), pinned: record.pinned ?? false,
+                    project: record.project, gitBranch: record.gitBranch)
                 // Another conversation here has its source id: both stay, this one unsynced.
                 guard let id = try writer.insert(row, ignoringDuplicate: true) else { return .ignored }
                 try keepLaterEdits(of: entity, id: id, than: op.clock, writer: writer)
@@ -505,6 +510,10 @@ extension Store {
                 if created != local.createdAt || updated != local.updatedAt {
                     try writer.setTimes(
                         conversation: local.id, createdAt: Timestamp(milliseconds: created), updatedAt: Timestamp(milliseconds: updated))
+                }
+                if record.project != nil || record.gitBranch != nil, record.project != local.project || record.gitBranch != local.gitBranch {
+                    try writer.setPlace(
+                        conversation: local.id, project: record.project ?? local.project, gitBranch: record.gitBranch ?? local.gitBranch)
                 }
                 try stamp("times")
                 changed = true

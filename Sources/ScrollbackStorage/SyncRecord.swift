@@ -24,10 +24,13 @@ struct SyncRecord: Equatable {
     var durationMilliseconds: Int64? = nil
     /// A message's kind (`MessageKind`); a record from before kinds has none: `text`.
     var messageKind: String? = nil
+    /// A coding agent's session: its folder and git branch (with a conversation's times).
+    var project: String? = nil
+    var gitBranch: String? = nil
 
     fileprivate enum Tag: UInt8 {
         case kind = 1, conversation, title, model, source, sourceID, createdAt, updatedAt, pinned, leaf, parent, role,
-            content, nodeID, inputTokens, outputTokens, duration, messageKind
+            content, nodeID, inputTokens, outputTokens, duration, messageKind, project, gitBranch
     }
 
     func encoded() -> [UInt8] {
@@ -66,6 +69,8 @@ struct SyncRecord: Equatable {
         put(.outputTokens, outputTokens)
         put(.duration, durationMilliseconds)
         put(.messageKind, messageKind)
+        put(.project, project)
+        put(.gitBranch, gitBranch)
         return bytes
     }
 }
@@ -113,6 +118,8 @@ extension SyncRecord {
             case .outputTokens: guard let value = number() else { return nil }; record.outputTokens = value
             case .duration: guard let value = number() else { return nil }; record.durationMilliseconds = value
             case .messageKind: guard let value = text() else { return nil }; record.messageKind = value
+            case .project: guard let value = text() else { return nil }; record.project = value
+            case .gitBranch: guard let value = text() else { return nil }; record.gitBranch = value
             }
         }
         guard let kind else { return nil }

@@ -76,6 +76,8 @@ struct Writer {
         var pinned: Bool
         /// The title its export gave (an import's), else nil (see `Schema.version7`).
         var sourceTitle: String? = nil
+        var project: String? = nil
+        var gitBranch: String? = nil
     }
 
     /// Inserts a conversation with a new id (or `id`, to put a deleted one back); returns
@@ -85,13 +87,14 @@ struct Writer {
         let rowID = try id ?? newID(in: .conversation, at: row.createdAt)
         try database.run(
             """
-            INSERT INTO conversation (id, public_id, title, model, source, source_id, created_at, updated_at, pinned, source_title)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)\(ignoringDuplicate ? " ON CONFLICT (source, source_id) DO NOTHING" : "")
+            INSERT INTO conversation (id, public_id, title, model, source, source_id, created_at, updated_at, pinned, source_title,
+                                      project, git_branch)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)\(ignoringDuplicate ? " ON CONFLICT (source, source_id) DO NOTHING" : "")
             """,
             [
                 .integer(rowID), .text(row.publicID), .text(row.title), SQLValue(row.model), .text(row.source),
                 SQLValue(row.sourceID), .integer(row.createdAt.milliseconds), .integer(row.updatedAt.milliseconds),
-                SQLValue(row.pinned), SQLValue(row.sourceTitle),
+                SQLValue(row.pinned), SQLValue(row.sourceTitle), SQLValue(row.project), SQLValue(row.gitBranch),
             ])
         guard database.changes == 1 else { return nil }
         try database.indexingLoad?.inserted(conversation: rowID)
@@ -170,6 +173,14 @@ struct Writer {
     }
 
     /// The export's title as last imported: this machine's own note, sent nowhere.
+    /// Where a coding agent's session ran, as a newer import (or another machine) has it;
+    /// sent with the conversation's times (a session that goes on may change branch).
+    func setPlace(conversation id: Int64, project: String?, gitBranch: String?) throws {
+        try database.run(
+            "UPDATE conversation SET project = ?, git_branch = ? WHERE id = ?", [SQLValue(project), SQLValue(gitBranch), .integer(id)])
+        try changed(conversation: id, .times)
+    }
+
     func setSourceTitle(conversation id: Int64, _ title: String) throws {
         try database.run("UPDATE conversation SET source_title = ? WHERE id = ?", [.text(title), .integer(id)])
     }

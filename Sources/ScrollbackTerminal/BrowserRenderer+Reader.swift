@@ -8,7 +8,13 @@ extension BrowserRenderer {
     static func drawReader(_ browser: BrowserViewModel, on screen: any Screen) {
         guard let reader = browser.reader else { return }
         let conversation = reader.conversation
-        drawHeader(UntrustedText.sanitized(conversation.title), right: readOnlyLabel(browser, width: screen.width), on: screen)
+        // A coding agent's session says where it ran: the folder's last part and the branch.
+        var title = UntrustedText.sanitized(conversation.title)
+        if let project = conversation.project {
+            let folder = project.split(separator: "/").last.map(String.init) ?? project
+            title += " · " + UntrustedText.sanitized(folder) + (conversation.gitBranch.map { " (" + UntrustedText.sanitized($0) + ")" } ?? "")
+        }
+        drawHeader(title, right: readOnlyLabel(browser, width: screen.width), on: screen)
         for (offset, line) in reader.visibleLines.enumerated() {
             let row = 1 + offset
             guard row < screen.height - 1 else { break }

@@ -92,7 +92,7 @@ public enum KeyBindings {
         KeyBinding(.nextMatch, [.character("n")], "Next match in this conversation (wraps, and says so)", hint: "match", on: [.reader]),
         KeyBinding(.previousMatch, [.character("N")], "Previous match in this conversation", on: [.reader]),
         KeyBinding(.nextMatch, [.character("n")], "Back to the last search's results", on: [.list]),
-        KeyBinding(.filter, [.character("f")], "Filter: source:NAME model:NAME since:DATE until:DATE pinned title:WORDS (plain words are the title's)", hint: "filter", on: [.list]),
+        KeyBinding(.filter, [.character("f")], "Filter: source:NAME model:NAME project:FOLDER since:DATE until:DATE pinned title:WORDS (plain words are the title's)", hint: "filter", on: [.list]),
         KeyBinding(.narrow, [.character("\\")], "Narrow by title as you type (words as / finds them); Enter keeps it, Esc puts back the list", hint: "narrow", on: [.list]),
         KeyBinding(.jumpToDate, [.character(":")], "Go to a date: the newest conversation at or before it (2025-03-14, 2025-03, 3w)", on: [.list]),
         KeyBinding(.toggleMark, [.character(" ")], "Mark or unmark (marks act together: p, c, D)", on: [.list]),

@@ -1,0 +1,49 @@
+import Foundation
+import ScrollbackModel
+
+/// The places where the histories people have live, found without being told: the coding
+/// agents' session folders and `llm`'s log database.
+public enum KnownSources {
+    /// One place that exists: what it is, where, how many files and bytes it holds.
+    public struct Place: Sendable, Equatable {
+        public var name: String
+        public var path: String
+        public var files: Int
+        public var bytes: Int64
+    }
+
+    /// The places that exist, in a fixed order, read from `environment` (`HOME`,
+    /// `CLAUDE_CONFIG_DIR`, `LLM_USER_PATH`, `XDG_CONFIG_HOME`).
+    public static func find(environment: [String: String]) -> [Place] {
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        var places: [Place] = []
+        // Claude Code: each folder of CLAUDE_CONFIG_DIR (comma-separated), else ~/.claude.
+        let claudeRoots = environment["CLAUDE_CONFIG_DIR"].map { $0.split(separator: ",").map(String.init) } ?? [home + "/.claude"]
+        for root in claudeRoots {
+            let projects = PathText.appending(to: root, "projects")
+            let files = Importer.sessionFiles(under: projects)
+            if !files.isEmpty {
+                places.append(Place(name: "Claude Code sessions", path: projects, files: files.count, bytes: size(of: files)))
+            }
+        }
+        // llm: LLM_USER_PATH, else its folder under the config home.
+        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
+        let llmFolders = environment["LLM_USER_PATH"].map { [$0] }
+            ?? [configHome + "/io.datasette.llm", home + "/Library/Application Support/io.datasette.llm"]
+        for folder in llmFolders {
+            let logs = PathText.appending(to: folder, "logs.db")
+            if (try? Importer.kind(of: logs)) == .file {
+                places.append(Place(name: "llm logs", path: logs, files: 1, bytes: size(of: [logs])))
+                break
+            }
+        }
+        return places
+    }
+
+    static func size(of files: [String]) -> Int64 {
+        files.reduce(Int64(0)) { total, file in
+            var status = stat()
+            return total + (stat(file, &status) == 0 ? Int64(status.st_size) : 0)
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+
+import ScrollbackModel
+@testable import ScrollbackStorage
+import TestSupport
+
+/// `import` with no path: the places scrollback knows, listed with their sizes, imported
+/// after a yes; a session that grew read from where it stopped; where it ran shown.
+@Suite("Import: the places scrollback knows")
+struct AgentImportCommandTests {
+    static func session(_ id: String, prompt: String, cwd: String = "/home/me/src/app", branch: String = "main") -> String {
+        let lines: [[String: Any]] = [
+            ["type": "user", "uuid": "\(id)-u", "parentUuid": NSNull(), "sessionId": id, "cwd": cwd, "gitBranch": branch,
+             "timestamp": "2026-11-30T09:00:00.000Z", "message": ["role": "user", "content": prompt]],
+            ["type": "assistant", "uuid": "\(id)-a", "parentUuid": "\(id)-u", "sessionId": id, "cwd": cwd, "gitBranch": branch,
+             "timestamp": "2026-11-30T09:00:05.000Z",
+             "message": ["id": "msg-\(id)", "role": "assistant", "model": "claude-opus-4", "content": [["type": "text", "text": "Done."]]] as [String: Any]],
+        ]
+        return lines.map { String(decoding: (try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys])) ?? Data(), as: UTF8.self) }
+            .joined(separator: "\n") + "\n"
+    }
+
+    @Test("with no path: the Claude Code sessions found, imported after --yes; without a terminal or --yes, nothing; again, nothing read")
+    func discovery() throws {
+        let runner = try BinaryRunner()
+        let projects = runner.folder.path + "/.claude/projects/-home-me-src-app"
+        try FileManager.default.createDirectory(atPath: projects, withIntermediateDirectories: true)
+        try Self.session("s-1", prompt: "Add a \u{1B}[31mlogin page").write(toFile: projects + "/s-1.jsonl", atomically: false, encoding: .utf8)
+        try Self.session("s-2", prompt: "Fix the tests", branch: "fix/\u{1B}]0;x\u{7}tests")
+            .write(toFile: projects + "/s-2.jsonl", atomically: false, encoding: .utf8)
+
+        let refused = try runner.run(["import"])
+        #expect(refused.status == 2 && refused.error.contains("import these with --yes"), "\(refused.error)")
+        #expect(refused.output.contains("Claude Code sessions: \(runner.folder.path)/.claude/projects (") && refused.output.contains(", 2 files)"))
+        #expect(try runner.json(["list"])["conversations"] as? [Any] == nil || (try runner.json(["list"])["conversations"] as? [Any])?.isEmpty == true)
+
+        let imported = try runner.run(["import", "--yes"])
+        #expect(imported.status == 0, "\(imported.error)")
+        #expect(imported.output.contains("Imported 2 new, 0 updated, 0 unchanged"), "\(imported.output)")
+        let again = try runner.run(["import", "--yes"])
+        #expect(again.output.contains("Imported 0 new, 0 updated, 0 unchanged; 2 unchanged since, not read"), "\(again.output)")
+
+        // Where it ran: in show, in --json, in the filter.
+        let list = try runner.json(["list", "--project", "src/app"])
+        let rows = list["conversations"] as? [[String: Any]] ?? []
+        #expect(rows.count == 2)
+        #expect(rows.contains { $0["gitBranch"] as? String == "fix/\u{1B}]0;x\u{7}tests" && $0["project"] as? String == "/home/me/src/app" })
+        let id = try #require(rows.first { $0["title"] as? String == "Fix the tests" }?["id"] as? String)
+        let shown = try runner.run(["show", id])
+        #expect(shown.output.contains("source claude-code · project /home/me/src/app · branch fix/"), "\(shown.output)")
+        #expect(!shown.output.contains("\u{1B}]0;"))
+        #expect((try runner.json(["list", "--project", "elsewhere"])["conversations"] as? [Any])?.isEmpty == true)
+
+        // A session that grew: only its new lines.
+        let handle = try #require(FileHandle(forWritingAtPath: projects + "/s-1.jsonl"))
+        try handle.seekToEnd()
+        let more: [String: Any] = [
+            "type": "user", "uuid": "s-1-u2", "parentUuid": "s-1-a", "sessionId": "s-1", "cwd": "/home/me/src/app",
+            "timestamp": "2026-11-30T09:10:00.000Z", "message": ["role": "user", "content": "And a logout button"],
+        ]
+        try handle.write(contentsOf: (try JSONSerialization.data(withJSONObject: more)) + Data("\n".utf8))
+        try handle.close()
+        let grown = try runner.run(["import", "--yes"])
+        #expect(grown.output.contains("Imported 0 new, 1 updated, 0 unchanged; 1 session file read from where the last import stopped, 1 unchanged since, not read"), "\(grown.output)")
+        let shownAgain = try runner.run(["show", try #require(rows.first { $0["title"] as? String != "Fix the tests" }?["id"] as? String)])
+        #expect(shownAgain.output.hasSuffix("And a logout button\n"), "\(shownAgain.output)")
+    }
+
+    @Test("with no path and nothing found: what to do, exit 2")
+    func nothingFound() throws {
+        let runner = try BinaryRunner()
+        let result = try runner.run(["import", "--yes"])
+        #expect(result.status == 2)
+        #expect(result.error.contains("no history found where scrollback looks"))
+    }
+}
