@@ -7,10 +7,12 @@ public enum ImportFormat: String, CaseIterable, Sendable {
     case chatgpt, claude, llm, jsonl
     /// A Claude Code session file (`~/.claude/projects/<folder>/<session>.jsonl`).
     case claudeCode = "claude-code"
+    /// A Codex CLI session file (`~/.codex/sessions/YYYY/MM/DD/rollout-….jsonl`).
+    case codex
 
     /// A coding agent's session file, which grows while the agent runs: read from where the
     /// last import stopped.
-    var isSession: Bool { self == .claudeCode }
+    var isSession: Bool { self == .claudeCode || self == .codex }
 }
 
 /// What a run of `import` did.
@@ -286,7 +288,7 @@ public struct Importer {
                     }
                     progress?(ImportProgress(path: label, records: record.records, bytesDone: record.bytesDone, bytesTotal: record.bytesTotal))
                 }
-            case .claudeCode:
+            case .claudeCode, .codex:
                 return
             case .llm:
                 for conversation in llm?.conversations ?? [] {
@@ -372,7 +374,7 @@ public struct Importer {
                 let record = ReadRecord(conversation: conversation, name: "line \(number)", records: number, bytesDone: done, bytesTotal: total)
                 guard deliver(record) else { throw JSONLines.Stop() }
             }
-        case .llm, .claudeCode:
+        case .llm, .claudeCode, .codex:
             return
         }
     }
@@ -452,6 +454,12 @@ extension Importer {
                         found = .claudeCode
                     } else if type == "summary" && object["leafUuid"] is String {
                         found = .claudeCode
+                    } else if object["payload"] is [String: Any],
+                        ["session_meta", "response_item", "turn_context", "event_msg", "compacted"].contains(type ?? "")
+                    {
+                        found = .codex
+                    } else if PathText.lastComponent(of: path).hasPrefix("rollout-"), object["instructions"] != nil || object["record_type"] != nil {
+                        found = .codex
                     }
                 }
                 if found != nil || looked >= 20 { throw JSONLines.Stop() }
@@ -482,7 +490,10 @@ extension Importer {
         }
         if shouldStop() { throw Interrupted() }
         let stem = (PathText.lastComponent(of: path) as NSString).deletingPathExtension
-        let read = try ClaudeCodeSession.conversations(path: path, from: Int(from), appended: from > 0, fallbackID: stem)
+        let read =
+            format == .codex
+            ? try CodexSession.conversations(path: path, from: Int(from), appended: from > 0, fallbackID: stem)
+            : try ClaudeCodeSession.conversations(path: path, from: Int(from), appended: from > 0, fallbackID: stem)
         let window = try SessionFile.windowHash(path, before: read.readTo)
         try store.inserting(about: read.conversations.reduce(0) { $0 + $1.messages.count }) {
             for conversation in read.conversations {

@@ -26,6 +26,12 @@ public enum KnownSources {
                 places.append(Place(name: "Claude Code sessions", path: projects, files: files.count, bytes: size(of: files)))
             }
         }
+        // Codex: CODEX_HOME, else ~/.codex.
+        let codex = PathText.appending(to: environment["CODEX_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.codex", "sessions")
+        let rollouts = Importer.sessionFiles(under: codex)
+        if !rollouts.isEmpty {
+            places.append(Place(name: "Codex sessions", path: codex, files: rollouts.count, bytes: size(of: rollouts)))
+        }
         // llm: LLM_USER_PATH, else its folder under the config home.
         let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
         let llmFolders = environment["LLM_USER_PATH"].map { [$0] }

@@ -61,6 +61,9 @@ public enum ImportedParent: Sendable, Hashable {
     case node(String)
     /// Under the message at this index of `messages` (an earlier one).
     case index(Int)
+    /// Under the stored conversation's current leaf: the first of the lines appended to a
+    /// session whose lines have no ids (a first message when nothing is stored).
+    case afterStored
 }
 
 public struct ImportedMessage: Sendable, Hashable {

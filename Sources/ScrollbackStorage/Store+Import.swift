@@ -119,7 +119,9 @@ extension Store {
                 match = found
             } else if let publicID = message.publicID, let found = byPublicID[publicID], !taken.contains(found) {
                 match = found
-            } else if parent == nil, let external = tree.externalParents[index], byNode[external] != nil {
+            } else if parent == nil, let external = tree.externalParents[index],
+                byNode[external] != nil || (external == ImportedTree.storedLeaf && existing.currentLeafID != nil)
+            {
                 // Appended to a session whose earlier lines are stored: new, under a stored one.
                 match = nil
             } else {
@@ -160,6 +162,8 @@ extension Store {
                 if let parentRow = rowIDs[parent] { row.parentID = parentRow } else { row.parentInBatch = newIndex[parent] }
             } else if let external = tree.externalParents[index], let found = byNode[external] {
                 row.parentID = stored[found].id
+            } else if tree.externalParents[index] == ImportedTree.storedLeaf {
+                row.parentID = existing.currentLeafID
             }
             newIndex[index] = newRows.count
             newRows.append(row)
@@ -375,8 +379,11 @@ struct ImportedTree {
     /// The index of the last message of the branch shown by default.
     var leaf: Int?
     /// For a message whose parent (by node id) is not in the import, that node id: a
-    /// stored message, when the import is what was appended to a session.
+    /// stored message, when the import is what was appended to a session (`storedLeaf`:
+    /// the stored conversation's current leaf).
     var externalParents: [Int: String] = [:]
+    /// Stands for the stored conversation's current leaf in `externalParents`.
+    static let storedLeaf = "\u{0}current leaf"
 
     init(_ imported: ImportedConversation) {
         // Node ids are looked up only when something names a message by its node id (every
@@ -404,8 +411,10 @@ struct ImportedTree {
                 // A parent that is not earlier (missing, or after it) makes a first message.
                 case .node(let node): byNode[node].flatMap { $0 < index ? $0 : nil }
                 case .index(let earlier): earlier >= 0 && earlier < index ? earlier : nil
+                case .afterStored: nil
                 }
             if parent == nil, case .node(let node) = message.parent, byNode[node] == nil { external[index] = node }
+            if case .afterStored = message.parent { external[index] = Self.storedLeaf }
             parents.append(parent)
             if let parent { hasChildren[parent] = true }
         }
