@@ -1,4 +1,5 @@
 import Foundation
+import ScrollbackImport
 import ScrollbackModel
 import ScrollbackStorage
 import ScrollbackSync
@@ -53,6 +54,10 @@ struct BrowseCommand {
         let sync = try startSync(store: store, config: config)
         browser.syncMonitor = sync
         defer { sync?.stop() }
+        // The coding agents' sessions, followed when idle: what they append shows by itself.
+        let follower = startFollowing(store: store, config: config)
+        browser.sourceMonitor = follower
+        defer { follower?.stop() }
         // Checkpoints happen away from the main actor, so that no write waits for one.
         let checkpointer = try BackgroundCheckpointer(for: store)
         defer { checkpointer.stop() }
@@ -63,6 +68,22 @@ struct BrowseCommand {
         let environment = context.environment
         app.exporter = { ids, path in ExportCommand.exportFromBrowser(ids: ids, path: path, store: store, environment: environment) }
         return try app.run()
+    }
+
+    /// The follower of the session files imported before and the folders the config names
+    /// (and the places `import` finds that something was imported from); nil when there is
+    /// nothing to follow or following is off.
+    private func startFollowing(store: Store, config: BrowserConfig) -> (any SourceMonitor)? {
+        guard config.followInterval > 0, !store.isSnapshot else { return nil }
+        let home = context.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let known = (try? store.sourceFiles().map(\.path)) ?? []
+        var folders = config.followFolders.map { $0 == "~" ? home : $0.hasPrefix("~/") ? home + $0.dropFirst() : $0 }
+        for place in KnownSources.find(environment: context.environment) where place.name != "llm logs" {
+            let root = Importer.canonical(place.path)
+            if known.contains(where: { $0.hasPrefix(root + "/") }) && !folders.contains(place.path) { folders.append(place.path) }
+        }
+        guard !known.isEmpty || !folders.isEmpty else { return nil }
+        return SourceFollower(path: store.path, readOnly: store.isReadOnly, folders: folders, interval: TimeInterval(config.followInterval))
     }
 
     /// The background sync when sync is on for `store` (and it is writable); a footer that

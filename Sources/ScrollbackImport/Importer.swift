@@ -517,7 +517,7 @@ extension Importer {
     }
 
     /// The path with symbolic links and `..` resolved: one file is one key however named.
-    static func canonical(_ path: String) -> String {
+    public static func canonical(_ path: String) -> String {
         URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
     }
 

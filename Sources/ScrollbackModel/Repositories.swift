@@ -236,3 +236,12 @@ public protocol SyncMonitor: AnyObject, Sendable {
     /// Ends the background syncs (one running finishes on its own).
     func stop()
 }
+
+/// Follows the coding agents' session files in the background (importing what they append),
+/// read from the main actor at any time.
+public protocol SourceMonitor: AnyObject, Sendable {
+    /// What the footer says of the sources, when there is something to say: news a
+    /// read-only browser does not import, or why following failed.
+    var note: String? { get }
+    func stop()
+}

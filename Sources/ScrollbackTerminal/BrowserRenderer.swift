@@ -109,6 +109,7 @@ public enum BrowserRenderer {
         }
         if browser.isReadOnly { left += " · read-only" }
         if let note = browser.syncNote, browser.mode == .list || browser.mode == .reader { left += " · " + note }
+        if let note = browser.sourceNote, browser.mode == .list || browser.mode == .reader { left += " · " + note }
         if let query = browser.searching {
             left = "Searching “\(UntrustedText.sanitized(query))”… (Esc cancels)"
         }

@@ -61,6 +61,11 @@ public struct BrowserConfig: Sendable, Equatable {
     public var syncInterval = 60
     /// `[sync] secret_timeout`: seconds a secret_command may take before it is stopped.
     public var secretTimeout = 15
+    /// `[sources] follow`: folders of coding agents' sessions the browser follows besides
+    /// the session files imported before (`~/` is the home folder).
+    public var followFolders: [String] = []
+    /// `[sources] follow_interval`: seconds between looks at the followed files; 0: never.
+    public var followInterval = 1
     /// What was wrong, one line each: `config.toml:12: unknown key 'colour'`.
     public var problems: [String] = []
 
@@ -99,8 +104,8 @@ public struct BrowserConfig: Sendable, Equatable {
                     continue
                 }
                 let name = String(line.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces)
-                guard ["keys", "colors", "display", "programs", "sync"].contains(name) else {
-                    problem("unknown section '\(shown(name))'; the sections are [keys], [colors], [display], [programs] and [sync]")
+                guard ["keys", "colors", "display", "programs", "sync", "sources"].contains(name) else {
+                    problem("unknown section '\(shown(name))'; the sections are [keys], [colors], [display], [programs], [sync] and [sources]")
                     section = "?"
                     continue
                 }
@@ -237,8 +242,21 @@ public struct BrowserConfig: Sendable, Equatable {
             default:
                 return "unknown key '\(Self.shown(key))' in [sync]; the names are secret_command, secret_timeout and interval"
             }
+        case "sources":
+            switch key {
+            case "follow":
+                guard case .text(let folders) = value else { return "follow is folders in quotes, separated by ':', like \"~/.claude/projects\"" }
+                followFolders = folders.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            case "follow_interval":
+                guard case .number(let seconds) = value, (0...3600).contains(seconds) else {
+                    return "follow_interval is a whole number of seconds from 0 (never) to 3600"
+                }
+                followInterval = seconds
+            default:
+                return "unknown key '\(Self.shown(key))' in [sources]; the names are follow and follow_interval"
+            }
         default:
-            return "'\(Self.shown(key))' is outside a section; put it under [keys], [colors], [display], [programs] or [sync]"
+            return "'\(Self.shown(key))' is outside a section; put it under [keys], [colors], [display], [programs], [sync] or [sources]"
         }
         return nil
     }
@@ -388,6 +406,15 @@ public struct BrowserConfig: Sendable, Equatable {
             secret_timeout = 15
             # Seconds between the browser's syncs (it also syncs soon after a change).
             interval = 60
+
+            [sources]
+            # The browser follows the coding agents' session files imported before (Claude Code,
+            # Codex): what an agent appends shows within a second or two. Folders to watch for
+            # new sessions too, separated by ':' (like "~/.claude/projects:~/.codex/sessions");
+            # the places `scrollback import` found are watched once something of them is imported.
+            follow = ""
+            # Seconds between looks (a stat of each file, nothing read unless it grew); 0: never.
+            follow_interval = 1
 
             """
         return text

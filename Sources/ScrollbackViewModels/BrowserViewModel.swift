@@ -129,6 +129,11 @@ public final class BrowserViewModel {
     public var wheelStep = 3
     /// The background sync, when sync is on for this database.
     public var syncMonitor: (any SyncMonitor)?
+    /// The coding agents' sessions followed in the background, when any are.
+    public var sourceMonitor: (any SourceMonitor)?
+    /// What the footer says of them (news a read-only browser does not import), made safe.
+    public private(set) var sourceNote: String?
+    private var sourceNoteRead: String?
     /// What the footer says of sync ("synced 2m ago", "12 to send", "offline"); nil when
     /// sync is off.
     public private(set) var syncNote: String?
@@ -487,6 +492,14 @@ public final class BrowserViewModel {
             let note = Self.syncNote(monitor.state, now: now())
             if note != syncNote {
                 syncNote = note
+                changed = true
+            }
+        }
+        if let monitor = sourceMonitor {
+            let note = monitor.note
+            if note != sourceNoteRead {
+                sourceNoteRead = note
+                sourceNote = note.map { UntrustedText.sanitized($0) }
                 changed = true
             }
         }

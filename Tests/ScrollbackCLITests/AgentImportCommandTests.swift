@@ -75,3 +75,52 @@ struct AgentImportCommandTests {
         #expect(result.error.contains("no history found where scrollback looks"))
     }
 }
+
+/// The browser follows the sessions imported before: what an agent appends shows in the
+/// list and the open reader within a couple of seconds; read-only, it says so instead.
+@Suite("Browser: following sessions", .serialized)
+struct FollowingBrowserTests {
+    static func append(_ path: String, uuid: String, parent: String, text: String) throws {
+        let line: [String: Any] = [
+            "type": "user", "uuid": uuid, "parentUuid": parent, "sessionId": "s-1", "cwd": "/home/me/src/app",
+            "timestamp": "2026-11-30T09:20:00.000Z", "message": ["role": "user", "content": text],
+        ]
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: (try JSONSerialization.data(withJSONObject: line)) + Data("\n".utf8))
+        try handle.close()
+    }
+
+    @Test("a prompt appended to a running session appears in the open reader; --readonly says a source has news")
+    func follows() throws {
+        let runner = try BinaryRunner()
+        let projects = runner.folder.path + "/.claude/projects/-home-me-src-app"
+        try FileManager.default.createDirectory(atPath: projects, withIntermediateDirectories: true)
+        let file = projects + "/s-1.jsonl"
+        try AgentImportCommandTests.session("s-1", prompt: "Add a login page").write(toFile: file, atomically: false, encoding: .utf8)
+        #expect(try runner.run(["import", file]).status == 0)
+
+        let tmux = try TmuxSession(
+            width: 90, height: 20, arguments: ["--db", runner.databasePath], environment: ["HOME": runner.folder.path])
+        _ = try tmux.waitFor(text: "Add a login page")
+        try tmux.send("Enter")
+        _ = try tmux.waitFor(text: "message 1 of 2")
+        try Self.append(file, uuid: "s-1-u2", parent: "s-1-a", text: "Now a \u{1B}[31mlogout button")
+        let screen = try tmux.waitFor(text: "logout button", timeout: 10)
+        #expect(!screen.joined().contains("\u{1B}"))
+        #expect(screen[0].contains("Add a login page · app (main)"))
+        try tmux.send("q", "q")
+        _ = try tmux.waitForExit()
+
+        let readOnly = try TmuxSession(
+            width: 120, height: 20, arguments: ["--db", runner.databasePath, "--readonly"], environment: ["HOME": runner.folder.path])
+        _ = try readOnly.waitFor(text: "Add a login page")
+        try Self.append(file, uuid: "s-1-u3", parent: "s-1-u2", text: "And a footer")
+        _ = try readOnly.waitFor(text: "1 session file grew (read-only: scrollback import reads them)", timeout: 10)
+        try readOnly.send("q")
+        _ = try readOnly.waitForExit()
+        // Read-only imported nothing: the first append is there, the second is not.
+        let rows = try runner.json(["list"])["conversations"] as? [[String: Any]] ?? []
+        #expect(rows.first?["messageCount"] as? Int == 3)
+    }
+}

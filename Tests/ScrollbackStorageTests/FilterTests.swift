@@ -179,7 +179,7 @@ struct FilterTests {
         // Before 1970 is 1970.
         #expect(try ConversationFilter.time("57y", now: now, end: false).milliseconds == 0)
         for (text, message) in [
-            ("colour:red", "unknown filter 'colour:'; use source:, model:, since:, until:, title: or pinned (title:colour:red finds it in titles)"),
+            ("colour:red", "unknown filter 'colour:'; use source:, model:, project:, since:, until:, title: or pinned (title:colour:red finds it in titles)"),
             ("title:\" \"", "' ' has nothing to find in a title"),
             ("model:", "'model:' needs a value"),
             ("since:2025-02-30", "'2025-02-30' is not a date: use 2025-01-31, 2025-01, 2025, 2025-01-31T10:00Z (the years 1970 to 9999), or 7d, 2w, 3m, 1y for days, weeks, months, years ago"),

@@ -54,7 +54,7 @@ struct ConfigTests {
             "config.toml:4: 'blinking' is not a colour word: use bold, dim, reverse, underline, plain, red, green, yellow, blue, magenta, cyan",
             "config.toml:6: wheel_step is a whole number from 1 to 50",
             "config.toml:10: 'Ctrl-Ä' is not a key name (a character, Ctrl-X, Alt-x, Up, Down, Left, Right, PgUp, PgDn, Home, End, Enter, Esc, Tab, Space, Backspace, Delete)",
-            "config.toml:12: unknown section 'sounds'; the sections are [keys], [colors], [display], [programs] and [sync]",
+            "config.toml:12: unknown section 'sounds'; the sections are [keys], [colors], [display], [programs], [sync] and [sources]",
             "config.toml:16: a quote is not closed",
         ])
         #expect(config.colors == [.header: "bold red"])

@@ -28,7 +28,7 @@ struct ListFilterTests {
         }
         try fixture.type("colour:red")
         try fixture.press(.enter)
-        #expect(browser.status == "unknown filter 'colour:'; use source:, model:, since:, until:, title: or pinned (title:colour:red finds it in titles)")
+        #expect(browser.status == "unknown filter 'colour:'; use source:, model:, project:, since:, until:, title: or pinned (title:colour:red finds it in titles)")
         guard case .filter(let editor) = browser.prompt else {
             Issue.record("the line stays open")
             return
