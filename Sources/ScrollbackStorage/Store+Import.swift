@@ -58,7 +58,10 @@ extension Store {
             }
             // In a savepoint, so that nothing changes when a new message fails.
             return try database.write {
-                try merge(imported, tree: tree, into: existing, publicID: publicID, title: safeTitle, updatedAt: updatedAt)
+                if imported.isAppended {
+                    return try mergeAppended(imported, tree: tree, into: existing, publicID: publicID, updatedAt: updatedAt)
+                }
+                return try merge(imported, tree: tree, into: existing, publicID: publicID, title: safeTitle, updatedAt: updatedAt)
             }
         }
     }
@@ -233,6 +236,102 @@ extension Store {
             let nodes = stored.map { (id: $0.id, parentID: newParents[$0.id] ?? $0.parentID) }
                 + newRows.indices.map { (id: inserted[$0], parentID: newRows[$0].parentID ?? newRows[$0].parentInBatch.map { inserted[$0] }) }
             let leaf = tree.leaf.flatMap { rowIDs[$0] }
+            try setBranch(of: existing.id, tree: ConversationTree(nodes: nodes), leaf: leaf)
+        }
+        return .updated
+    }
+
+    /// What was appended to a session file, added to its stored conversation: each message
+    /// found by its node id (through the index, reading no other message), the new ones
+    /// under the stored messages they name (or the current leaf), the current branch moved
+    /// on when the new leaf continues it. Nothing else of the conversation is read: a
+    /// follow of a 50 MB session reads what it adds.
+    private func mergeAppended(
+        _ imported: ImportedConversation, tree: ImportedTree, into existing: ConversationDTO, publicID: String, updatedAt: Timestamp
+    ) throws -> ImportOutcome {
+        func storedRow(_ node: String) throws -> (id: Int64, content: String, role: String, kind: String, model: String?)? {
+            try database.queryFirst(
+                """
+                SELECT id, content, role, kind, model FROM message INDEXED BY message_by_source_node
+                 WHERE conversation_id = ? AND source_node_id = ?
+                """, [.integer(existing.id), .text(node)]
+            ) { (id: $0.int64(0), content: $0.text(1), role: $0.text(2), kind: $0.text(3), model: $0.optionalText(4)) }
+        }
+        var rowIDs: [Int64?] = Array(repeating: nil, count: imported.messages.count)
+        var newRows: [Writer.MessageRow] = []
+        var newIndex: [Int: Int] = [:]
+        var changedAny = false
+        var position = try database.scalarInt(
+            "SELECT coalesce(max(position), -1) + 1 FROM message WHERE conversation_id = ?", [.integer(existing.id)])
+        for (index, message) in imported.messages.enumerated() {
+            if let node = tree.nodeIDs[index], let found = try storedRow(node) {
+                rowIDs[index] = found.id
+                if found.content != message.content || found.role != message.role.rawValue || found.kind != message.kind.rawValue
+                    || found.model != message.model
+                {
+                    try writer.update(
+                        message: found.id, role: message.role, content: message.content, model: message.model, usage: message.usage,
+                        kind: message.kind)
+                    changedAny = true
+                }
+                continue
+            }
+            var row = Writer.MessageRow(
+                publicID: message.publicID ?? StableID.uuid(publicID, tree.nodeIDs[index] ?? String(position)),
+                conversationID: existing.id, position: position, role: message.role, content: message.content,
+                createdAt: message.createdAt, model: message.model, sourceNodeID: tree.nodeIDs[index], usage: message.usage,
+                kind: message.kind)
+            if let parent = tree.parents[index] {
+                if let parentRow = rowIDs[parent] { row.parentID = parentRow } else { row.parentInBatch = newIndex[parent] }
+            } else if let external = tree.externalParents[index] {
+                row.parentID = external == ImportedTree.storedLeaf ? existing.currentLeafID : try storedRow(external)?.id
+            }
+            newIndex[index] = newRows.count
+            newRows.append(row)
+            position += 1
+        }
+        let updated = max(updatedAt, existing.updatedAt)
+        if (imported.project != nil || imported.gitBranch != nil)
+            && (imported.project != existing.project || imported.gitBranch != existing.gitBranch)
+        {
+            try writer.setPlace(conversation: existing.id, project: imported.project ?? existing.project, gitBranch: imported.gitBranch ?? existing.gitBranch)
+            changedAny = true
+        }
+        let title = imported.title.trimmingCharacters(in: .whitespacesAndNewlines)
+        if !title.isEmpty && title != existing.title {
+            // A title the lines name (a summary, a custom title), unless a person set one.
+            let lastImported = try database.queryFirst(
+                "SELECT source_title FROM conversation WHERE id = ?", [.integer(existing.id)]) { $0.optionalText(0) } ?? nil
+            if lastImported == existing.title || lastImported == nil {
+                try writer.update(
+                    conversation: existing.id, title: title, model: imported.model ?? existing.model, createdAt: existing.createdAt,
+                    updatedAt: updated, sourceTitle: title)
+                changedAny = true
+            }
+        }
+        guard !newRows.isEmpty else { return changedAny ? .updated : .unchanged }
+        let inserted = try writer.insert(messages: newRows)
+        for (index, at) in newIndex { rowIDs[index] = inserted[at] }
+        if updated != existing.updatedAt { try writer.setTimes(conversation: existing.id, createdAt: existing.createdAt, updatedAt: updated) }
+        if let model = imported.model, model != existing.model { try writer.setModel(conversation: existing.id, model) }
+        // The current branch goes on when the new leaf continues it: its length is the
+        // stored branch's and the new messages on the way; else it is counted from the tree.
+        guard let leafIndex = tree.leaf, let leaf = rowIDs[leafIndex] else { return .updated }
+        var added = 0
+        var at: Int? = leafIndex
+        var top = leafIndex
+        while let current = at, newIndex[current] != nil, added <= imported.messages.count {
+            added += 1
+            top = current
+            at = tree.parents[current]
+        }
+        let joins: Int64? = at.flatMap { rowIDs[$0] } ?? newRows[newIndex[top] ?? 0].parentID
+        if let joins, joins == existing.currentLeafID {
+            try writer.setBranch(conversation: existing.id, leaf: leaf, length: existing.branchLength + added)
+        } else {
+            let nodes = try database.query(
+                "SELECT id, parent_id FROM message WHERE conversation_id = ?", [.integer(existing.id)]
+            ) { (id: $0.int64(0), parentID: $0.optionalInt64(1)) }
             try setBranch(of: existing.id, tree: ConversationTree(nodes: nodes), leaf: leaf)
         }
         return .updated
