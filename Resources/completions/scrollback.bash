@@ -79,7 +79,7 @@ _scrollback() {
         "search --until") COMPREPLY=(); return ;;
         "search --title") COMPREPLY=(); return ;;
         "delete --source") _scrollback_offer "$current" < <(_scrollback_words "${COMP_WORDS[0]}" "$db" source); return ;;
-        "import --format") _scrollback_offer "$current" < <(printf '%s\n' chatgpt claude llm jsonl claude-code codex); return ;;
+        "import --format") _scrollback_offer "$current" < <(printf '%s\n' chatgpt claude llm jsonl claude-code codex gemini); return ;;
         "import --unzip-limit") COMPREPLY=(); return ;;
         "export --format") _scrollback_offer "$current" < <(printf '%s\n' md json jsonl); return ;;
         "export --out") mapfile -t COMPREPLY < <(compgen -f -- "$current"); return ;;

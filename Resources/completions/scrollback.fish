@@ -101,7 +101,7 @@ complete -c scrollback -n '__scrollback_in search' -l title -x -d 'only those wh
 complete -c scrollback -n '__scrollback_in search' -l json -s j -d 'print JSON instead of text'
 complete -c scrollback -n '__scrollback_in delete' -l yes -s y -d 'do not ask (required when input is not a terminal)'
 complete -c scrollback -n '__scrollback_in delete' -l source -x -a '(__scrollback_words source)' -d 'every conversation imported from NAME (delete --source demo --yes removes the demo\'s)'
-complete -c scrollback -n '__scrollback_in import' -l format -x -a 'chatgpt claude llm jsonl claude-code codex' -d 'the format (default: found from the content): chatgpt and claude read a ZIP, a folder or a JSON file; llm an llm logs.db (SQLite); jsonl scrollback\'s own JSON or JSON Lines export; claude-code a session file (.jsonl) or a folder of them'
+complete -c scrollback -n '__scrollback_in import' -l format -x -a 'chatgpt claude llm jsonl claude-code codex gemini' -d 'the format (default: found from the content): chatgpt and claude read a ZIP, a folder or a JSON file; llm an llm logs.db (SQLite); jsonl scrollback\'s own JSON or JSON Lines export; claude-code a session file (.jsonl) or a folder of them'
 complete -c scrollback -n '__scrollback_in import' -l yes -s y -d 'with no PATH: import the places found without asking (required when input is not a terminal)'
 complete -c scrollback -n '__scrollback_in import' -l quiet -s q -d 'no progress on standard error'
 complete -c scrollback -n '__scrollback_in import' -l restore -d 'bring back conversations of these files that were deleted (else they stay deleted, here and on synced machines)'

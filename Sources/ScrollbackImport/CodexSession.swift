@@ -93,6 +93,10 @@ enum CodexSession {
         guard !messages.isEmpty else { return ([], readTo, skipped) }
         // Appended lines follow the last message stored.
         if appended { messages[0].parent = .afterStored }
+        // Appended lines do not say whose they are: the file's name does, else its first line.
+        if appended && metaID == nil, let first = GeminiSession.firstLine(path) {
+            metaID = (first["payload"] as? [String: Any])?.string("id") ?? first.string("id")
+        }
         let id = sessionID(fromFileName: fallbackID) ?? metaID ?? fallbackID
         let prompt = messages.first { $0.role == .user && $0.kind == .text }.map { ImportText.title(from: [$0]) }
         let start = firstTime ?? messages[0].createdAt

@@ -9,10 +9,12 @@ public enum ImportFormat: String, CaseIterable, Sendable {
     case claudeCode = "claude-code"
     /// A Codex CLI session file (`~/.codex/sessions/YYYY/MM/DD/rollout-….jsonl`).
     case codex
+    /// A Gemini CLI session file (`~/.gemini/tmp/<project>/chats/session-….json` or `.jsonl`).
+    case gemini
 
     /// A coding agent's session file, which grows while the agent runs: read from where the
     /// last import stopped.
-    var isSession: Bool { self == .claudeCode || self == .codex }
+    var isSession: Bool { self == .claudeCode || self == .codex || self == .gemini }
 }
 
 /// What a run of `import` did.
@@ -182,6 +184,9 @@ public struct Importer {
             let child = PathText.appending(to: path, name)
             switch try? kind(of: child) {
             case .file where name.hasSuffix(".jsonl"): found.append(child)
+            // Gemini CLI's sessions are whole JSON files in its `chats` folders.
+            case .file where name.hasPrefix("session-") && name.hasSuffix(".json") && PathText.lastComponent(of: path) == "chats":
+                found.append(child)
             case .folder: found += sessionFiles(under: child, depth: depth - 1)
             default: break
             }
@@ -244,7 +249,10 @@ public struct Importer {
     private func importFile(
         _ path: String, label: String, format forced: ImportFormat?, progress: ((ImportProgress) -> Void)?, shouldStop: () -> Bool
     ) throws -> ImportSummary {
-        let format = try forced ?? Self.detect(path)
+        // A session file read before is what it was: its format is not found again (that
+        // reads its first lines, and more, each time it is followed).
+        let known = forced == nil ? try store.sourceFile(path: Self.canonical(path)).flatMap { ImportFormat(rawValue: $0.format) } : nil
+        let format = try forced ?? known ?? Self.detect(path)
         if format.isSession { return try importSession(path, label: label, format: format, shouldStop: shouldStop) }
         var result = ImportSummary()
         // About one message per 300 bytes of export, for the storage layer's bulk policy.
@@ -288,7 +296,7 @@ public struct Importer {
                     }
                     progress?(ImportProgress(path: label, records: record.records, bytesDone: record.bytesDone, bytesTotal: record.bytesTotal))
                 }
-            case .claudeCode, .codex:
+            case .claudeCode, .codex, .gemini:
                 return
             case .llm:
                 for conversation in llm?.conversations ?? [] {
@@ -374,7 +382,7 @@ public struct Importer {
                 let record = ReadRecord(conversation: conversation, name: "line \(number)", records: number, bytesDone: done, bytesTotal: total)
                 guard deliver(record) else { throw JSONLines.Stop() }
             }
-        case .llm, .claudeCode, .codex:
+        case .llm, .claudeCode, .codex, .gemini:
             return
         }
     }
@@ -443,6 +451,15 @@ public struct Importer {
 extension Importer {
     /// The coding agent whose session file `path` is, from its first lines; nil for none.
     static func sessionFormat(_ path: String) throws -> ImportFormat? {
+        if path.hasSuffix(".json") {
+            // A Gemini CLI session object: {sessionId, projectHash, messages}.
+            guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+            defer { try? handle.close() }
+            guard let data = try handle.read(upToCount: 256 << 20),
+                let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+            else { return nil }
+            return object["sessionId"] is String && object["messages"] is [Any] ? .gemini : nil
+        }
         var found: ImportFormat?
         var looked = 0
         do {
@@ -450,7 +467,9 @@ extension Importer {
                 looked += 1
                 if let line, let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] {
                     let type = object["type"] as? String
-                    if object["sessionId"] is String && (object["uuid"] is String || type == "user" || type == "assistant") {
+                    if object["sessionId"] is String && object["projectHash"] is String {
+                        found = .gemini
+                    } else if object["sessionId"] is String && (object["uuid"] is String || type == "user" || type == "assistant") {
                         found = .claudeCode
                     } else if type == "summary" && object["leafUuid"] is String {
                         found = .claudeCode
@@ -479,6 +498,8 @@ extension Importer {
         let print = try SessionFile.fingerprint(path)
         let key = Self.canonical(path)
         var from: Int64 = 0
+        // A Gemini CLI `.json` session is written again whole: never read from an offset.
+        let appendable = !(format == .gemini && path.hasSuffix(".json"))
         if let known = try store.sourceFile(path: key), known.format == format.rawValue, known.device == print.device,
             known.inode == print.inode, print.size >= known.readTo
         {
@@ -486,14 +507,16 @@ extension Importer {
                 result.filesUnchanged = 1
                 return result
             }
-            if try SessionFile.windowHash(path, before: Int(known.readTo)) == known.window { from = known.readTo }
+            if appendable, try SessionFile.windowHash(path, before: Int(known.readTo)) == known.window { from = known.readTo }
         }
         if shouldStop() { throw Interrupted() }
         let stem = (PathText.lastComponent(of: path) as NSString).deletingPathExtension
         let read =
-            format == .codex
-            ? try CodexSession.conversations(path: path, from: Int(from), appended: from > 0, fallbackID: stem)
-            : try ClaudeCodeSession.conversations(path: path, from: Int(from), appended: from > 0, fallbackID: stem)
+            switch format {
+            case .codex: try CodexSession.conversations(path: path, from: Int(from), appended: from > 0, fallbackID: stem)
+            case .gemini: try GeminiSession.conversations(path: path, from: Int(from), appended: from > 0, fallbackID: stem)
+            default: try ClaudeCodeSession.conversations(path: path, from: Int(from), appended: from > 0, fallbackID: stem)
+            }
         let window = try SessionFile.windowHash(path, before: read.readTo)
         try store.inserting(about: read.conversations.reduce(0) { $0 + $1.messages.count }) {
             for conversation in read.conversations {
@@ -520,6 +543,20 @@ extension Importer {
     public static func canonical(_ path: String) -> String {
         URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
     }
+
+    /// Reads the Claude Code sessions under `folder`, as `import` does, without storing them:
+    /// for the benchmark's floor.
+    public static func readClaudeCodeSessions(folder: String, _ body: (ImportedConversation) throws -> Void) throws {
+        for file in sessionFiles(under: folder) {
+            let stem = (PathText.lastComponent(of: file) as NSString).deletingPathExtension
+            for conversation in try ClaudeCodeSession.conversations(path: file, from: 0, appended: false, fallbackID: stem).conversations {
+                try body(conversation)
+            }
+        }
+    }
+
+    /// The bytes before where a session file was read that a later import checks.
+    public static let sessionWindow = SessionFile.window
 
     /// Reads the conversations of a ChatGPT export, as `import` does, without storing them:
     /// for the benchmark's floor (the same parsing, into a table without any index).

@@ -32,6 +32,12 @@ public enum KnownSources {
         if !rollouts.isEmpty {
             places.append(Place(name: "Codex sessions", path: codex, files: rollouts.count, bytes: size(of: rollouts)))
         }
+        // Gemini CLI: ~/.gemini/tmp/<project>/chats.
+        let gemini = home + "/.gemini/tmp"
+        let chats = Importer.sessionFiles(under: gemini).filter { PathText.lastComponent(of: PathText.parent(of: $0)) == "chats" }
+        if !chats.isEmpty {
+            places.append(Place(name: "Gemini CLI sessions", path: gemini, files: chats.count, bytes: size(of: chats)))
+        }
         // llm: LLM_USER_PATH, else its folder under the config home.
         let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
         let llmFolders = environment["LLM_USER_PATH"].map { [$0] }

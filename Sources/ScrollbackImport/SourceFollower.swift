@@ -90,18 +90,18 @@ public final class SourceFollower: SourceMonitor, @unchecked Sendable {
 
     /// What the follower knows between looks: the files' states as last imported, read from
     /// the database only when it changed.
-    struct Tracker {
+    public struct Tracker {
         let folders: [String]
         var known: [String: SourceFileState] = [:]
         var token: Int64?
 
-        init(folders: [String]) { self.folders = folders }
+        public init(folders: [String]) { self.folders = folders }
 
         mutating func forget() { token = nil }
 
         /// The session files that changed since they were imported, and (with `folders`) the
         /// new ones in the folders followed.
-        mutating func look(_ store: Store, folders lookInFolders: Bool) throws -> [String] {
+        public mutating func look(_ store: Store, folders lookInFolders: Bool) throws -> [String] {
             let now = try store.conversations.changeToken()
             if token != now || known.isEmpty {
                 token = now

@@ -17,6 +17,11 @@ enum Child {
             guard summary.failed.isEmpty else { throw BenchError("import failed: \(summary.failed)") }
             return
         }
+        if mode == "agentsfloor" {
+            guard let file else { throw BenchError("--child agentsfloor needs --file") }
+            try AgentBench.floor(database: database, folder: file)
+            return
+        }
         if mode == "catchup" {
             guard let file else { throw BenchError("--child catchup needs --file (the connection string)") }
             try SyncBench.catchUp(database: database, conninfo: file)

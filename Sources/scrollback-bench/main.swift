@@ -93,6 +93,7 @@ func main() throws {
     if wanted("import") { try Sections.importSpeed(data: data, sizes: sizes, report: &report) }
     if wanted("delete") { try Sections.batchDelete(data: data, sizes: sizes, report: &report) }
     if wanted("search") { try Sections.search(big: big, report: &report) }
+    if wanted("agents") { try AgentBench.run(work: options.work, quick: options.quick, report: &report) }
     if wanted("sync") {
         // SCROLLBACK_BENCH_SYNC_COUNT: another size, for a quicker look while working on sync.
         let count = ProcessInfo.processInfo.environment["SCROLLBACK_BENCH_SYNC_COUNT"].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }

@@ -1,0 +1,191 @@
+import Foundation
+import ScrollbackModel
+
+/// A Gemini CLI session (`~/.gemini/tmp/<project>/chats/session-*.json`, or `.jsonl` in
+/// newer versions): one conversation keyed by its `sessionId`.
+///
+/// The `.json` file is one object (`sessionId`, `projectHash`, `startTime`, `lastUpdated`,
+/// `messages`), written again whole as the session goes on: it is read whole each time it
+/// changes, its messages found again by their ids. The `.jsonl` file is its metadata, then
+/// records: a message (by `id`: a record with an id seen before replaces it), `$set` (the
+/// metadata), `$rewindTo` (the session went back to that message: what follows hangs under
+/// it, a branch beside what was there).
+///
+/// Seen: the prompts, the answers, each tool call with its result, collapsed. Hidden: the
+/// thoughts (`reasoning`), info, warning and error lines of the CLI itself (`internal`),
+/// and records of a type this version does not know (`unknown`).
+enum GeminiSession {
+    static let source = "gemini"
+
+    static func conversations(
+        path: String, from offset: Int, appended: Bool, fallbackID: String
+    ) throws -> (conversations: [ImportedConversation], readTo: Int, skipped: [String]) {
+        var records: [[String: Any]] = []
+        var order: [String] = []
+        var byID: [String: Int] = [:]
+        var parentOf: [String: String?] = [:]
+        var last: String?
+        var meta: [String: Any] = [:]
+        var skipped: [String] = []
+        var readTo = 0
+        if path.hasSuffix(".jsonl") {
+            readTo = try SessionFile.lines(path, from: offset) { line in
+                guard let object = (try? JSONSerialization.jsonObject(with: line.bytes)) as? [String: Any] else {
+                    skipped.append("the line at byte \(line.offset) is not a JSON object: left out")
+                    return
+                }
+                if let set = object.object("$set") {
+                    meta.merge(set) { $1 }
+                } else if let target = object.string("$rewindTo") {
+                    last = target
+                } else if let id = object.string("id"), object["type"] != nil || object["content"] != nil {
+                    if let at = byID[id] {
+                        records[at] = object
+                    } else {
+                        byID[id] = records.count
+                        records.append(object)
+                        order.append(id)
+                        parentOf.updateValue(last, forKey: id)
+                    }
+                    last = id
+                } else if object["sessionId"] != nil {
+                    meta.merge(object) { $1 }
+                } else {
+                    records.append(["type": "\u{0}unknown", "raw": object, "id": "@\(line.offset)", "timestamp": object["timestamp"] ?? NSNull()])
+                    order.append("@\(line.offset)")
+                    parentOf.updateValue(last, forKey: "@\(line.offset)")
+                    byID["@\(line.offset)"] = records.count - 1
+                }
+            }
+        } else {
+            // The whole object: read whole (it is rewritten, not appended to).
+            guard let handle = FileHandle(forReadingAtPath: path) else { throw ImportError(path: path, problem: "cannot read the file") }
+            defer { try? handle.close() }
+            let data = try handle.readToEnd() ?? Data()
+            readTo = data.count
+            guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+                throw ImportError(path: path, problem: "not a Gemini CLI session (not a JSON object)")
+            }
+            meta = object
+            for case let message as [String: Any] in object.array("messages") ?? [] {
+                guard let id = message.string("id"), byID[id] == nil else { continue }
+                byID[id] = records.count
+                records.append(message)
+                order.append(id)
+                parentOf.updateValue(last, forKey: id)
+                last = id
+            }
+        }
+        var messages: [ImportedMessage] = []
+        var unknown = 0
+        var model: String?
+        var firstTime = meta.string("startTime").flatMap(ImportTime.iso8601)
+        var lastTime = meta.string("lastUpdated").flatMap(ImportTime.iso8601)
+        for id in order {
+            guard let record = byID[id].map({ records[$0] }) else { continue }
+            let time = record.string("timestamp").flatMap(ImportTime.iso8601) ?? lastTime ?? firstTime ?? Timestamp(milliseconds: 0)
+            if firstTime == nil { firstTime = time }
+            lastTime = max(lastTime ?? time, time)
+            let parent: ImportedParent = (parentOf[id] ?? nil).map { .node($0) } ?? (appended ? .afterStored : .root)
+            let parts = self.parts(record, unknown: &unknown)
+            if let name = record.string("model"), !name.isEmpty { model = name }
+            for (index, part) in parts.enumerated() {
+                let isLast = index == parts.count - 1
+                messages.append(
+                    ImportedMessage(
+                        role: part.role, content: part.text, createdAt: time, model: part.role == .assistant ? record.string("model") : nil,
+                        nodeID: isLast ? id : "\(id)#\(index)", parent: index == 0 ? parent : .node("\(id)#\(index - 1)"),
+                        usage: isLast ? part.usage : MessageUsage(), kind: part.kind))
+            }
+            // A message without parts: what follows hangs where it would have.
+            if parts.isEmpty, let next = order.firstIndex(of: id).map({ $0 + 1 }), next < order.count, (parentOf[order[next]] ?? nil) == id {
+                parentOf.updateValue(parentOf[id] ?? nil, forKey: order[next])
+            }
+        }
+        guard !messages.isEmpty else { return ([], readTo, skipped) }
+        // Appended records do not say whose they are: the first line of the file does.
+        if meta.string("sessionId") == nil, appended, let first = firstLine(path) { meta.merge(first) { old, _ in old } }
+        let id = meta.string("sessionId") ?? fallbackID
+        let prompt = messages.first { $0.role == .user && $0.kind == .text }.map { ImportText.title(from: [$0]) }
+        let start = firstTime ?? messages[0].createdAt
+        var conversation = ImportedConversation(
+            source: source, sourceID: id, title: appended ? "" : prompt ?? "Untitled session", model: model, createdAt: start,
+            updatedAt: max(lastTime ?? start, start), messages: messages)
+        conversation.isAppended = appended
+        conversation.unknownParts = unknown
+        return ([conversation], readTo, skipped)
+    }
+
+    typealias Part = ClaudeCodeSession.Part
+
+    /// The first line of the file as an object (its metadata), read alone.
+    static func firstLine(_ path: String) -> [String: Any]? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: 64 * 1024), let end = head.firstIndex(of: 0x0A) else { return nil }
+        return (try? JSONSerialization.jsonObject(with: head[head.startIndex..<end])) as? [String: Any]
+    }
+
+    static func parts(_ record: [String: Any], unknown: inout Int) -> [Part] {
+        let type = record.string("type") ?? ""
+        let text = content(record["displayContent"] ?? record["content"])
+        switch type {
+        case "user":
+            return ImportText.isBlank(text) ? [] : [Part(role: .user, text: text, kind: .text)]
+        case "gemini", "model", "assistant":
+            var parts: [Part] = []
+            let thoughts = (record.array("thoughts") ?? []).compactMap { item -> String? in
+                guard let thought = item as? [String: Any] else { return nil }
+                let subject = thought.string("subject").map { "**\($0)**" }
+                return [subject, thought.string("description")].compactMap { $0 }.joined(separator: "\n")
+            }.filter { !ImportText.isBlank($0) }
+            if !thoughts.isEmpty { parts.append(Part(role: .assistant, text: thoughts.joined(separator: "\n\n"), kind: .reasoning)) }
+            if !ImportText.isBlank(text) { parts.append(Part(role: .assistant, text: text, kind: .text)) }
+            for case let call as [String: Any] in record.array("toolCalls") ?? [] {
+                let name = call.string("displayName") ?? call.string("name") ?? "tool"
+                let arguments = call.object("args") ?? [:]
+                let main = ["command", "file_path", "absolute_path", "path", "pattern", "query", "url"].lazy.compactMap { arguments.string($0) }.first
+                    ?? call.string("description") ?? ""
+                let line = main.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+                var body = "\(name)(\(line.count > 100 ? String(line.prefix(99)) + "…" : line))"
+                if let status = call.string("status"), status != "success" { body += " · \(status)" }
+                let result = call.string("resultDisplay") ?? content(call["result"])
+                if !ImportText.isBlank(result) { body += "\n" + result }
+                parts.append(Part(role: .tool, text: body, kind: .tool))
+            }
+            if var last = parts.last, let tokens = record.object("tokens") {
+                func count(_ key: String) -> Int64? {
+                    guard let value = tokens.number(key), value.isFinite, value >= 0, value < 1e15 else { return nil }
+                    return Int64(value.rounded(.down))
+                }
+                last.usage = MessageUsage(inputTokens: count("input"), outputTokens: count("output"))
+                parts[parts.count - 1] = last
+            }
+            return parts
+        case "info", "error", "warning":
+            return ImportText.isBlank(text) ? [] : [Part(role: .system, text: "\(type): \(text)", kind: .internal)]
+        default:
+            unknown += 1
+            let raw = record["raw"].map { ChatGPTMessage.rawJSON($0) } ?? ChatGPTMessage.rawJSON(record)
+            return [Part(role: .system, text: raw, kind: .unknown)]
+        }
+    }
+
+    /// Text of a string or a list of parts (`{text}`, `{functionResponse}`…): the texts, and
+    /// any other part as its JSON.
+    static func content(_ value: Any?) -> String {
+        if let text = value as? String { return text }
+        if let part = value as? [String: Any] { return part.string("text") ?? ChatGPTMessage.rawJSON(part) }
+        guard let parts = value as? [Any] else { return "" }
+        return parts.map { item -> String in
+            if let text = item as? String { return text }
+            guard let part = item as? [String: Any] else { return "" }
+            if let text = part.string("text") { return text }
+            if let response = part.object("functionResponse")?.object("response") {
+                return response.string("output") ?? ChatGPTMessage.rawJSON(response)
+            }
+            if part["inlineData"] != nil { return "[image]" }
+            return ChatGPTMessage.rawJSON(part)
+        }.filter { !$0.isEmpty }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+
+import ScrollbackModel
+@testable import ScrollbackImport
+@testable import ScrollbackStorage
+import TestSupport
+
+/// Gemini CLI sessions, the whole-object `.json` and the record-by-record `.jsonl`.
+@Suite("Import: Gemini CLI sessions")
+struct GeminiTests {
+    static func json(_ object: Any) -> String {
+        String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data(), as: UTF8.self)
+    }
+
+    static var messages: [[String: Any]] { [
+        ["id": "m1", "timestamp": "2026-11-30T12:00:00.000Z", "type": "user", "content": "Summarize \u{1B}[31mREADME"],
+        ["id": "m2", "timestamp": "2026-11-30T12:00:05.000Z", "type": "gemini", "content": "It is a terminal app.", "model": "gemini-2.5-pro",
+         "thoughts": [["subject": "Reading", "description": "Open the file first", "timestamp": "2026-11-30T12:00:02.000Z"]],
+         "toolCalls": [["id": "c1", "name": "read_file", "displayName": "ReadFile", "args": ["absolute_path": "/home/me/app/README.md"],
+                        "status": "success", "timestamp": "2026-11-30T12:00:03.000Z", "resultDisplay": "# app\nA terminal app"]],
+         "tokens": ["input": 900, "output": 40, "cached": 0, "total": 940]],
+        ["id": "m3", "timestamp": "2026-11-30T12:00:06.000Z", "type": "info", "content": "Request cancelled."],
+        ["id": "m4", "timestamp": "2026-11-30T12:00:07.000Z", "type": "hologram", "content": "?"],
+    ] }
+
+    @Test("a .json session: prompts, answers and tool calls seen; thoughts and the CLI's own lines hidden; read whole when rewritten")
+    func object() throws {
+        let folder = try TemporaryDirectory()
+        let chats = folder.file("tmp/abc123/chats")
+        try FileManager.default.createDirectory(atPath: chats, withIntermediateDirectories: true)
+        let path = chats + "/session-2026-11-30T12-00-abc.json"
+        var session: [String: Any] = [
+            "sessionId": "g-1", "projectHash": "abc123", "startTime": "2026-11-30T12:00:00.000Z", "lastUpdated": "2026-11-30T12:00:07.000Z",
+            "messages": Self.messages,
+        ]
+        try Self.json(session).write(toFile: path, atomically: false, encoding: .utf8)
+        let store = try Store.open(path: ":memory:")
+        let summary = Importer(store: store).run(paths: [folder.file("tmp")], format: nil)
+        #expect(summary.inserted == 1 && summary.failed.isEmpty && summary.unknownParts == 1, "\(summary)")
+        let conversation = try #require(try ImportTests.conversation(store, source: "gemini", id: "g-1"))
+        #expect(conversation.title == "Summarize \u{1B}[31mREADME" && conversation.model == "gemini-2.5-pro")
+        let seen = try store.messages.page(try store.messages.branch(of: conversation, leaf: nil), at: .first, limit: 20).items
+        #expect(seen.map { "\($0.role.rawValue) \($0.kind.rawValue)" } == ["user text", "assistant text", "tool tool"])
+        #expect(seen[2].content == "ReadFile(/home/me/app/README.md)\n# app\nA terminal app")
+        #expect(seen[2].usage.inputTokens == 900 && seen[2].usage.outputTokens == 40)
+        let all = try store.messages.all(conversationID: conversation.id, showingHidden: true)
+        #expect(all.map(\.kind) == [.text, .reasoning, .text, .tool, .internal, .unknown])
+        // Rewritten whole with one more message: read whole, nothing doubled.
+        session["messages"] = Self.messages + [["id": "m5", "timestamp": "2026-11-30T12:01:00.000Z", "type": "user", "content": "Thanks"]]
+        try Self.json(session).write(toFile: path + ".new", atomically: false, encoding: .utf8)
+        #expect(rename(path + ".new", path) == 0)
+        let again = Importer(store: store).run(paths: [path], format: nil)
+        #expect(again.updated == 1 && again.filesAppended == 0, "\(again)")
+        let after = try #require(try ImportTests.conversation(store, source: "gemini", id: "g-1"))
+        #expect(after.messageCount == conversation.messageCount + 1)
+        #expect(try store.check().problems.isEmpty)
+    }
+
+    @Test("a .jsonl session: records by id (a later one replaces), $set, $rewindTo as a branch, appended lines read alone")
+    func records() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("session-g2.jsonl")
+        var lines = [Self.json(["sessionId": "g-2", "projectHash": "def", "startTime": "2026-11-30T12:00:00.000Z"])]
+        lines += Self.messages.prefix(2).map(Self.json)
+        // m2 again, streamed further: it replaces the first.
+        var m2 = Self.messages[1]
+        m2["content"] = "It is a terminal app for chat histories."
+        lines.append(Self.json(m2))
+        lines.append(Self.json(["$set": ["summary": "README"]]))
+        lines.append(Self.json(["$rewindTo": "m1"]))
+        lines.append(Self.json(["id": "m6", "timestamp": "2026-11-30T12:02:00.000Z", "type": "gemini", "content": "Another answer."]))
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: false, encoding: .utf8)
+        let store = try Store.open(path: ":memory:")
+        let summary = Importer(store: store).run(paths: [path], format: nil)
+        #expect(summary.inserted == 1 && summary.failed.isEmpty, "\(summary)")
+        let conversation = try #require(try ImportTests.conversation(store, source: "gemini", id: "g-2"))
+        let tree = try store.messages.tree(conversationID: conversation.id)
+        #expect(tree.branches.count == 2)
+        let all = try store.messages.all(conversationID: conversation.id, showingHidden: true)
+        #expect(all.contains { $0.content == "It is a terminal app for chat histories." } && !all.contains { $0.content == "It is a terminal app." })
+        // Appended: a reply to m6, read alone.
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data((Self.json(["id": "m7", "timestamp": "2026-11-30T12:03:00.000Z", "type": "user", "content": "Why?"]) + "\n").utf8))
+        try handle.close()
+        let grown = Importer(store: store).run(paths: [path], format: nil)
+        #expect(grown.filesAppended == 1 && grown.updated == 1, "\(grown)")
+        let after = try #require(try ImportTests.conversation(store, source: "gemini", id: "g-2"))
+        let seen = try store.messages.page(try store.messages.branch(of: after, leaf: nil), at: .first, limit: 20).items
+        #expect(seen.map(\.content).suffix(2) == ["Another answer.", "Why?"])
+        #expect(try store.check().problems.isEmpty)
+    }
+}
