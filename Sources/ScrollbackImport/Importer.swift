@@ -37,6 +37,20 @@ public struct ImportSummary: Sendable, Equatable {
     public var filesUnchanged = 0
 
     public init() {}
+
+    /// Adds what another run did.
+    mutating func add(_ other: ImportSummary) {
+        inserted += other.inserted
+        updated += other.updated
+        unchanged += other.unchanged
+        deleted += other.deleted
+        skipped += other.skipped
+        failed += other.failed
+        unknownParts += other.unknownParts
+        filesAppended += other.filesAppended
+        filesUnchanged += other.filesUnchanged
+        interrupted = interrupted || other.interrupted
+    }
 }
 
 /// Progress through one file, for the terminal.
@@ -91,6 +105,13 @@ public struct Importer {
             if let folders = Self.exportFolders(in: path, for: files) {
                 summary.found.append("\(path) holds no export itself; importing those in its folders \(folders.joined(separator: ", "))")
             }
+            // A folder of session files: one load for all, each file in a savepoint of its own.
+            if files.count > 1, files.allSatisfy(\.isSession) {
+                let result = importSessions(files, format: format, shouldStop: shouldStop)
+                summary.add(result)
+                if result.interrupted { return summary }
+                continue
+            }
             for export in files {
                 let (file, label) = (export.file, export.label)
                 // Messages name what the user gave (archive!entry), not a temporary file.
@@ -126,6 +147,8 @@ public struct Importer {
         let label: String
         /// The unnamed file holding an inflated ZIP entry, kept open while it is read.
         var scratch: ScratchFile?
+        /// Found as a coding agent's session file (in a folder of them).
+        var isSession = false
     }
 
     /// The export files a path stands for, each with the name to show: a file is itself; a
@@ -154,7 +177,7 @@ public struct Importer {
         if let here = try exportFiles(inFolder: path) { return here }
         // Coding agents' session files (a Claude Code projects folder, one project's).
         let sessions = sessionFiles(under: path)
-        if !sessions.isEmpty { return sessions.map { ExportFile(file: $0, label: $0) } }
+        if !sessions.isEmpty { return sessions.map { ExportFile(file: $0, label: $0, isSession: true) } }
         // A folder of export folders (`chatgpt/`, `claude/`): those one level down.
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
         var found: [ExportFile] = []
@@ -489,12 +512,110 @@ extension Importer {
         return found
     }
 
+    /// Imports many session files in one load (the index built in batches, the messages
+    /// counted once: a folder of 2,000 sessions, one transaction per file, took four times
+    /// the floor), each file in a savepoint: one that fails leaves nothing of it, and the
+    /// load then ends with the index rebuilt whole. Ctrl-C keeps the files done.
+    private func importSessions(_ files: [ExportFile], format forced: ImportFormat?, shouldStop: () -> Bool) -> ImportSummary {
+        var result = ImportSummary()
+        let bytes = files.reduce(0) { total, file in
+            var status = stat()
+            return total + (stat(file.file, &status) == 0 ? Int(status.st_size) : 0)
+        }
+        do {
+            // Indexed a few thousand messages at a time: sessions hold long tool outputs, and
+            // a batch's text is tokenized in one statement.
+            try store.inserting(about: bytes / 300, indexingBatch: 5_000, cacheKiB: 8_192) {
+                // Planned first (a stat and a look at what was read before), then read on a
+                // second thread a file or two ahead while this one stores: parsing and
+                // storing each take a core.
+                var plans: [Result<SessionPlan?, any Error>] = []
+                for export in files {
+                    plans.append(Result {
+                        let known = try forced ?? store.sourceFile(path: Self.canonical(export.file)).flatMap { ImportFormat(rawValue: $0.format) }
+                        let format = try known ?? Self.detect(export.file)
+                        guard format.isSession else {
+                            throw ImportError(path: export.label, problem: "not a coding agent's session (\(format.rawValue)); import it by itself")
+                        }
+                        return try planSession(export.file, label: export.label, format: format)
+                    })
+                }
+                let ahead = SessionPrefetch(plans.compactMap { try? $0.get() ?? nil })
+                defer { ahead.cancel() }
+                var readIndex = 0
+                for (export, plan) in zip(files, plans) {
+                    if shouldStop() {
+                        result.interrupted = true
+                        return
+                    }
+                    do {
+                        guard let plan = try plan.get() else {
+                            result.filesUnchanged += 1
+                            continue
+                        }
+                        let read = try ahead.take(readIndex).get()
+                        readIndex += 1
+                        result.add(try store.transaction { try storeSession(plan, read, shouldStop: shouldStop) })
+                    } catch is Interrupted {
+                        result.interrupted = true
+                        return
+                    } catch {
+                        try store.abandonBatchedIndexing()
+                        result.failed.append(
+                            (error as? ImportError).map { ImportError(path: export.label, problem: $0.problem, location: $0.location) }
+                                ?? ImportError(path: export.label, problem: "\(error)"))
+                    }
+                }
+            }
+        } catch {
+            // The load itself failed (a full disk): nothing of these files is kept.
+            result = ImportSummary()
+            result.failed.append(ImportError(path: PathText.parent(of: files[0].file), problem: "\(error)"))
+        }
+        return result
+    }
+
     /// Imports a coding agent's session file: from where the last import stopped when the
     /// file only grew since (the same device and inode, not shorter, the 4 KiB before that
     /// point unchanged), else whole; nothing at all when it did not change. The conversations
     /// and how far the file was read are stored in one transaction.
     private func importSession(_ path: String, label: String, format: ImportFormat, shouldStop: () -> Bool) throws -> ImportSummary {
-        var result = ImportSummary()
+        var status = stat()
+        let size = stat(path, &status) == 0 ? Int(status.st_size) : 0
+        return try store.inserting(about: size / 300) { try sessionBody(path, label: label, format: format, shouldStop: shouldStop) }
+    }
+
+    /// `importSession` inside a transaction already.
+    private func sessionBody(_ path: String, label: String, format: ImportFormat, shouldStop: () -> Bool) throws -> ImportSummary {
+        guard let plan = try planSession(path, label: label, format: format) else {
+            var unchanged = ImportSummary()
+            unchanged.filesUnchanged = 1
+            return unchanged
+        }
+        if shouldStop() { throw Interrupted() }
+        return try storeSession(plan, try Self.readSession(plan), shouldStop: shouldStop)
+    }
+
+    /// What reading a session file needs to know: where to start; nil when the file did not
+    /// change since it was read (it is not read at all then).
+    struct SessionPlan: Sendable {
+        var path: String
+        var label: String
+        var format: ImportFormat
+        var from: Int64
+        var print: SessionFile.Fingerprint
+        var key: String
+    }
+
+    /// A session file's lines, read (on any thread).
+    struct SessionRead: Sendable {
+        var conversations: [ImportedConversation]
+        var readTo: Int
+        var skipped: [String]
+        var window: [UInt8]
+    }
+
+    private func planSession(_ path: String, label: String, format: ImportFormat) throws -> SessionPlan? {
         let print = try SessionFile.fingerprint(path)
         let key = Self.canonical(path)
         var from: Int64 = 0
@@ -503,39 +624,44 @@ extension Importer {
         if let known = try store.sourceFile(path: key), known.format == format.rawValue, known.device == print.device,
             known.inode == print.inode, print.size >= known.readTo
         {
-            if print.size == known.size && print.modifiedNanoseconds == known.modifiedNanoseconds {
-                result.filesUnchanged = 1
-                return result
-            }
+            if print.size == known.size && print.modifiedNanoseconds == known.modifiedNanoseconds { return nil }
             if appendable, try SessionFile.windowHash(path, before: Int(known.readTo)) == known.window { from = known.readTo }
         }
-        if shouldStop() { throw Interrupted() }
+        return SessionPlan(path: path, label: label, format: format, from: from, print: print, key: key)
+    }
+
+    static func readSession(_ plan: SessionPlan) throws -> SessionRead {
+        let (path, from) = (plan.path, Int(plan.from))
         let stem = (PathText.lastComponent(of: path) as NSString).deletingPathExtension
         let read =
-            switch format {
-            case .codex: try CodexSession.conversations(path: path, from: Int(from), appended: from > 0, fallbackID: stem)
-            case .gemini: try GeminiSession.conversations(path: path, from: Int(from), appended: from > 0, fallbackID: stem)
-            default: try ClaudeCodeSession.conversations(path: path, from: Int(from), appended: from > 0, fallbackID: stem)
+            switch plan.format {
+            case .codex: try CodexSession.conversations(path: path, from: from, appended: from > 0, fallbackID: stem)
+            case .gemini: try GeminiSession.conversations(path: path, from: from, appended: from > 0, fallbackID: stem)
+            default: try ClaudeCodeSession.conversations(path: path, from: from, appended: from > 0, fallbackID: stem)
             }
-        let window = try SessionFile.windowHash(path, before: read.readTo)
-        try store.inserting(about: read.conversations.reduce(0) { $0 + $1.messages.count }) {
-            for conversation in read.conversations {
-                if shouldStop() { throw Interrupted() }
-                switch try store.upsert(conversation, restoring: restoring) {
-                case .inserted: result.inserted += 1
-                case .updated: result.updated += 1
-                case .unchanged: result.unchanged += 1
-                case .deleted: result.deleted += 1
-                }
-                result.unknownParts += conversation.unknownParts
+        return SessionRead(
+            conversations: read.conversations, readTo: read.readTo, skipped: read.skipped,
+            window: try SessionFile.windowHash(path, before: read.readTo))
+    }
+
+    private func storeSession(_ plan: SessionPlan, _ read: SessionRead, shouldStop: () -> Bool) throws -> ImportSummary {
+        var result = ImportSummary()
+        for conversation in read.conversations {
+            if shouldStop() { throw Interrupted() }
+            switch try store.upsert(conversation, restoring: restoring) {
+            case .inserted: result.inserted += 1
+            case .updated: result.updated += 1
+            case .unchanged: result.unchanged += 1
+            case .deleted: result.deleted += 1
             }
-            try store.recordSourceFile(
-                SourceFileState(
-                    path: key, format: format.rawValue, readTo: Int64(read.readTo), device: print.device, inode: print.inode,
-                    size: print.size, modifiedNanoseconds: print.modifiedNanoseconds, window: window))
+            result.unknownParts += conversation.unknownParts
         }
-        result.skipped += read.skipped.map { SkippedRecord(path: label, record: "line", reason: $0) }
-        if from > 0 { result.filesAppended = 1 }
+        try store.recordSourceFile(
+            SourceFileState(
+                path: plan.key, format: plan.format.rawValue, readTo: Int64(read.readTo), device: plan.print.device,
+                inode: plan.print.inode, size: plan.print.size, modifiedNanoseconds: plan.print.modifiedNanoseconds, window: read.window))
+        result.skipped += read.skipped.map { SkippedRecord(path: plan.label, record: "line", reason: $0) }
+        if plan.from > 0 { result.filesAppended = 1 }
         return result
     }
 

@@ -88,3 +88,46 @@ struct SessionFile {
         return readTo
     }
 }
+
+/// Reads session files on a thread of its own, at most two ahead of the one taking them.
+final class SessionPrefetch: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var results: [Int: Result<Importer.SessionRead, any Error>] = [:]
+    private var taken = 0
+    private var cancelled = false
+
+    init(_ plans: [Importer.SessionPlan]) {
+        Thread.detachNewThread { [self] in
+            for (index, plan) in plans.enumerated() {
+                condition.lock()
+                while index - taken >= 2 && !cancelled { condition.wait() }
+                let stop = cancelled
+                condition.unlock()
+                if stop { return }
+                let read = Result { try Importer.readSession(plan) }
+                condition.lock()
+                results[index] = read
+                condition.broadcast()
+                condition.unlock()
+            }
+        }
+    }
+
+    /// The read of plan `index` (in order), waiting for it.
+    func take(_ index: Int) -> Result<Importer.SessionRead, any Error> {
+        condition.lock()
+        defer { condition.unlock() }
+        while results[index] == nil { condition.wait() }
+        let read = results.removeValue(forKey: index) ?? .failure(ImportError(path: "", problem: "not read"))
+        taken = index + 1
+        condition.broadcast()
+        return read
+    }
+
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}

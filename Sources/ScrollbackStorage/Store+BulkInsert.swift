@@ -22,8 +22,11 @@ enum SearchIndex {
     /// Whether changing `count` rows of a table holding `total` is cheaper with the index
     /// rebuilt whole than row by row: a thousand rows or more, and a quarter of the table.
     static func isLarge(_ count: Int, of total: Int) -> Bool {
-        count >= 1_000 && count >= total / 4
+        count >= largeAtLeast && count >= total / 4
     }
+
+    /// The fewest rows a change must have to be large.
+    static let largeAtLeast = 1_000
 
     /// Runs `body`, which deletes `count` of `total` conversations, in one write
     /// transaction: row by row, or by the bulk policy when the change is large.
@@ -56,8 +59,8 @@ enum SearchIndex {
     /// other thread reads the export, not after it; when the load changed or removed rows
     /// (a conversation twice in one export), or rows wait for an upgrade's index build, both
     /// indexes are rebuilt whole at the end instead.
-    static func loading<T>(_ database: Database, batch: Int = IndexingLoad.batch, _ body: () throws -> T) throws -> T {
-        try settingAside(insertTriggers, database) {
+    static func loading<T>(_ database: Database, batch: Int = IndexingLoad.batch, cacheKiB: Int = 65_536, _ body: () throws -> T) throws -> T {
+        try settingAside(insertTriggers, database, cacheKiB: cacheKiB) {
             let load = try IndexingLoad(database: database, batch: batch)
             database.indexingLoad = load
             defer { database.indexingLoad = nil }
@@ -184,6 +187,13 @@ enum SearchIndex {
 }
 
 extension Store {
+    /// In a bulk load, a savepoint was rolled back: the rows it reported may be gone and
+    /// their ids taken again, so the load ends with the index rebuilt and the counts counted
+    /// whole instead of in batches. Nothing outside a load.
+    public func abandonBatchedIndexing() throws {
+        try database.indexingLoad?.changedRows()
+    }
+
     /// Runs `body`, which inserts about `count` messages, in one write transaction; when that
     /// is large next to the messages stored (`SearchIndex.isLarge`), as a bulk load
     /// (`SearchIndex.loading`): the index built in batches, not row by row. Everything, the
@@ -194,9 +204,11 @@ extension Store {
 
     /// `inserting(about:_:)` with the rows indexed `indexingBatch` at a time in a bulk load
     /// (tests use small batches).
-    func inserting<T>(about count: Int, indexingBatch: Int, _ body: () throws -> T) throws -> T {
-        if SearchIndex.isLarge(count, of: try messages.count()) {
-            return try SearchIndex.loading(database, batch: indexingBatch, body)
+    public func inserting<T>(about count: Int, indexingBatch: Int, cacheKiB: Int = 65_536, _ body: () throws -> T) throws -> T {
+        // Fewer than a thousand is never large: the messages are not counted then (a count
+        // reads the whole table; a folder of small session files is thousands of imports).
+        if count >= SearchIndex.largeAtLeast, SearchIndex.isLarge(count, of: try messages.count()) {
+            return try SearchIndex.loading(database, batch: indexingBatch, cacheKiB: cacheKiB, body)
         }
         return try database.write(body)
     }

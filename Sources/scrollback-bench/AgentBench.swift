@@ -43,9 +43,12 @@ enum AgentBench {
     static func run(work: String, quick: Bool, report: inout Report) throws {
         let folder = (work as NSString).appendingPathComponent("agents")
         try? FileManager.default.removeItem(atPath: folder)
-        let sessions = quick ? 40 : 2_000
+        // SCROLLBACK_BENCH_AGENT_SESSIONS: fewer, for a quicker look.
+        let asked = ProcessInfo.processInfo.environment["SCROLLBACK_BENCH_AGENT_SESSIONS"].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
+        let sessions = asked ?? (quick ? 40 : 2_000)
         let lines = 200
-        let output = quick ? 500 : 2_400
+        // About 1 GB for 2,000 sessions: a tool's output of 8 KB every fourth line.
+        let output = quick ? 500 : 8_000
         var files: [String] = []
         for index in 0..<sessions {
             let project = (folder as NSString).appendingPathComponent("projects/p\(index % 20)")

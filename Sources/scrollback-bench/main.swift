@@ -76,11 +76,13 @@ func main() throws {
         sizes: ["big": sizes.big, "small": sizes.small, "tiny": sizes.tiny, "medium": sizes.medium, "deleted": sizes.deleted,
                 "exportConversations": sizes.exportConversations, "exportMessages": sizes.exportConversations * sizes.exportMessages])
     let data = DataSet(work: options.work, sizes: sizes)
-    let big = try data.demo(sizes.big, name: "big", rare: true)
-    let small = try data.demo(sizes.small, name: "small")
-    let tiny = try data.demo(sizes.tiny, name: "tiny")
-    print(Report.header)
     func wanted(_ section: String) -> Bool { options.only.isEmpty || options.only.contains(section) }
+    // The demo databases, made (or found) only when a section wanted needs them.
+    let needsDemo = ["page", "filter", "frame", "memory", "key", "keyframe", "search"].contains(where: wanted)
+    let big = needsDemo ? try data.demo(sizes.big, name: "big", rare: true) : ""
+    let small = needsDemo ? try data.demo(sizes.small, name: "small") : ""
+    let tiny = needsDemo ? try data.demo(sizes.tiny, name: "tiny") : ""
+    print(Report.header)
     if wanted("page") { try Sections.pageCost(big: big, total: sizes.big, report: &report) }
     if wanted("filter") {
         try Sections.filteredPages(big: big, report: &report)

@@ -353,3 +353,47 @@ struct HostileOutputTests {
         }
     }
 }
+
+/// Hostile text in every field a coding agent's session brings, through every output.
+@Suite("Hostile output: agent sessions")
+struct HostileAgentOutputTests {
+    @Test("a Claude Code session with escapes in its folder, branch, model, tool names and texts: nothing raw on a pty")
+    func agentFields() throws {
+        let runner = try BinaryRunner()
+        let evil = HostileOutputTests.hostile
+        let line: [String: Any] = [
+            "type": "assistant", "uuid": "a", "parentUuid": "u", "sessionId": "s" + evil, "cwd": "/home/" + evil, "gitBranch": "b" + evil,
+            "timestamp": "2026-11-30T09:00:05.000Z",
+            "message": ["id": "m", "role": "assistant", "model": "model" + evil,
+                        "content": [["type": "tool_use", "id": "t", "name": "Tool" + evil, "input": ["command": "rm " + evil]]]] as [String: Any],
+        ]
+        let first: [String: Any] = [
+            "type": "user", "uuid": "u", "parentUuid": NSNull(), "sessionId": "s" + evil, "cwd": "/home/" + evil, "gitBranch": "b" + evil,
+            "timestamp": "2026-11-30T09:00:00.000Z", "message": ["role": "user", "content": "evil " + evil],
+        ]
+        let path = runner.folder.file("s.jsonl")
+        let text = try [first, line].map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }.joined(separator: "\n") + "\n"
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
+        #expect(try runner.run(["import", path]).status == 0)
+        let id = try #require((try runner.json(["list"])["conversations"] as? [[String: Any]])?.first?["id"] as? String)
+        let database = HostileOutputTests.quoted(runner.databasePath)
+        for command in ["list", "list --json", "show \(id)", "show \(id) --json", "show \(id) --all-branches", "search evil",
+                        "export", "stats", "list --project home"] {
+            let result = try HostileOutputTests.shell("script -q -e -c \"\\\"$0\\\" --db \(database) \(command)\" /dev/null")
+            #expect(result.status == 0, "\(command): \(result.error)")
+            let own = String(decoding: result.output, as: UTF8.self)
+                .replacingOccurrences(of: "\u{1B}[1m", with: "").replacingOccurrences(of: "\u{1B}[22m", with: "")
+            #expect(HostileOutputTests.dangerousBytes(in: Data(own.utf8)) == [], "\(command)")
+        }
+        // The browser's reader: the header's folder and branch, the tool line.
+        let tmux = try TmuxSession(width: 100, height: 20, arguments: ["--db", runner.databasePath])
+        _ = try tmux.waitFor(text: "evil")
+        try tmux.send("Enter")
+        let screen = try tmux.waitFor(text: "message 1 of")
+        #expect(!screen.joined().unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x202E })
+        let styled = try tmux.styledScreen()
+        #expect(!styled.contains("]0;PWN") || styled.contains("␛]0;PWN"))
+        try tmux.send("q", "q")
+        _ = try tmux.waitForExit()
+    }
+}

@@ -198,4 +198,41 @@ struct ClaudeCodeTests {
         #expect(Set(nodes).count == nodes.count)
         #expect(try store.check().problems.isEmpty)
     }
+
+    @Test("truncated, deleted, and two sessions written at once: read whole, kept, each its own")
+    func edges() throws {
+        let folder = try TemporaryDirectory()
+        let one = folder.file("one.jsonl"), two = folder.file("two.jsonl")
+        let store = try Store.open(path: ":memory:")
+        func session(_ id: String, _ count: Int) -> [String] {
+            (0..<count).map { index in
+                Self.user("\(id)-\(index)", parent: index == 0 ? nil : "\(id)-\(index - 1)", "line \(index) of \(id)", second: index, extra: ["sessionId": id])
+            }
+        }
+        try Self.write(session("one", 6), to: one)
+        try Self.write(session("two", 3), to: two)
+        #expect(Importer(store: store).run(paths: [folder.path], format: nil).inserted == 2)
+        // Truncated to its first three lines: shorter than where it was read, so read whole;
+        // nothing it no longer holds is removed, nothing doubled.
+        try Self.write(Array(session("one", 6).prefix(3)), to: one)
+        let truncated = Importer(store: store).run(paths: [one], format: nil)
+        #expect(truncated.filesAppended == 0 && truncated.failed.isEmpty, "\(truncated)")
+        #expect(try Self.conversation(store, "one").messageCount == 6)
+        // Both grow at once: one import reads each from where it stopped.
+        for (path, id, from) in [(one, "one", 3), (two, "two", 3)] {
+            let handle = try #require(FileHandle(forWritingAtPath: path))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data((Self.user("\(id)-new", parent: "\(id)-\(from - 1)", "new in \(id)", second: 40, extra: ["sessionId": id]) + "\n").utf8))
+            try handle.close()
+        }
+        let both = Importer(store: store).run(paths: [one, two], format: nil)
+        #expect(both.filesAppended == 2 && both.updated == 2, "\(both)")
+        #expect(try Self.conversation(store, "one").messageCount == 7 && Self.conversation(store, "two").messageCount == 4)
+        // Deleted: said, and what was imported stays.
+        #expect(unlink(two) == 0)
+        let gone = Importer(store: store).run(paths: [two], format: nil)
+        #expect(gone.failed.count == 1 && gone.failed.first?.description.contains("no such file") == true)
+        #expect(try Self.conversation(store, "two").messageCount == 4)
+        #expect(try store.check().problems.isEmpty)
+    }
 }
