@@ -518,28 +518,25 @@ extension Importer {
     /// load then ends with the index rebuilt whole. Ctrl-C keeps the files done.
     private func importSessions(_ files: [ExportFile], format forced: ImportFormat?, shouldStop: () -> Bool) -> ImportSummary {
         var result = ImportSummary()
-        let bytes = files.reduce(0) { total, file in
-            var status = stat()
-            return total + (stat(file.file, &status) == 0 ? Int(status.st_size) : 0)
+        // Planned first (a stat and a look at what was read before), then read on a second
+        // thread a file or two ahead while this one stores: parsing and storing each take a
+        // core.
+        var plans: [Result<SessionPlan?, any Error>] = []
+        for export in files {
+            plans.append(Result {
+                let known = try forced ?? store.sourceFile(path: Self.canonical(export.file)).flatMap { ImportFormat(rawValue: $0.format) }
+                let format = try known ?? Self.detect(export.file)
+                guard format.isSession else {
+                    throw ImportError(path: export.label, problem: "not a coding agent's session (\(format.rawValue)); import it by itself")
+                }
+                return try planSession(export.file, label: export.label, format: format)
+            })
         }
+        let bytes = plans.reduce(0) { $0 + ((try? $1.get())??.unread ?? 0) }
         do {
             // Indexed a few thousand messages at a time: sessions hold long tool outputs, and
             // a batch's text is tokenized in one statement.
             try store.inserting(about: bytes / 300, indexingBatch: 5_000, cacheKiB: 8_192) {
-                // Planned first (a stat and a look at what was read before), then read on a
-                // second thread a file or two ahead while this one stores: parsing and
-                // storing each take a core.
-                var plans: [Result<SessionPlan?, any Error>] = []
-                for export in files {
-                    plans.append(Result {
-                        let known = try forced ?? store.sourceFile(path: Self.canonical(export.file)).flatMap { ImportFormat(rawValue: $0.format) }
-                        let format = try known ?? Self.detect(export.file)
-                        guard format.isSession else {
-                            throw ImportError(path: export.label, problem: "not a coding agent's session (\(format.rawValue)); import it by itself")
-                        }
-                        return try planSession(export.file, label: export.label, format: format)
-                    })
-                }
                 let ahead = SessionPrefetch(plans.compactMap { try? $0.get() ?? nil })
                 defer { ahead.cancel() }
                 var readIndex = 0
@@ -580,20 +577,15 @@ extension Importer {
     /// point unchanged), else whole; nothing at all when it did not change. The conversations
     /// and how far the file was read are stored in one transaction.
     private func importSession(_ path: String, label: String, format: ImportFormat, shouldStop: () -> Bool) throws -> ImportSummary {
-        var status = stat()
-        let size = stat(path, &status) == 0 ? Int(status.st_size) : 0
-        return try store.inserting(about: size / 300) { try sessionBody(path, label: label, format: format, shouldStop: shouldStop) }
-    }
-
-    /// `importSession` inside a transaction already.
-    private func sessionBody(_ path: String, label: String, format: ImportFormat, shouldStop: () -> Bool) throws -> ImportSummary {
         guard let plan = try planSession(path, label: label, format: format) else {
             var unchanged = ImportSummary()
             unchanged.filesUnchanged = 1
             return unchanged
         }
         if shouldStop() { throw Interrupted() }
-        return try storeSession(plan, try Self.readSession(plan), shouldStop: shouldStop)
+        let read = try Self.readSession(plan)
+        // What is read, not the file: a line appended to a big session is a small write.
+        return try store.inserting(about: plan.unread / 300) { try storeSession(plan, read, shouldStop: shouldStop) }
     }
 
     /// What reading a session file needs to know: where to start; nil when the file did not
@@ -605,6 +597,8 @@ extension Importer {
         var from: Int64
         var print: SessionFile.Fingerprint
         var key: String
+        /// The bytes it will read.
+        var unread: Int { Int(clamping: max(print.size - from, 0)) }
     }
 
     /// A session file's lines, read (on any thread).

@@ -419,10 +419,6 @@ enum Schema {
         ALTER TABLE conversation ADD COLUMN project TEXT;
         ALTER TABLE conversation ADD COLUMN git_branch TEXT;
 
-        -- What an appended session's lines name (their parents, themselves) is found by node
-        -- id, without reading the conversation's other messages.
-        CREATE INDEX message_by_source_node ON message (conversation_id, source_node_id) WHERE source_node_id IS NOT NULL;
-
         CREATE TABLE source_file (
             path        TEXT PRIMARY KEY NOT NULL,
             format      TEXT NOT NULL,

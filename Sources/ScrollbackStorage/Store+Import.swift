@@ -242,7 +242,8 @@ extension Store {
     }
 
     /// What was appended to a session file, added to its stored conversation: each message
-    /// found by its node id (through the index, reading no other message), the new ones
+    /// found by its node id (through the public id it is stored under, derived from the node
+    /// id, whose index is there anyway: no other message is read), the new ones
     /// under the stored messages they name (or the current leaf), the current branch moved
     /// on when the new leaf continues it. Nothing else of the conversation is read: a
     /// follow of a 50 MB session reads what it adds.
@@ -252,9 +253,9 @@ extension Store {
         func storedRow(_ node: String) throws -> (id: Int64, content: String, role: String, kind: String, model: String?)? {
             try database.queryFirst(
                 """
-                SELECT id, content, role, kind, model FROM message INDEXED BY message_by_source_node
-                 WHERE conversation_id = ? AND source_node_id = ?
-                """, [.integer(existing.id), .text(node)]
+                SELECT id, content, role, kind, model FROM message
+                 WHERE public_id = ? AND conversation_id = ? AND source_node_id = ?
+                """, [.text(StableID.uuid(publicID, node)), .integer(existing.id), .text(node)]
             ) { (id: $0.int64(0), content: $0.text(1), role: $0.text(2), kind: $0.text(3), model: $0.optionalText(4)) }
         }
         var rowIDs: [Int64?] = Array(repeating: nil, count: imported.messages.count)

@@ -120,7 +120,7 @@ enum AgentBench {
         // One line appended to a 50 MB session: what the re-import reads.
         let big = (folder as NSString).appendingPathComponent("big/b.jsonl")
         try FileManager.default.createDirectory(atPath: (big as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        let bigLines = quick ? 2_000 : 20_000
+        let bigLines = quick ? 2_000 : 60_000
         try session("b", lines: bigLines, output: 2_400).write(toFile: big, atomically: false, encoding: .utf8)
         let bigStore = try Store.open(path: (work as NSString).appendingPathComponent("big-session.sqlite"))
         _ = Importer(store: bigStore).run(paths: [big], format: nil)
