@@ -107,7 +107,7 @@ struct CompletionTests {
             Set(try Self.offered(shell, ["scrollback"] + words, in: runner))
         }
         #expect(try offered("export", "--format", "") == ["md", "json", "jsonl"])
-        #expect(try offered("import", "--format", "") == ["chatgpt", "claude", "llm", "jsonl"])
+        #expect(try offered("import", "--format", "") == ["chatgpt", "claude", "llm", "jsonl", "claude-code", "codex", "gemini"])
         #expect(try offered("--db", db, "li") == ["list"])
         #expect(try offered("--db", db, "list", "--sort", "") == ["updated", "created", "title"])
         #expect(try offered("--db", db, "list", "-n", "5", "--sort", "c") == ["created"])
