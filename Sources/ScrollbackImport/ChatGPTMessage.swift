@@ -117,7 +117,11 @@ enum ChatGPTMessage {
             } else if role == .assistant && recipient != "all" {
                 if recipient == "python" && contentType == "code" {
                     // A Code Interpreter cell: seen, with its output.
-                } else if recipient.hasPrefix("canmore."), let document = self.canvas(recipient, arguments: text, before: &canvas) {
+                } else if recipient.hasPrefix("canmore."),
+                    // Real exports send the call as `code` (language json), the JSON in `text`.
+                    let document = self.canvas(
+                        recipient, arguments: contentType == "code" ? content.string("text") ?? text : text, before: &canvas)
+                {
                     kind = .document
                     text = document
                 } else {

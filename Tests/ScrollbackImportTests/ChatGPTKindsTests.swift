@@ -253,6 +253,21 @@ struct ChatGPTKindsTests {
         #expect(again.unchanged == 1, "\(again)")
     }
 
+    @Test("a canvas call as real exports write it (content_type code, language json) is the document")
+    func canvasAsCode() throws {
+        let folder = try TemporaryDirectory()
+        let call = #"{"name":"Plan","type":"document","content":"Step one"}"#
+        let code = "{\"content_type\":\"code\",\"language\":\"json\",\"text\":\(Self.quoted(call))}"
+        let nodes = [
+            Node(id: "u", parent: nil, message: Self.message("u", role: "user", time: 1_750_000_001, content: Self.text("Plan it"))),
+            Node(id: "c", parent: "u", message: Self.message("c", role: "assistant", recipient: "canmore.create_textdoc", time: 1_750_000_002, content: code)),
+        ]
+        let store = try Store.open(path: ":memory:")
+        _ = Importer(store: store).run(paths: [try Self.export(nodes, current: "c", in: folder)], format: nil)
+        let seen = try Self.seen(store)
+        #expect(seen.last?.kind == .document && seen.last?.content == "**Plan**\n\nStep one")
+    }
+
     @Test("hostile canvas calls: not JSON, no content, a pattern that would take exponential time, an update with no document")
     func hostileCanvas() throws {
         var canvas: ChatGPTMessage.Canvas?
