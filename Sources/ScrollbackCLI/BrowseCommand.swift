@@ -78,9 +78,10 @@ struct BrowseCommand {
         let home = context.environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         let known = (try? store.sourceFiles().map(\.path)) ?? []
         var folders = config.followFolders.map { $0 == "~" ? home : $0.hasPrefix("~/") ? home + $0.dropFirst() : $0 }
-        for place in KnownSources.find(environment: context.environment) where place.name != "llm logs" {
-            let root = Importer.canonical(place.path)
-            if known.contains(where: { $0.hasPrefix(root + "/") }) && !folders.contains(place.path) { folders.append(place.path) }
+        // The known places (not walked here: the follower lists them on its own thread).
+        for place in KnownSources.sessionRoots(environment: context.environment) {
+            let root = Importer.canonical(place)
+            if known.contains(where: { $0.hasPrefix(root + "/") }) && !folders.contains(place) { folders.append(place) }
         }
         guard !known.isEmpty || !folders.isEmpty else { return nil }
         return SourceFollower(path: store.path, readOnly: store.isReadOnly, folders: folders, interval: TimeInterval(config.followInterval))

@@ -52,6 +52,15 @@ public enum KnownSources {
         return places
     }
 
+    /// The session folders `find` looks in, whether or not they exist, without listing
+    /// them: for the browser's follower, which must not walk them before its first frame.
+    public static func sessionRoots(environment: [String: String]) -> [String] {
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let claude = environment["CLAUDE_CONFIG_DIR"].map { $0.split(separator: ",").map(String.init) } ?? [home + "/.claude"]
+        let codex = environment["CODEX_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.codex"
+        return claude.map { PathText.appending(to: $0, "projects") } + [PathText.appending(to: codex, "sessions"), home + "/.gemini/tmp"]
+    }
+
     static func size(of files: [String]) -> Int64 {
         files.reduce(Int64(0)) { total, file in
             var status = stat()

@@ -156,11 +156,7 @@ extension Store {
                 }
                 continue
             }
-            var row = Writer.MessageRow(
-                publicID: message.publicID ?? StableID.uuid(publicID, tree.nodeIDs[index] ?? String(position)),
-                conversationID: existing.id, position: position, role: message.role, content: message.content,
-                createdAt: message.createdAt, model: message.model, sourceNodeID: tree.nodeIDs[index], usage: message.usage,
-                kind: message.kind)
+            var row = Self.newRow(message, node: tree.nodeIDs[index], in: existing.id, publicID: publicID, position: position)
             if let parent {
                 if let parentRow = rowIDs[parent] { row.parentID = parentRow } else { row.parentInBatch = newIndex[parent] }
             } else if let external = tree.externalParents[index], let found = byNode[external] {
@@ -277,11 +273,7 @@ extension Store {
                 }
                 continue
             }
-            var row = Writer.MessageRow(
-                publicID: message.publicID ?? StableID.uuid(publicID, tree.nodeIDs[index] ?? String(position)),
-                conversationID: existing.id, position: position, role: message.role, content: message.content,
-                createdAt: message.createdAt, model: message.model, sourceNodeID: tree.nodeIDs[index], usage: message.usage,
-                kind: message.kind)
+            var row = Self.newRow(message, node: tree.nodeIDs[index], in: existing.id, publicID: publicID, position: position)
             if let parent = tree.parents[index] {
                 if let parentRow = rowIDs[parent] { row.parentID = parentRow } else { row.parentInBatch = newIndex[parent] }
             } else if let external = tree.externalParents[index] {
@@ -336,6 +328,17 @@ extension Store {
             try setBranch(of: existing.id, tree: ConversationTree(nodes: nodes), leaf: leaf)
         }
         return .updated
+    }
+
+    /// A message of an import not stored yet, as the row to insert into a stored conversation
+    /// (its public id derived from the conversation's and its node's, or its place's).
+    private static func newRow(
+        _ message: ImportedMessage, node: String?, in conversationID: Int64, publicID: String, position: Int64
+    ) -> Writer.MessageRow {
+        Writer.MessageRow(
+            publicID: message.publicID ?? StableID.uuid(publicID, node ?? String(position)), conversationID: conversationID,
+            position: position, role: message.role, content: message.content, createdAt: message.createdAt, model: message.model,
+            sourceNodeID: node, usage: message.usage, kind: message.kind)
     }
 
     /// Makes `leaf` (else the newest leaf) the conversation's current branch.
