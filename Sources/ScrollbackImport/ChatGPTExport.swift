@@ -148,6 +148,7 @@ enum ChatGPTExport {
             source: "chatgpt", sourceID: sourceID, title: chosenTitle, model: model, createdAt: start, updatedAt: max(updated, start),
             messages: messages, currentIndex: current.flatMap { kept[$0] })
         conversation.leftOut = leftOut
+        conversation.unknownParts = messages.reduce(0) { $0 + ($1.kind == .unknown ? 1 : 0) }
         return conversation
     }
 }

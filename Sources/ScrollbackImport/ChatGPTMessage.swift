@@ -106,6 +106,14 @@ enum ChatGPTMessage {
             }
         }
 
+        // Something this version could not read as text (thoughts that are not a list,
+        // a recap that is not a string, parts that are all objects): kept, raw and hidden,
+        // not dropped.
+        if ImportText.isBlank(text) && kind != .unknown && content.contains(where: { $0.key != "content_type" && carries($0.value) }) {
+            kind = .unknown
+            text = rawJSON(content)
+        }
+
         // Who it was for, and what it is.
         if kind == .text {
             if (metadata["is_visually_hidden_from_conversation"] as? Bool) == true || role == .system
@@ -142,7 +150,8 @@ enum ChatGPTMessage {
 
         // Citation markers (private-use characters) as [1]-style references, sources listed.
         if role == .assistant && kind == .text {
-            text = ChatGPTCitations.resolve(text, references: metadata.array("content_references") ?? [])
+            text = ChatGPTCitations.resolve(
+                text, references: metadata.array("content_references") ?? [], citations: metadata.array("citations") ?? [])
         }
         guard !ImportText.isBlank(text) else { return nil }
         let model = role == .assistant ? (metadata.string("model_slug") ?? defaultModel) : nil
@@ -206,6 +215,19 @@ enum ChatGPTMessage {
     }
 
     /// The object as compact JSON with sorted keys (what is kept of a block not known yet).
+    /// Whether a JSON value holds anything: not null, not blank text, not an empty list or
+    /// object, not a list or object of such (looked into 8 deep, then taken as holding).
+    static func carries(_ value: Any, depth: Int = 0) -> Bool {
+        guard depth < 8 else { return true }
+        switch value {
+        case is NSNull: return false
+        case let text as String: return !ImportText.isBlank(text)
+        case let list as [Any]: return list.contains { carries($0, depth: depth + 1) }
+        case let object as [String: Any]: return object.values.contains { carries($0, depth: depth + 1) }
+        default: return true
+        }
+    }
+
     static func rawJSON(_ object: Any) -> String {
         guard JSONSerialization.isValidJSONObject(object),
             let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])

@@ -313,6 +313,7 @@ public struct Importer {
                     do {
                         let conversation = try record.conversation.get()
                         try storeRecord(conversation)
+                        result.unknownParts += conversation.unknownParts
                         result.skipped += conversation.leftOut.map { SkippedRecord(path: path, record: record.name, reason: $0) }
                     } catch let skip as SkipReason {
                         result.skipped.append(SkippedRecord(path: path, record: record.name, reason: skip.text))

@@ -381,7 +381,7 @@ struct Writer {
         if let clock = row.clock { try statement.bind(.text(clock.text), at: 14) }
         try statement.bind(.text(row.kind.rawValue), at: 15)
         while try statement.step() {}
-        try database.indexingLoad?.inserted(message: id, conversation: row.conversationID, at: row.createdAt)
+        try database.indexingLoad?.inserted(message: id, conversation: row.conversationID, at: row.createdAt, hidden: !row.kind.isSeen)
     }
 
     /// A stored message as a newer import has it: its text, role, model, usage and kind.

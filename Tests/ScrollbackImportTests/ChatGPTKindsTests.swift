@@ -281,4 +281,57 @@ struct ChatGPTKindsTests {
         #expect(canvas?.content == "print(2)")
         #expect(ChatGPTMessage.canvas("canmore.update_textdoc", arguments: #"{"updates":[]}"#, before: &canvas) == nil)
     }
+
+    @Test("shapes this version cannot read as text (thoughts not a list, a recap not a string, parts all objects) are kept raw and hidden, counted, not dropped")
+    func unreadable() throws {
+        let folder = try TemporaryDirectory()
+        let nodes = [
+            Node(id: "u", parent: nil, message: Self.message("u", role: "user", time: 1_750_000_001, content: Self.text("Think"))),
+            Node(id: "t", parent: "u", message: Self.message("t", role: "assistant", time: 1_750_000_002, content: #"{"content_type":"thoughts","thoughts":{"summary":"not a list"}}"#)),
+            Node(id: "r", parent: "t", message: Self.message("r", role: "assistant", time: 1_750_000_003, content: #"{"content_type":"reasoning_recap","content":{"seconds":4}}"#)),
+            Node(id: "p", parent: "r", message: Self.message("p", role: "assistant", time: 1_750_000_004, content: #"{"content_type":"text","parts":[{"kind":"future"},7]}"#)),
+            // Empty is empty: nothing to keep (the root's blank system message, an empty list).
+            Node(id: "e", parent: "p", message: Self.message("e", role: "assistant", time: 1_750_000_005, content: #"{"content_type":"text","parts":["",null,[]]}"#)),
+            Node(id: "a", parent: "e", message: Self.message("a", role: "assistant", time: 1_750_000_006, content: Self.text("Done"))),
+        ]
+        let store = try Store.open(path: ":memory:")
+        let summary = Importer(store: store).run(paths: [try Self.export(nodes, current: "a", in: folder)], format: nil)
+        #expect(summary.inserted == 1 && summary.unknownParts == 3, "\(summary)")
+        let conversation = try #require(try store.conversations.page(sort: .created, at: .first, limit: 1).items.first)
+        let all = try store.messages.all(conversationID: conversation.id, showingHidden: true)
+        #expect(all.map(\.sourceNodeID) == ["u", "t", "r", "p", "a"])
+        #expect(all.map(\.kind) == [.text, .unknown, .unknown, .unknown, .text])
+        #expect(all[1].content == #"{"content_type":"thoughts","thoughts":{"summary":"not a list"}}"#)
+        #expect(all[2].content == #"{"content":{"seconds":4},"content_type":"reasoning_recap"}"#)
+        #expect(try Self.seen(store).map(\.content) == ["Think", "Done"])
+        #expect(conversation.hiddenCount == 3)
+    }
+
+    @Test("a bulk load (thousands of messages into an empty database) counts each conversation's hidden messages as the triggers would")
+    func bulkCounts() throws {
+        let folder = try TemporaryDirectory()
+        let copies = 60  // 60 × 25 messages: a bulk load
+        let records = (0..<copies).map { copy in
+            let mapping = Self.nodes.map { node in
+                "\(Self.quoted(node.id)):{\"id\":\(Self.quoted(node.id)),\"parent\":\(node.parent.map(Self.quoted) ?? "null"),\"children\":[],\"message\":\(node.message.replacingOccurrences(of: "\"id\":\"", with: "\"id\":\"c\(copy)-"))}"
+            }.joined(separator: ",")
+            return "{\"id\":\"bulk-\(copy)\",\"title\":\"Kinds \(copy)\",\"create_time\":1750000000,\"current_node\":\"a4\",\"mapping\":{\(mapping)}}"
+        }
+        let path = folder.file("conversations.json")
+        try ("[" + records.joined(separator: ",") + "]").write(toFile: path, atomically: false, encoding: .utf8)
+        let store = try Store.open(path: folder.file("bulk.sqlite"))
+        let summary = Importer(store: store).run(paths: [path], format: nil)
+        #expect(summary.inserted == copies, "\(summary)")
+        let conversations = try store.conversations.page(sort: .created, at: .first, limit: 100).items
+        #expect(conversations.count == copies)
+        #expect(conversations.allSatisfy { $0.messageCount == Self.nodes.count && $0.seenCount == 10 && $0.hiddenCount == Self.nodes.count - 10 })
+        #expect(try store.stats().hiddenMessages == copies * (Self.nodes.count - 10))
+        #expect(try store.check().problems.isEmpty)
+        // The counting triggers are back for what comes after the load.
+        #expect(try store.database.scalarInt("SELECT count(*) FROM sqlite_schema WHERE type = 'trigger' AND name LIKE 'message_hidden_%'") == 3)
+        let first = try #require(conversations.first)
+        #expect(try store.conversations.delete(id: first.id))
+        #expect(try store.stats().hiddenMessages == (copies - 1) * (Self.nodes.count - 10))
+        #expect(try store.check().problems.isEmpty)
+    }
 }

@@ -18,7 +18,7 @@ struct ChatGPTNewerShapesTests {
     }
 
     /// A one-answer export: `answer` with `references` as its metadata's content_references.
-    static func export(answer: String, references: String, in folder: TemporaryDirectory) throws -> String {
+    static func export(answer: String, references: String, citations: String = "[]", in folder: TemporaryDirectory) throws -> String {
         let path = folder.file("conversations.json")
         func quoted(_ text: String) throws -> String {
             String(decoding: try JSONSerialization.data(withJSONObject: [text]), as: UTF8.self).dropFirst().dropLast().description
@@ -29,7 +29,7 @@ struct ChatGPTNewerShapesTests {
                    "content":{"content_type":"text","parts":["what happened?"]}}},
               "a":{"id":"a","parent":"u","children":[],"message":{"id":"a","author":{"role":"assistant"},"recipient":"all",
                    "create_time":1750000002,"content":{"content_type":"text","parts":[\(try quoted(answer))]},
-                   "metadata":{"content_references":\(references)}}}}}]
+                   "metadata":{"content_references":\(references),"citations":\(citations)}}}}}]
             """
         try record.write(toFile: path, atomically: false, encoding: .utf8)
         return path
@@ -73,6 +73,53 @@ struct ChatGPTNewerShapesTests {
         #expect(!stored.unicodeScalars.contains { (0xE200...0xE2FF).contains($0.value) })
         // Found by search as the words it has.
         #expect(try store.search.search("Reuters", after: nil, limit: 5).items.count == 1)
+    }
+
+    @Test("older bracketed citations (2023-2025): named where they stand by metadata.citations or by their text; unnamed, misplaced or damaged ones stay as text")
+    func bracketed() throws {
+        let folder = try TemporaryDirectory()
+        // Indices count Unicode scalars (the exporter's Python): an emoji before the first
+        // marker counts once, not as two UTF-16 units.
+        let answer = "😀 Rates rose【13†source】. Again【13†source】 and in your file【4:0†notes.pdf】, lines【31†L27-L35】. Typed: 【1†x】 and 【a†b】."
+        let scalars = Array(answer.unicodeScalars)
+        func at(_ marker: String, after: Int = 0) -> (Int, Int) {
+            let needle = Array(marker.unicodeScalars)
+            let start = (after...(scalars.count - needle.count)).first { Array(scalars[$0..<($0 + needle.count)]) == needle } ?? -1
+            return (start, start + needle.count)
+        }
+        let first = at("【13†source】"), second = at("【13†source】", after: first.1), file = at("【4:0†notes.pdf】")
+        let citations = """
+            [{"start_ix":\(first.0),"end_ix":\(first.1),"citation_format_type":"tether_og",
+              "metadata":{"type":"webpage","title":"Reuters","url":"https://example.com/r","text":"…","extra":{"cited_message_idx":3}}},
+             {"start_ix":\(second.0),"end_ix":\(second.1),"citation_format_type":"tether_og",
+              "metadata":{"type":"webpage","title":"Reuters","url":"https://example.com/r"}},
+             {"start_ix":\(file.0),"end_ix":\(file.1),"citation_format_type":"berry_file_search",
+              "metadata":{"type":"file","name":"notes.pdf","id":"file-1","text":""}},
+             {"start_ix":1,"end_ix":4,"metadata":{"title":"misplaced: not a marker there"}},
+             {"start_ix":-5,"end_ix":1e300,"metadata":{"title":"out of range"}},
+             {"start_ix":2.5,"end_ix":9,"metadata":{"title":"not whole"}},
+             {"start_ix":"7","metadata":{"title":"not numbers"}}, 7, null]
+            """
+        let references = """
+            [{"matched_text":"【31†L27-L35】","type":"file","name":"report.md"}]
+            """
+        let summary = Importer(store: try Store.open(path: folder.file("s.sqlite"))).run(
+            paths: [try Self.export(answer: answer, references: references, citations: citations, in: folder)], format: nil)
+        #expect(summary.inserted == 1, "\(summary.failed) \(summary.skipped)")
+        let stored = try Self.answer(try Store.open(path: folder.file("s.sqlite")))
+        #expect(stored == """
+            😀 Rates rose[1]. Again[1] and in your file[2], lines[3]. Typed: 【1†x】 and 【a†b】.
+
+            Sources:
+            [1] Reuters — https://example.com/r
+            [2] notes.pdf
+            [3] report.md
+            """, "\(stored.debugDescription)")
+        // Without any metadata the text is as it was.
+        #expect(ChatGPTCitations.resolve(answer, references: [], citations: []) == answer)
+        // A bracket never closed, one across a line break, one very long: text.
+        let odd = "a【13†source b【2†x\ny】 c【3†\(String(repeating: "n", count: 150))】"
+        #expect(ChatGPTCitations.resolve(odd, references: [["matched_text": "【13†source", "name": "x", "type": "file"]]) == odd)
     }
 
     @Test("markers without references, a marker cut short, stray marker characters: taken out, the words kept; other private-use text kept")
