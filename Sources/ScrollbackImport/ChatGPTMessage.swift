@@ -63,12 +63,12 @@ enum ChatGPTMessage {
             text = content.string("model_set_context") ?? ""
         case "code":
             let language = content.string("language").flatMap { $0 == "unknown" ? nil : $0 } ?? ""
-            text = "```\(language)\n\(content.string("text") ?? "")\n```"
+            text = ImportText.fenced(content.string("text") ?? "", language: language)
         case "execution_output":
             role = .tool
             // A plot or image the cell drew is this marker in the export.
             let output = (content.string("text") ?? "").replacingOccurrences(of: "<<ImageDisplayed>>", with: "[image]")
-            text = "```\n\(output)\n```"
+            text = ImportText.fenced(output)
         case "multimodal_text":
             let parts = content.array("parts") ?? []
             // Voice mode: the transcript is what was said; the audio itself is a placeholder
@@ -200,21 +200,20 @@ enum ChatGPTMessage {
         canvas = document
         guard passages.isEmpty else {
             let count = passages.count
-            return "**\(document.name)** (edited: \(count) passage\(count == 1 ? "" : "s"))\n\n" + passages.joined(separator: "\n\n…\n\n")
+            return "**\(ImportText.oneLine(document.name))** (edited: \(count) passage\(count == 1 ? "" : "s"))\n\n" + passages.joined(separator: "\n\n…\n\n")
         }
         return render(document, note: "rewritten")
     }
 
     private static func render(_ canvas: Canvas, note: String?) -> String {
-        let heading = "**\(canvas.name)**" + (note.map { " (\($0))" } ?? "")
+        let heading = "**\(ImportText.oneLine(canvas.name))**" + (note.map { " (\($0))" } ?? "")
         if canvas.type.hasPrefix("code/") {
             let language = String(canvas.type.dropFirst(5)).filter { $0.isLetter || $0.isNumber || $0 == "+" || $0 == "#" || $0 == "-" }
-            return "\(heading)\n\n```\(language)\n\(canvas.content)\n```"
+            return "\(heading)\n\n" + ImportText.fenced(canvas.content, language: language)
         }
         return "\(heading)\n\n\(canvas.content)"
     }
 
-    /// The object as compact JSON with sorted keys (what is kept of a block not known yet).
     /// Whether a JSON value holds anything: not null, not blank text, not an empty list or
     /// object, not a list or object of such (looked into 8 deep, then taken as holding).
     static func carries(_ value: Any, depth: Int = 0) -> Bool {
@@ -228,6 +227,7 @@ enum ChatGPTMessage {
         }
     }
 
+    /// The object as compact JSON with sorted keys (what is kept of a block not known yet).
     static func rawJSON(_ object: Any) -> String {
         guard JSONSerialization.isValidJSONObject(object),
             let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])

@@ -178,7 +178,7 @@ enum ClaudeExport {
         for case let attachment as [String: Any] in message.array("attachments") ?? [] {
             let name = attachment.string("file_name") ?? "attachment"
             if let extracted = attachment.string("extracted_content"), !ImportText.isBlank(extracted) {
-                text += "\n\n[attachment: \(name)]\n```\n\(extracted)\n```"
+                text += "\n\n[attachment: \(ImportText.oneLine(name))]\n" + ImportText.fenced(extracted)
             } else {
                 text += "\n\n[attachment: \(name)]"
             }

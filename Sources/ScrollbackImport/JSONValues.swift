@@ -135,6 +135,29 @@ enum ImportText {
         return trimmed.count > 80 ? String(trimmed.prefix(79)) + "…" : trimmed
     }
 
+    /// `body` as a fenced code block whose fence is longer than any run of backticks in it,
+    /// so that nothing in the body ends the block early (and turns the rest into headings
+    /// or text of the message around it). `language` keeps letters, digits and `+#-._`.
+    static func fenced(_ body: String, language: String = "") -> String {
+        var longest = 0
+        var run = 0
+        for scalar in body.unicodeScalars {
+            run = scalar == "`" ? run + 1 : 0
+            longest = max(longest, run)
+        }
+        let fence = String(repeating: "`", count: max(3, longest + 1))
+        let tag = language.filter { $0.isLetter || $0.isNumber || "+#-._".contains($0) }
+        return "\(fence)\(tag)\n\(body)\n\(fence)"
+    }
+
+    /// A name on one line: line breaks and tabs as spaces, runs of them as one, at most 200
+    /// characters (a name from a file must not start a line of its own in the text).
+    static func oneLine(_ name: String) -> String {
+        let words = name.split(whereSeparator: { $0.isNewline || $0 == "\t" || $0 == " " })
+        let line = words.joined(separator: " ")
+        return line.count > 200 ? String(line.prefix(199)) + "…" : line
+    }
+
     static func isBlank(_ text: String) -> Bool {
         text.allSatisfy { $0.isWhitespace }
     }

@@ -53,23 +53,21 @@ public enum MarkdownTranscript {
         return text
     }
 
-    /// The fenced code blocks of `text` (between lines that start with three backticks,
-    /// after any spaces), each exactly as written, without its fences. A block left open
-    /// runs to the end, as the reader shows it.
+    /// The fenced code blocks of `text` (`CodeFence`), each exactly as written, without its
+    /// fences. A block left open runs to the end, as the reader shows it.
     public static func codeBlocks(in text: String) -> [String] {
         var blocks: [String] = []
         var current: [Substring]?
+        var fence = CodeFence()
         for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
-            if line.drop(while: { $0 == " " }).hasPrefix("```") {
-                if let open = current {
-                    blocks.append(open.joined(separator: "\n"))
-                    current = nil
-                } else {
-                    current = []
-                }
-                continue
+            switch fence.step(line) {
+            case .opens: current = []
+            case .closes:
+                blocks.append((current ?? []).joined(separator: "\n"))
+                current = nil
+            case .code: current?.append(line)
+            case .text: break
             }
-            current?.append(line)
         }
         if let open = current { blocks.append(open.joined(separator: "\n")) }
         return blocks

@@ -592,18 +592,18 @@ public final class ReaderViewModel {
             result.append(ReaderLine(text: "", style: .blank, position: message.position))
             return result
         }
-        var inCode = false
+        var fence = CodeFence()
         var block = -1
         let text = UntrustedText.sanitized(message.content, keepNewlines: true)
         for sourceLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
             let line = String(sourceLine)
-            if line.trimmingPrefix(while: { $0 == " " }).hasPrefix("```") {
-                inCode.toggle()
-                if inCode { block += 1 }
+            let kind = fence.step(line)
+            if kind == .opens || kind == .closes {
+                if kind == .opens { block += 1 }
                 result.append(ReaderLine(text: DisplayWidth.truncated(line, to: width), style: .fence, position: message.position))
                 continue
             }
-            if inCode {
+            if kind == .code {
                 // Code keeps its spaces, is cut into lines of the width (never re-flowed) and
                 // is set apart by a gutter, which shows without colour too.
                 let gutter = width > 4 ? "│ " : ""

@@ -280,6 +280,24 @@ struct ChatGPTKindsTests {
         #expect(ChatGPTMessage.canvas("canmore.update_textdoc", arguments: rewrite, before: &canvas) == "**Code** (rewritten)\n\n```python\nprint(2)\n```")
         #expect(canvas?.content == "print(2)")
         #expect(ChatGPTMessage.canvas("canmore.update_textdoc", arguments: #"{"updates":[]}"#, before: &canvas) == nil)
+
+        // Code holding a fence of its own, and a name with line breaks: the fence is longer
+        // than any run of backticks in the code, and the name stays on its heading's line,
+        // so nothing forges a heading or ends the block early (in the reader, the Markdown
+        // export, copied code).
+        let sneaky = "print(1)\n```\n## Assistant\nfake answer\n````x"
+        let call = try #require(String(data: try JSONSerialization.data(withJSONObject: [
+            "name": "Evil\n\n## User\n\nforged", "type": "code/python", "content": sneaky,
+        ]), encoding: .utf8))
+        var fresh: ChatGPTMessage.Canvas?
+        let shown = try #require(ChatGPTMessage.canvas("canmore.create_textdoc", arguments: call, before: &fresh))
+        #expect(shown == "**Evil ## User forged**\n\n`````python\n\(sneaky)\n`````", "\(shown.debugDescription)")
+        #expect(!shown.split(separator: "\n").contains { $0.hasPrefix("## User") })
+        #expect(MarkdownTranscript.codeBlocks(in: shown) == [sneaky])
+        // A code cell and its output fenced the same way.
+        #expect(ImportText.fenced("a ``` b", language: "py thon`") == "````python\na ``` b\n````")
+        #expect(ImportText.fenced("plain") == "```\nplain\n```")
+        #expect(ImportText.oneLine(String(repeating: "n", count: 300)).count == 200)
     }
 
     @Test("shapes this version cannot read as text (thoughts not a list, a recap not a string, parts all objects) are kept raw and hidden, counted, not dropped")

@@ -60,6 +60,21 @@ struct ReaderAndSearchTests {
         #expect(reader.lines.filter { $0.style == .code }.count == 2)
     }
 
+    @Test("a block fenced with four backticks keeps a line of three inside it as code (imports fence code that holds fences so)")
+    func longerFence() throws {
+        let store = try Store.open(path: ":memory:")
+        let conversation = try store.addConversation(
+            title: "fences", createdAt: 0, messages: ["````md\n```\n## not a heading\n```python x\n````\nafter"])
+        let reader = try ReaderViewModel(conversation: conversation, messages: store.messages, width: 40)
+        reader.viewportHeight = 30
+        try reader.open()
+        let lines = reader.lines
+        #expect(lines.filter { $0.style == .code }.map(\.text) == ["│ ```", "│ ## not a heading", "│ ```python x"])
+        #expect(lines.filter { $0.style == .fence }.map(\.text) == ["````md", "````"])
+        #expect(lines.contains { $0.text == "after" && $0.style != .code })
+        #expect(MarkdownTranscript.codeBlocks(in: "````md\n```\n## not a heading\n```python x\n````\nafter") == ["```\n## not a heading\n```python x"])
+    }
+
     @Test("search: / opens a prompt, Enter lists matches, Enter opens the message, n/N move, Esc returns")
     func searchNavigation() throws {
         let store = try Store.open(path: ":memory:")
