@@ -14,6 +14,8 @@ struct SearchCommand {
             let number: Int
             let role: String
             let createdAt: String
+            /// `text`, `document`, `tool`, or (with `--hidden`) `reasoning`, `internal`, `unknown`.
+            let kind: String
         }
         let conversation: ConversationJSON
         let message: Message?
@@ -36,10 +38,13 @@ struct SearchCommand {
         let limit = try context.integer("--limit", default: 50, in: 1...10_000)
         let filter = try context.filter()
         let store = try context.openStore(forReading: true)
-        let scope = try context.pageScope(store, query: "search \(query) \(CommandContext.filterOptions(filter))")
+        let hiddenToo = context.parsed.has("--hidden")
+        // A page token of a search with --hidden is for that search only.
+        let scope = try context.pageScope(
+            store, query: "search \(query) \(CommandContext.filterOptions(filter))\(hiddenToo ? " --hidden" : "")")
         let cursor = try context.cursor("--after", scope: scope)
         let page = try store.search.search(
-            query, filter: filter, includingHidden: context.parsed.has("--hidden"), after: cursor, limit: limit)
+            query, filter: filter, includingHidden: hiddenToo, after: cursor, limit: limit)
         let token = { (cursor: Cursor) in PageToken.make(cursor, scope: scope) }
         let console = context.console
         // A note for a person, never for a script reading standard error.
@@ -51,7 +56,9 @@ struct SearchCommand {
                 Hit(
                     conversation: ConversationJSON(hit.conversation),
                     message: hit.message.map {
-                        Hit.Message(id: $0.publicID, number: $0.position + 1, role: $0.role.rawValue, createdAt: $0.createdAt.iso8601)
+                        Hit.Message(
+                            id: $0.publicID, number: $0.position + 1, role: $0.role.rawValue, createdAt: $0.createdAt.iso8601,
+                            kind: $0.kind.rawValue)
                     },
                     date: Self.date(of: hit).iso8601, snippet: hit.snippet, matches: hit.matches.map { [$0.lowerBound, $0.upperBound] })
             }
@@ -79,13 +86,16 @@ struct SearchCommand {
                 continue
             }
             console.line(head + OutputFormat.line(hit.conversation.title))
+            // A hidden message says so: the person never saw it.
+            let hidden = message.kind.isSeen ? "" : " (hidden \(message.kind.rawValue))"
             console.line(
-                "          #\(message.position + 1) \(message.role.rawValue): "
+                "          #\(message.position + 1) \(message.role.rawValue)\(hidden): "
                     + Self.marked(hit.snippet, matches: hit.matches, highlight: highlight))
         }
         if let next = page.next {
             var words = context.commandPrefix + ["search"]
             if context.parsed.value("--limit") != nil { words += ["--limit", String(limit)] }
+            if hiddenToo { words.append("--hidden") }
             words += CommandContext.filterOptions(filter) + ["--after", token(next), "--"] + context.parsed.positional
             console.errorLine("more: " + ShellWords.line(words))
         }

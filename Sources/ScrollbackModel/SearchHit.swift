@@ -6,13 +6,16 @@ public struct SearchHit: Sendable, Hashable {
         public var position: Int
         public var role: Role
         public var createdAt: Timestamp
+        /// What it is: hidden kinds are found only when a search asks for them.
+        public var kind: MessageKind
 
-        public init(id: Int64, publicID: String, position: Int, role: Role, createdAt: Timestamp) {
+        public init(id: Int64, publicID: String, position: Int, role: Role, createdAt: Timestamp, kind: MessageKind = .text) {
             self.id = id
             self.publicID = publicID
             self.position = position
             self.role = role
             self.createdAt = createdAt
+            self.kind = kind
         }
     }
 

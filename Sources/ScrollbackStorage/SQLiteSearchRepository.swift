@@ -130,8 +130,8 @@ public final class SQLiteSearchRepository: SearchRepository {
             idColumn: extra)
         static let messages = Source(
             index: "message_fts", table: "message",
-            extraColumns: ", message.id, message.position, message.role, message.created_at, message.content, message.public_id",
-            join: " JOIN conversation ON conversation.id = message.conversation_id", textColumn: extra + 4, idColumn: extra + 6,
+            extraColumns: ", message.id, message.position, message.role, message.created_at, message.content, message.public_id, message.kind",
+            join: " JOIN conversation ON conversation.id = message.conversation_id", textColumn: extra + 4, idColumn: extra + 7,
             condition: " AND message.kind NOT IN (\(MessageKind.hiddenSQLList))")
         /// Messages of every kind, the hidden ones too.
         static let allMessages = Source(
@@ -246,7 +246,8 @@ public final class SQLiteSearchRepository: SearchRepository {
             }
             let reference = SearchHit.MessageReference(
                 id: row.int64(Source.extra), publicID: row.text(Source.extra + 5), position: row.int(Source.extra + 1),
-                role: Role(rawValue: row.text(Source.extra + 2)) ?? .user, createdAt: Timestamp(milliseconds: row.int64(Source.extra + 3)))
+                role: Role(rawValue: row.text(Source.extra + 2)) ?? .user, createdAt: Timestamp(milliseconds: row.int64(Source.extra + 3)),
+                kind: MessageKind(rawValue: row.text(Source.extra + 6)) ?? .unknown)
             return (
                 id,
                 (SearchHit(conversation: conversation, message: reference, snippet: snippet, matches: matches),

@@ -198,4 +198,35 @@ struct TreeCommandTests {
 
                 """)
     }
+
+    @Test("search --hidden: each hit says its kind (JSON) and a hidden one says so (text); its more: line and page token keep --hidden")
+    func searchHidden() throws {
+        let runner = try BinaryRunner()
+        try FileManager.default.createDirectory(atPath: runner.dataFolder, withIntermediateDirectories: true)
+        do {
+            let store = try Store.open(path: runner.databasePath)
+            try store.addTree(title: "Repo", start: 1_750_000_000_000, nodes: Store.hiddenTree, current: "a1")
+        }
+        // Without --hidden: the tool call only (a tool line is seen).
+        let seen = try runner.json(["search", "git"])
+        #expect((seen["hits"] as? [[String: Any]] ?? []).compactMap { ($0["message"] as? [String: Any])?["kind"] as? String } == ["tool"], "\(seen)")
+        let json = try runner.json(["search", "--hidden", "git"])
+        let hits = json["hits"] as? [[String: Any]] ?? []
+        let kinds = hits.compactMap { ($0["message"] as? [String: Any])?["kind"] as? String }.sorted()
+        #expect(kinds == ["internal", "reasoning", "tool"], "\(hits)")
+        let text = try runner.run(["search", "--hidden", "status"])
+        #expect(text.status == 0, "\(text.error)")
+        #expect(text.output.contains("assistant (hidden reasoning): Thinking: look at git [status] first."), "\(text.output)")
+        #expect(text.output.contains("tool: Bash(git [status])"), "\(text.output)")
+        // Paging keeps --hidden, and its token is refused by a search without it.
+        let first = try runner.run(["search", "--hidden", "--limit", "1", "git"])
+        let more = try #require(first.error.split(separator: "\n").first { $0.hasPrefix("more: ") })
+        let words = more.dropFirst("more: scrollback ".count).split(separator: " ").map(String.init)
+        #expect(words.contains("--hidden"), "\(more)")
+        let second = try runner.run(words, withDatabase: false)
+        #expect(second.status == 0 && !second.output.isEmpty, "\(second.error)")
+        let token = try #require(words.firstIndex(of: "--after").map { words[$0 + 1] })
+        let without = try runner.run(["search", "--limit", "1", "--after", token, "git"])
+        #expect(without.status == 2 && without.error.contains("for another query"), "\(without.error)")
+    }
 }
