@@ -558,6 +558,8 @@ extension Importer {
                         result.interrupted = true
                         return
                     } catch {
+                        // The whole load was undone by SQLite (a full disk): it ends here.
+                        if store.transactionLost { throw error }
                         try store.abandonBatchedIndexing()
                         result.failed.append(
                             (error as? ImportError).map { ImportError(path: export.label, problem: $0.problem, location: $0.location) }

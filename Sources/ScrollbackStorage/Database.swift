@@ -24,6 +24,10 @@ final class Database {
 
     /// No transaction is open: settings that SQLite refuses inside one can be changed.
     var isOutsideTransaction: Bool { savepointDepth == 0 && sqlite3_get_autocommit(handle) != 0 }
+    /// Inside a write whose transaction SQLite rolled back by itself (after a full disk, an
+    /// I/O error or a lack of memory, it may undo the whole transaction, not only the failed
+    /// statement): nothing more of that write may run, as it would run outside it.
+    var transactionLost: Bool { savepointDepth > 0 && sqlite3_get_autocommit(handle) != 0 }
     /// When not nil, the SQL of every statement run is appended, so that tests can assert on
     /// what ran (and on its `EXPLAIN QUERY PLAN`).
     var recordedSQL: [String]?
@@ -352,11 +356,14 @@ final class Database {
     ///   is, for a caller that undoes its own partial work when it throws. A savepoint makes
     ///   SQLite copy every page the body touches to a journal first; once per imported
     ///   conversation that was 3.5 GB written for a 225 MB export.
+    static let lostTransaction = "SQLite undid the whole change after an error (a full disk, a read error); nothing of it was kept"
+
     func write<T>(savepoint: Bool = true, _ body: () throws -> T) throws -> T {
         guard access == .readWrite else { throw StorageError.readOnly }
         let outermost = savepointDepth == 0
         if !outermost && !savepoint { return try body() }
         let name = "scrollback_\(savepointDepth)"
+        if transactionLost { throw StorageError.conflict(Self.lostTransaction) }
         try execute(outermost ? "BEGIN IMMEDIATE" : "SAVEPOINT \(name)")
         if outermost {
             // Another process may have changed the schema (a bulk import sets triggers aside
@@ -384,6 +391,9 @@ final class Database {
             if outermost {
                 outboxState = .unloaded
                 try? execute("ROLLBACK")
+            } else if transactionLost {
+                // Nothing to roll back to: the callers above end the write too.
+                throw error
             } else {
                 try? execute("ROLLBACK TO \(name); RELEASE \(name)")
                 // The ops of the rolled-back part are gone: number the next one after those left.

@@ -194,6 +194,10 @@ extension Store {
     /// In a bulk load, a savepoint was rolled back: the rows it reported may be gone and
     /// their ids taken again, so the load ends with the index rebuilt and the counts counted
     /// whole instead of in batches. Nothing outside a load.
+    /// Whether SQLite itself rolled back the write transaction under way (a full disk): a
+    /// caller that goes on after a failed part of it must stop instead.
+    public var transactionLost: Bool { database.transactionLost }
+
     public func abandonBatchedIndexing() throws {
         try database.indexingLoad?.changedRows()
     }

@@ -123,4 +123,47 @@ struct FollowingBrowserTests {
         let rows = try runner.json(["list"])["conversations"] as? [[String: Any]] ?? []
         #expect(rows.first?["messageCount"] as? Int == 3)
     }
+
+    @Test("the disk fills while a folder of sessions is imported: exit 1 with the reason, nothing of the load kept (not a part of it in autocommit), check clean; with room, all of it")
+    func diskFull() throws {
+        guard geteuid() == 0 else { return }
+        let runner = try BinaryRunner()
+        let mountPoint = try TemporaryDirectory()
+        guard HostileOutputTests.run("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", mountPoint.path]) == 0 else { return }
+        defer { _ = HostileOutputTests.run("/bin/umount", [mountPoint.path]) }
+        let database = mountPoint.file("h.sqlite")
+        func listed(_ extra: [String] = []) throws -> [[String: Any]] {
+            let result = try runner.run(["--db", database, "list", "--json"] + extra, withDatabase: false)
+            let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
+            return object?["conversations"] as? [[String: Any]] ?? []
+        }
+        let first = try runner.run(["--db", database, "import", "--quiet", TreeCommandTests.chatgpt], withDatabase: false)
+        #expect(first.status == 0, "\(first.error)")
+        let before = try listed()
+        let projects = runner.folder.path + "/sessions/-work-app"
+        try FileManager.default.createDirectory(atPath: projects, withIntermediateDirectories: true)
+        for index in 0..<80 {
+            let prompt = (0..<5_000).map { "w\($0 * 7 + index)" }.joined(separator: " ")
+            try AgentImportCommandTests.session("s-\(index)", prompt: prompt).write(toFile: projects + "/s-\(index).jsonl", atomically: false, encoding: .utf8)
+        }
+        let full = try runner.run(["--db", database, "import", runner.folder.path + "/sessions"], withDatabase: false)
+        #expect(full.status == 1, "\(full.output) \(full.error)")
+        #expect(full.error.contains("full"), "\(full.error)")
+        #expect(!full.error.contains("already exists") && !full.error.contains("SQLite error 1:"), "\(full.error)")
+        let after = try listed()
+        #expect(after.count == before.count, "\(after.count) stored, \(before.count) before")
+        let check = try runner.run(["--db", database, "check"], withDatabase: false)
+        #expect(check.status == 0, "\(check.output) \(check.error)")
+        do {
+            let store = try Store.open(path: database, readOnly: true)
+            #expect(try store.sourceFiles().isEmpty)
+        }
+        // With room, the same import keeps every session.
+        #expect(HostileOutputTests.run("/bin/mount", ["-o", "remount,size=64m", mountPoint.path]) == 0)
+        let again = try runner.run(["--db", database, "import", "--quiet", runner.folder.path + "/sessions"], withDatabase: false)
+        #expect(again.status == 0, "\(again.error)")
+        let all = try listed(["--limit", "500"])
+        #expect(all.count == before.count + 80)
+        #expect(try runner.run(["--db", database, "check"], withDatabase: false).status == 0)
+    }
 }
