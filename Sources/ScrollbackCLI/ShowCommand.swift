@@ -40,7 +40,9 @@ struct ShowCommand {
     }
 
     /// - Parameter branchCount: the messages of the branch shown, when only one is.
-    private func header(_ conversation: ConversationDTO, branchCount: Int?, branches: Int?) {
+    /// - Parameter hiddenOnBranch: how many of the conversation's hidden messages lie on
+    ///   the branch shown, when only one is (nil: all of them count).
+    private func header(_ conversation: ConversationDTO, branchCount: Int?, branches: Int?, hiddenOnBranch: Int? = nil) {
         let console = context.console
         console.line(OutputFormat.line(conversation.title))
         var facts = ["id \(OutputFormat.line(conversation.publicID))"]
@@ -59,10 +61,18 @@ struct ShowCommand {
             facts.append("\(NumberText.grouped(total)) messages")
         }
         if conversation.hiddenCount > 0 {
-            facts.append(
-                showingHidden
-                    ? "\(NumberText.grouped(conversation.hiddenCount)) of them hidden by default"
-                    : "\(NumberText.grouped(conversation.hiddenCount)) hidden (--hidden shows them)")
+            let here = min(hiddenOnBranch ?? conversation.hiddenCount, conversation.hiddenCount)
+            let elsewhere = conversation.hiddenCount - here
+            if here > 0 {
+                facts.append(
+                    showingHidden
+                        ? "\(NumberText.grouped(here)) of them hidden by default"
+                        : "\(NumberText.grouped(here)) hidden (--hidden shows them)")
+            }
+            if elsewhere > 0 {
+                facts.append(
+                    "\(NumberText.grouped(elsewhere))\(here > 0 ? " more" : "") hidden on other branches (--all-branches --hidden shows them)")
+            }
         }
         if let branches {
             facts.append(branches == 1 ? "1 branch" : "\(NumberText.grouped(branches)) branches")
@@ -77,7 +87,13 @@ struct ShowCommand {
         var last: MessageDTO?
         // Found once: for a branched conversation, the ids along its branch.
         let branch = try store.messages.branch(of: conversation, leaf: nil, showingHidden: showingHidden)
-        if !context.wantsJSON { header(conversation, branchCount: branch.count, branches: nil) }
+        if !context.wantsJSON {
+            // The hidden messages on this branch: the difference to it shown the other way.
+            let hiddenOnBranch =
+                conversation.hiddenCount > 0
+                ? abs(branch.count - (try store.messages.branch(of: conversation, leaf: nil, showingHidden: !showingHidden).count)) : 0
+            header(conversation, branchCount: branch.count, branches: nil, hiddenOnBranch: hiddenOnBranch)
+        }
         while true {
             let page = try store.messages.page(branch, at: position, limit: 500)
             for message in page.items {

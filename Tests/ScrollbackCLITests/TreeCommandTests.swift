@@ -229,4 +229,44 @@ struct TreeCommandTests {
         let without = try runner.run(["search", "--limit", "1", "--after", token, "git"])
         #expect(without.status == 2 && without.error.contains("for another query"), "\(without.error)")
     }
+
+    @Test("a current node on a version of only reasoning: show, show --hidden and export --hidden show the same branch; hidden after the last seen answer is shown with --hidden; counts say where the hidden are")
+    func hiddenCurrentNode() throws {
+        let runner = try BinaryRunner()
+        func export(current: String, extra: String = "") throws -> String {
+            let path = runner.folder.file("hc-\(current).json")
+            let record = """
+                [{"id":"hc-\(current)","title":"Hidden current \(current)","create_time":1750000000,"current_node":"\(current)","mapping":{
+                "u":{"id":"u","parent":null,"children":["a1","r2"],"message":{"id":"u","author":{"role":"user"},"create_time":1750000001,"content":{"content_type":"text","parts":["question"]}}},
+                "a1":{"id":"a1","parent":"u","children":["r3"],"message":{"id":"a1","author":{"role":"assistant"},"create_time":1750000002,"content":{"content_type":"text","parts":["first answer"]}}},
+                "r2":{"id":"r2","parent":"u","children":[],"message":{"id":"r2","author":{"role":"assistant"},"create_time":1750000003,"content":{"content_type":"thoughts","thoughts":[{"summary":"s","content":"only reasoning"}]}}},
+                "r3":{"id":"r3","parent":"a1","children":[],"message":{"id":"r3","author":{"role":"assistant"},"create_time":1750000004,"content":{"content_type":"reasoning_recap","content":"after the answer"}}}
+                }}]
+                """
+            try record.write(toFile: path, atomically: false, encoding: .utf8)
+            return path
+        }
+        #expect(try runner.run(["import", "--quiet", try export(current: "r2"), try export(current: "r3")]).status == 0)
+        let rows = try runner.json(["list"])["conversations"] as? [[String: Any]] ?? []
+        let onlyReasoning = try #require(rows.first { $0["title"] as? String == "Hidden current r2" }?["id"] as? String)
+        let trailing = try #require(rows.first { $0["title"] as? String == "Hidden current r3" }?["id"] as? String)
+
+        // r2 is no branch of what was seen: every view shows u → a1; --hidden adds r3, below a1.
+        let plain = try runner.run(["show", onlyReasoning]).output
+        let hidden = try runner.run(["show", onlyReasoning, "--hidden"]).output
+        #expect(plain.contains("first answer") && hidden.contains("first answer") && !hidden.contains("only reasoning"), "\(hidden)")
+        #expect(hidden.contains("after the answer"))
+        #expect(plain.contains("3 messages") == false && plain.contains("· 2 messages · 1 hidden (--hidden shows them) · 1 more hidden on other branches"), "\(plain)")
+        let markdown = try runner.run(["export", "--format", "md", "--hidden", onlyReasoning]).output
+        #expect(markdown.contains("first answer") && markdown.contains("after the answer") && !markdown.contains("only reasoning\n"), "\(markdown)")
+        let seenJSON = try runner.json(["show", onlyReasoning])
+        let hiddenJSON = try runner.json(["show", onlyReasoning, "--hidden"])
+        let seenIDs = (seenJSON["messages"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        let hiddenIDs = (hiddenJSON["messages"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        #expect(seenIDs.count == 2 && Array(hiddenIDs.prefix(2)) == seenIDs && hiddenIDs.count == 3)
+
+        // The current node after the answer: the same branch, the hidden one with --hidden.
+        let after = try runner.run(["show", trailing, "--hidden"]).output
+        #expect(after.contains("first answer") && after.contains("after the answer") && !after.contains("only reasoning"))
+    }
 }
