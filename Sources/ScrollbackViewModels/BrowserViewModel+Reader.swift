@@ -116,6 +116,11 @@ extension BrowserViewModel {
                 reader.showsHidden
                 ? "Showing \(NumberText.grouped(hidden)) hidden message\(hidden == 1 ? "" : "s"), dimmed (z hides them)"
                 : "Showing what you saw (z shows the \(NumberText.grouped(hidden)) hidden)"
+            // A find goes on over what is shown now: matches in hidden messages come and go.
+            if let query = reader.find?.query {
+                reader.refreshFind(positions: try matchingPositions(of: query, in: reader))
+                if reader.find == nil { status = (status ?? "") + "; “\(UntrustedText.sanitized(query))” is only in hidden messages" }
+            }
         case .toggleExpanded:
             if !reader.toggleExpanded() {
                 status = "Tab opens a tool line (▸); this message is shown whole"
@@ -152,6 +157,14 @@ extension BrowserViewModel {
         let positions = try matchingPositions(of: trimmed, in: reader)
         guard !positions.isEmpty else {
             reader.clearFind()
+            if !reader.showsHidden, reader.conversation.hiddenCount > 0,
+                try repositories.messages.messages(
+                    ids: Array(try repositories.search.matchingMessageIDs(conversationID: reader.conversation.id, query: trimmed).prefix(500))
+                ).contains(where: { !$0.kind.isSeen })
+            {
+                status = "Only in hidden messages: “\(UntrustedText.sanitized(trimmed))” (z shows them, then find again)"
+                return
+            }
             status = reader.tree == nil
                 ? "Not in this conversation: “\(UntrustedText.sanitized(trimmed))”"
                 : "Not on this branch: “\(UntrustedText.sanitized(trimmed))” (/ searches every branch from the list)"

@@ -300,6 +300,18 @@ public final class ReaderViewModel {
         try show(position: positions[current])
     }
 
+    /// The matches found again in what is shown now (after `z`), the screen left where it
+    /// is: the next match is the first at or below the top.
+    public func refreshFind(positions: [Int]) {
+        guard let query = find?.query else { return }
+        guard !positions.isEmpty else {
+            clearFind()
+            return
+        }
+        let here = topPosition ?? 0
+        find = (query, positions, positions.firstIndex { $0 >= here } ?? 0)
+    }
+
     public func clearFind() {
         find = nil
         highlights = searchHighlights

@@ -88,9 +88,28 @@ struct HiddenMessagesTests {
         try fixture.type("Thinking")
         try fixture.press(.enter)
         #expect(fixture.browser.reader?.find == nil)
+        // Said where it is, not "not in this conversation".
+        #expect(fixture.browser.status?.contains("Only in hidden messages: “Thinking” (z shows them") == true, "\(fixture.browser.status ?? "")")
         try fixture.press(.character("z"), .character("/"))
         try fixture.type("Thinking")
         try fixture.press(.enter)
         #expect(fixture.browser.reader?.find?.positions == [1])
+        // z hides them again: the find has nothing left to show, and says so.
+        try fixture.press(.character("z"))
+        #expect(fixture.browser.reader?.find == nil)
+        #expect(fixture.browser.status?.contains("“Thinking” is only in hidden messages") == true, "\(fixture.browser.status ?? "")")
+        // A find of seen text goes on at its new places when z shows the hidden between them.
+        try fixture.press(.character("/"))
+        try fixture.type("Eleven")
+        try fixture.press(.enter)
+        let seenPlaces = try #require(fixture.browser.reader?.find?.positions)
+        try fixture.press(.character("z"))
+        let shownPlaces = try #require(fixture.browser.reader?.find?.positions)
+        #expect(seenPlaces.count == 1 && shownPlaces.count == 1 && shownPlaces != seenPlaces, "\(seenPlaces) \(shownPlaces)")
+        // Something nowhere: not in this conversation.
+        try fixture.press(.character("/"))
+        try fixture.type("walrus")
+        try fixture.press(.enter)
+        #expect(fixture.browser.status?.contains("Only in hidden") == false)
     }
 }
