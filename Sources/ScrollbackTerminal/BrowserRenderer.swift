@@ -83,7 +83,13 @@ public enum BrowserRenderer {
         case .reader:
             let reader = browser.reader
             let position = (reader?.focus ?? 0) + 1
-            left = "message \(NumberText.grouped(position)) of \(NumberText.grouped(reader?.branchCount ?? 0))"
+            let count = reader?.branchCount ?? 0
+            if count == 0, let hidden = reader?.conversation.hiddenCount, hidden > 0 {
+                // Every message of it is hidden (a conversation of only context or tool traffic).
+                left = "no message you saw · z shows the \(NumberText.grouped(hidden)) hidden"
+            } else {
+                left = "message \(NumberText.grouped(min(position, max(count, 1)))) of \(NumberText.grouped(count))"
+            }
             if let find = reader?.find {
                 left += " · match \(NumberText.grouped(find.current + 1)) of \(NumberText.grouped(find.positions.count))"
             }

@@ -140,6 +140,23 @@ struct LayoutTests {
         }
     }
 
+    @Test("a conversation of only hidden messages: the footer says there is no message you saw and what z does, not \"message 1 of 0\"")
+    func allHidden() throws {
+        let store = try Store.open(path: ":memory:")
+        try store.addTree(
+            title: "Only context", start: Self.now.milliseconds - Self.hour,
+            nodes: [TreeNode("s", nil, .system, "You are ChatGPT.", minute: 0, kind: .internal),
+                    TreeNode("r", "s", .assistant, "Thinking only", minute: 1, kind: .reasoning)],
+            current: "r")
+        let browser = try Self.browser(store, width: 80, height: 12)
+        _ = try browser.handle(.enter)
+        let screen = Self.render(browser, width: 80, height: 12)
+        #expect(screen.text.contains("no message you saw · z shows the 2 hidden"), "\(screen.text)")
+        #expect(!screen.text.contains("of 0"))
+        _ = try browser.handle(.character("z"))
+        #expect(Self.render(browser, width: 80, height: 12).text.contains("Showing 2 hidden messages"))
+    }
+
     @Test("the reader at 20, 46, 80 and 200 columns", arguments: [20, 46, 80, 200])
     func reader(width: Int) throws {
         let store = try Self.makeStore()
