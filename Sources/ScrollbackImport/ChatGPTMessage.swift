@@ -208,8 +208,7 @@ enum ChatGPTMessage {
     private static func render(_ canvas: Canvas, note: String?) -> String {
         let heading = "**\(ImportText.oneLine(canvas.name))**" + (note.map { " (\($0))" } ?? "")
         if canvas.type.hasPrefix("code/") {
-            let language = String(canvas.type.dropFirst(5)).filter { $0.isLetter || $0.isNumber || $0 == "+" || $0 == "#" || $0 == "-" }
-            return "\(heading)\n\n" + ImportText.fenced(canvas.content, language: language)
+            return "\(heading)\n\n" + ImportText.fenced(canvas.content, language: String(canvas.type.dropFirst(5)))
         }
         return "\(heading)\n\n\(canvas.content)"
     }

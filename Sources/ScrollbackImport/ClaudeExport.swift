@@ -176,9 +176,9 @@ enum ClaudeExport {
         }
         // Attachments stay with the message they came with.
         for case let attachment as [String: Any] in message.array("attachments") ?? [] {
-            let name = attachment.string("file_name") ?? "attachment"
+            let name = ImportText.oneLine(attachment.string("file_name") ?? "attachment")
             if let extracted = attachment.string("extracted_content"), !ImportText.isBlank(extracted) {
-                text += "\n\n[attachment: \(ImportText.oneLine(name))]\n" + ImportText.fenced(extracted)
+                text += "\n\n[attachment: \(name)]\n" + ImportText.fenced(extracted)
             } else {
                 text += "\n\n[attachment: \(name)]"
             }

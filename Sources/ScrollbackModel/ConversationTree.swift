@@ -166,6 +166,15 @@ public struct ConversationTree: Sendable {
         }
     }
 
+    /// In a tree of every kind: the leaf that shows the seen branch ending at `seenLeaf` with
+    /// what was hidden on it: `current` (the stored current leaf) when it is `seenLeaf` or
+    /// below it (hidden messages after the last seen one), else the newest leaf below
+    /// `seenLeaf`. A current leaf on a version of only hidden messages is no branch of its own.
+    public func leaf(showingHiddenOf seenLeaf: Int64, current: Int64?) -> Int64 {
+        if let current, isAncestor(seenLeaf, of: current) { return current }
+        return newestLeaf(under: seenLeaf) ?? seenLeaf
+    }
+
     /// The newest leaf at or below `id` (the one with the largest id, which is the latest).
     public func newestLeaf(under id: Int64) -> Int64? {
         guard let start = index[id] else { return nil }

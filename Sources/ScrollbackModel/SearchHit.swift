@@ -9,7 +9,7 @@ public struct SearchHit: Sendable, Hashable {
         /// What it is: hidden kinds are found only when a search asks for them.
         public var kind: MessageKind
 
-        public init(id: Int64, publicID: String, position: Int, role: Role, createdAt: Timestamp, kind: MessageKind = .text) {
+        public init(id: Int64, publicID: String, position: Int, role: Role, createdAt: Timestamp, kind: MessageKind) {
             self.id = id
             self.publicID = publicID
             self.position = position

@@ -28,6 +28,7 @@ final class Database {
     /// I/O error or a lack of memory, it may undo the whole transaction, not only the failed
     /// statement): nothing more of that write may run, as it would run outside it.
     var transactionLost: Bool { savepointDepth > 0 && sqlite3_get_autocommit(handle) != 0 }
+    static let lostTransaction = "SQLite undid the whole change after an error (a full disk, a read error); nothing of it was kept"
     /// When not nil, the SQL of every statement run is appended, so that tests can assert on
     /// what ran (and on its `EXPLAIN QUERY PLAN`).
     var recordedSQL: [String]?
@@ -356,8 +357,6 @@ final class Database {
     ///   is, for a caller that undoes its own partial work when it throws. A savepoint makes
     ///   SQLite copy every page the body touches to a journal first; once per imported
     ///   conversation that was 3.5 GB written for a 225 MB export.
-    static let lostTransaction = "SQLite undid the whole change after an error (a full disk, a read error); nothing of it was kept"
-
     func write<T>(savepoint: Bool = true, _ body: () throws -> T) throws -> T {
         guard access == .readWrite else { throw StorageError.readOnly }
         let outermost = savepointDepth == 0

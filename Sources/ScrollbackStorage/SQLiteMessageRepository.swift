@@ -94,16 +94,11 @@ public final class SQLiteMessageRepository: MessageRepository {
         // below the seen message it follows.
         var chosen =
             leaf.flatMap { tree.contains($0) ? $0 : nil } ?? tree.leaf(near: leaf ?? conversation.currentLeafID) { parents[$0] }
-        if showingHidden, leaf == nil, let current = conversation.currentLeafID {
-            // The branch shown by default, with what was hidden on it: the seen branch's
-            // leaf, on to the current one when that is below it (hidden messages after the
-            // last seen one), else to the newest below it, as the reader's `z` does. A
-            // current leaf on a version of only hidden messages (a regeneration that only
-            // reasoned) is no branch of its own, with or without --hidden.
-            let seen = ConversationTree(nodes: nodes, showingHidden: false)
-            if let seenLeaf = seen.leaf(near: current, parents: { parents[$0] }) {
-                chosen = seenLeaf == current || tree.isAncestor(seenLeaf, of: current) ? current : tree.newestLeaf(under: seenLeaf) ?? seenLeaf
-            }
+        if showingHidden, leaf == nil, let current = conversation.currentLeafID,
+            let seenLeaf = ConversationTree(nodes: nodes, showingHidden: false).leaf(near: current, parents: { parents[$0] })
+        {
+            // The branch shown by default, with what was hidden on it, as the reader's `z`.
+            chosen = tree.leaf(showingHiddenOf: seenLeaf, current: current)
         }
         let path = chosen.map { tree.path(to: $0) } ?? []
         return MessageBranch(conversationID: conversation.id, leaf: chosen, path: path, count: path.count)

@@ -7,9 +7,10 @@ enum SearchIndex {
     /// For loading many rows: every trigger of the indexes, and of the counts of each
     /// conversation's messages and hidden messages (added once per conversation at the end,
     /// instead of a conversation row rewritten per message; a trigger whose condition is
-    /// false still runs a subprogram per row: kinds made a ChatGPT import 20% slower). Deletes and updates too: a load may replace what it loaded
-    /// itself (a conversation twice in one export, one undone when its message failed), and
-    /// FTS5 takes removing a row it never indexed for a damaged index.
+    /// false still runs a subprogram per row: kinds made a ChatGPT import 20% slower).
+    /// Deletes and updates too: a load may replace what it loaded itself (a conversation
+    /// twice in one export, one undone when its message failed), and FTS5 takes removing a
+    /// row it never indexed for a damaged index.
     static let insertTriggers = [
         "conversation_fts_insert", "conversation_fts_delete", "conversation_fts_update",
         "message_fts_insert", "message_fts_delete", "message_fts_update", "message_counted", "message_uncounted",

@@ -107,13 +107,7 @@ public final class ReaderViewModel {
         let fullTree = try messages.tree(conversationID: conversation.id, showingHidden: true)
         var leaf = branch.leaf
         if shown, let seenLeaf = leaf {
-            // On to the stored current leaf when it is below (hidden messages after the last
-            // seen one), else the newest below.
-            if let current = conversation.currentLeafID, fullTree.isAncestor(seenLeaf, of: current) {
-                leaf = current
-            } else {
-                leaf = fullTree.newestLeaf(under: seenLeaf) ?? seenLeaf
-            }
+            leaf = fullTree.leaf(showingHiddenOf: seenLeaf, current: conversation.currentLeafID)
         }
         showsHidden = shown
         let fresh = try messages.branch(of: conversation, leaf: leaf, showingHidden: shown)
