@@ -66,7 +66,9 @@ struct BrowseCommand {
             browser: browser, environment: context.environment, config: config,
             exitAfterFirstFrame: context.parsed.has("--exit-after-first-frame"))
         let environment = context.environment
-        app.exporter = { ids, path in ExportCommand.exportFromBrowser(ids: ids, path: path, store: store, environment: environment) }
+        app.exporter = { ids, path, hidden in
+            ExportCommand.exportFromBrowser(ids: ids, path: path, showingHidden: hidden, store: store, environment: environment)
+        }
         return try app.run()
     }
 

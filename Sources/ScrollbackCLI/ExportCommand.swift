@@ -99,8 +99,11 @@ struct ExportCommand {
 
     /// The browser's `x`: the conversations `ids` to a new file at `path` (`~/` is the home
     /// folder; the extension says the format), written as `--out` writes, never over a file
-    /// that exists. Returns what the footer says.
-    static func exportFromBrowser(ids: [Int64], path given: String, store: Store, environment: [String: String]) -> String {
+    /// that exists; `showingHidden` (the reader's `z`) as `--hidden`. Returns what the footer
+    /// says.
+    static func exportFromBrowser(
+        ids: [Int64], path given: String, showingHidden: Bool = false, store: Store, environment: [String: String]
+    ) -> String {
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         let path = given == "~" ? home : given.hasPrefix("~/") ? home + given.dropFirst() : given
         let lowered = path.lowercased()
@@ -122,13 +125,17 @@ struct ExportCommand {
             let file = try ExportFile(replacing: path)
             let count: Int
             do {
-                count = try write(format: format, exporter: Exporter(store: store), each: { try conversations.forEach($0) }, emit: file.write)
+                count = try write(
+                    format: format, exporter: Exporter(store: store, showingHidden: showingHidden), each: { try conversations.forEach($0) },
+                    emit: file.write)
                 try file.commit(force: false)
             } catch {
                 file.discard()
                 throw error
             }
-            return UntrustedText.sanitized("Exported \(NumberText.grouped(count)) conversation\(count == 1 ? "" : "s") as \(format.name) to \(path)")
+            // JSON and JSONL carry every message with its kind whatever is shown.
+            let hidden = showingHidden && format == .md ? ", hidden messages included (z)" : ""
+            return UntrustedText.sanitized("Exported \(NumberText.grouped(count)) conversation\(count == 1 ? "" : "s") as \(format.name) to \(path)\(hidden)")
         } catch let failure as CommandFailure {
             return "Not exported: " + UntrustedText.sanitized(failure.message)
         } catch let error as StorageError {

@@ -21,6 +21,8 @@ enum ClaudeCodeSession {
         var lastNode: String?
         var firstTime: Timestamp?
         var lastTime: Timestamp?
+        /// How many messages came before the first line with a time.
+        var undated = 0
         var project: String?
         var gitBranch: String?
         var model: String?
@@ -68,9 +70,14 @@ enum ClaudeCodeSession {
             if gathered.project == nil, let cwd = object.string("cwd"), !cwd.isEmpty { gathered.project = cwd }
             if let branch = object.string("gitBranch"), !branch.isEmpty { gathered.gitBranch = branch }
             if let agent { gathered.agentID = agent }
-            let time = object.string("timestamp").flatMap(ImportTime.iso8601) ?? gathered.lastTime ?? Timestamp(milliseconds: 0)
-            if gathered.firstTime == nil { gathered.firstTime = time }
-            gathered.lastTime = max(gathered.lastTime ?? time, time)
+            // A line without a time (a file-history snapshot) is at the one before it, or the
+            // first one after it that has one.
+            let stamped = object.string("timestamp").flatMap(ImportTime.iso8601)
+            let time = stamped ?? gathered.lastTime ?? Timestamp(milliseconds: 0)
+            if let stamped {
+                if gathered.firstTime == nil { gathered.firstTime = stamped }
+                gathered.lastTime = max(gathered.lastTime ?? stamped, stamped)
+            }
             let node = object.string("uuid") ?? "@\(line.offset)"
             let parent: ImportedParent =
                 if let parent = object.string("parentUuid") ?? object.string("logicalParentUuid") {
@@ -100,10 +107,12 @@ enum ClaudeCodeSession {
                         parent: index == 0 ? parent : .node("\(node)#\(index - 1)"), usage: part.usage, kind: part.kind))
             }
             gathered.lastNode = node
+            if gathered.firstTime == nil { gathered.undated = gathered.messages.count }
         }
         var result: [ImportedConversation] = []
         for key in order {
-            guard let gathered = sessions[key], !gathered.messages.isEmpty else { continue }
+            guard var gathered = sessions[key], !gathered.messages.isEmpty else { continue }
+            ImportTime.date(&gathered.messages, first: gathered.undated, at: gathered.firstTime)
             // The newest summary of a message of this file (a summary of another session's
             // leaf may be copied in: it is not this one's).
             let summary = gathered.messages.reversed().lazy.compactMap { $0.nodeID.flatMap { summaries[$0] } }.first

@@ -28,6 +28,8 @@ enum CodexSession {
         var firstTime: Timestamp?
         var lastTime: Timestamp?
         var lastAssistant: Int?
+        /// How many messages came before the first line with a time.
+        var undated = 0
         var nodeIDs = Set<String>()
         let readTo = try SessionFile.lines(path, from: offset) { line in
             guard let object = (try? JSONSerialization.jsonObject(with: line.bytes)) as? [String: Any] else {
@@ -38,16 +40,20 @@ enum CodexSession {
             let wrapped = object["payload"] is [String: Any]
             let type = wrapped ? (object.string("type") ?? "") : "response_item"
             let payload = wrapped ? (object.object("payload") ?? [:]) : object
-            let time = object.string("timestamp").flatMap(ImportTime.iso8601) ?? lastTime ?? Timestamp(milliseconds: 0)
+            // A line without a time is at the one before it, or the first one after it that has one.
+            let stamped = object.string("timestamp").flatMap(ImportTime.iso8601)
+            let time = stamped ?? lastTime ?? Timestamp(milliseconds: 0)
+            if let stamped {
+                if firstTime == nil { firstTime = stamped }
+                lastTime = max(lastTime ?? stamped, stamped)
+            }
+            defer { if firstTime == nil { undated = messages.count } }
             if type == "session_meta" || (!wrapped && object["instructions"] != nil && object["id"] is String && object["type"] == nil) {
                 metaID = metaID ?? payload.string("id")
                 if let cwd = payload.string("cwd"), !cwd.isEmpty { project = project ?? cwd }
                 if let branch = payload.object("git")?.string("branch"), !branch.isEmpty { gitBranch = branch }
-                if firstTime == nil { firstTime = time }
                 return
             }
-            if firstTime == nil { firstTime = time }
-            lastTime = max(lastTime ?? time, time)
             switch type {
             case "turn_context":
                 if let name = payload.string("model"), !name.isEmpty { model = name }
@@ -91,6 +97,7 @@ enum CodexSession {
             if part.role == .assistant { lastAssistant = messages.count - 1 }
         }
         guard !messages.isEmpty else { return ([], readTo, skipped) }
+        ImportTime.date(&messages, first: undated, at: firstTime)
         // Appended lines follow the last message stored.
         if appended { messages[0].parent = .afterStored }
         // Appended lines do not say whose they are: the file's name does, else its first line.

@@ -44,6 +44,13 @@ enum ImportTime {
         return time
     }
 
+    /// The first `count` messages, read from lines without a time before the first line that
+    /// has one (a session's snapshot or meta lines), take that line's `time`: not 1970.
+    static func date(_ messages: inout [ImportedMessage], first count: Int, at time: Timestamp?) {
+        guard let time else { return }
+        for index in messages.indices.prefix(count) { messages[index].createdAt = time }
+    }
+
     /// ISO 8601 (`2026-02-01T09:00:00.000000Z`, `…+02:00`, `…+0200`, or no zone for UTC) as
     /// milliseconds, strictly: month 13, day 45, hour 25 or text after the time make it
     /// nil, as does a year outside 1970–9999.

@@ -19,7 +19,7 @@ public final class TerminalApp {
     private let environment: [String: String]
     private let config: BrowserConfig
     /// Writes conversations to a file (`x`): the composition root gives it the store.
-    public var exporter: ((_ ids: [Int64], _ path: String) -> String)?
+    public var exporter: ((_ ids: [Int64], _ path: String, _ showingHidden: Bool) -> String)?
 
     /// Turns xterm's bracketed paste on and off; terminals that do not know it ignore it.
     static let bracketedPasteOn = "\u{1B}[?2004h"
@@ -187,12 +187,12 @@ public final class TerminalApp {
             handOver { try programs.page(text) } after: { status in
                 status == 0 ? "Back from the pager" : "The pager exited with status \(status) (the pager is \(UntrustedText.sanitized(programs.pagerCommand)))"
             }
-        case .export(let ids, let path):
+        case .export(let ids, let path, let showingHidden):
             guard let exporter else {
                 browser.effectDone("Exporting is not available here")
                 return
             }
-            browser.effectDone(exporter(ids, path))
+            browser.effectDone(exporter(ids, path, showingHidden))
         case .edit(let text, let name):
             handOver { try programs.edit(text, name: name) } after: { status in
                 status == 0 ? "Back from the editor; its copy was removed" : "The editor exited with status \(status); its copy was removed"

@@ -15,6 +15,7 @@ public enum BrowserEffect: Equatable, Sendable {
     /// `name`, removed afterwards.
     case edit(text: String, name: String)
     /// Writes the conversations `ids` to the file `path` (its extension says the format:
-    /// .md, .json or .jsonl), as `scrollback export --out` does.
-    case export(ids: [Int64], path: String)
+    /// .md, .json or .jsonl), as `scrollback export --out` does; `showingHidden` (the
+    /// reader's `z`) puts the hidden messages into Markdown too, as `export --hidden` does.
+    case export(ids: [Int64], path: String, showingHidden: Bool)
 }

@@ -5,25 +5,27 @@ import TerminalText
 /// What the screens share: writing (rename, delete, pin, undo) and handing a conversation to a program.
 extension BrowserViewModel {
     /// `|`, `o` and `e`: the conversation (the branch shown, in the reader) to a program.
-    func hand(_ conversation: ConversationDTO, branch: MessageBranch?, to command: BrowserCommand) throws {
+    func hand(_ conversation: ConversationDTO, branch: MessageBranch?, showingHidden: Bool = false, to command: BrowserCommand) throws {
         switch command {
         case .pipe:
             prompt = .pipe(editor: LineEditor(text: lastPipe, selected: true))
         case .pager:
-            effect = .page(text: UntrustedText.sanitized(try markdown(of: conversation, branch: branch), keepNewlines: true))
+            effect = .page(text: UntrustedText.sanitized(try markdown(of: conversation, branch: branch, showingHidden: showingHidden), keepNewlines: true))
         case .editor:
             effect = .edit(
-                text: UntrustedText.sanitized(try markdown(of: conversation, branch: branch), keepNewlines: true),
+                text: UntrustedText.sanitized(try markdown(of: conversation, branch: branch, showingHidden: showingHidden), keepNewlines: true),
                 name: conversation.publicID.prefix(8) + ".md")
         default:
             break
         }
-        pipeSource = (conversation, branch)
+        pipeSource = (conversation, branch, showingHidden)
     }
 
     /// A conversation as Markdown, as `export` writes it: the branch given (the one the
-    /// reader shows), else its current one, then the other branches by their first lines.
-    func markdown(of conversation: ConversationDTO, branch: MessageBranch?) throws -> String {
+    /// reader shows), else its current one, then the other branches by their first lines;
+    /// `showingHidden` (the reader's `z`, whose branch then holds them) lists the other
+    /// branches with their hidden messages too, as `export --hidden` does.
+    func markdown(of conversation: ConversationDTO, branch: MessageBranch?, showingHidden: Bool = false) throws -> String {
         let branch = try branch ?? repositories.messages.branch(of: conversation, leaf: nil)
         var messages: [MessageDTO] = []
         var position = PagePosition.first
@@ -35,9 +37,10 @@ extension BrowserViewModel {
         }
         var others: [MarkdownTranscript.OtherBranch] = []
         if conversation.isBranched {
-            let all = try repositories.messages.all(conversationID: conversation.id)
+            let all = try repositories.messages.all(conversationID: conversation.id, showingHidden: showingHidden)
             others = MarkdownTranscript.otherBranches(
-                all, tree: try repositories.messages.tree(conversationID: conversation.id), shown: messages.map(\.id))
+                all, tree: try repositories.messages.tree(conversationID: conversation.id, showingHidden: showingHidden),
+                shown: messages.map(\.id))
         }
         return MarkdownTranscript.render(conversation, messages, otherBranches: others)
     }

@@ -152,7 +152,8 @@ extension BrowserViewModel {
                     return
                 }
                 lastExport = path
-                effect = .export(ids: ids, path: path)
+                // From the reader, what it shows: with `z` on, the hidden messages too.
+                effect = .export(ids: ids, path: path, showingHidden: mode == .reader && reader?.showsHidden == true)
             }
         case .pipe(var editor):
             guard let outcome = edit(&editor, key, reopen: { .pipe(editor: $0) }) else { return }
@@ -171,7 +172,7 @@ extension BrowserViewModel {
                 }
                 lastPipe = command
                 pipeSource = nil
-                effect = .pipe(command: command, input: try markdown(of: source.conversation, branch: source.branch))
+                effect = .pipe(command: command, input: try markdown(of: source.conversation, branch: source.branch, showingHidden: source.showingHidden))
             }
         }
     }

@@ -88,9 +88,11 @@ extension BrowserViewModel {
                     ? "the code block of message \(NumberText.grouped(reader.focus + 1))"
                     : "code block \(block.index + 1) of \(block.count) of message \(NumberText.grouped(reader.focus + 1))")
         case .copyConversation:
-            effect = .copy(text: try markdown(of: reader.conversation, branch: reader.branch), what: "the conversation as Markdown")
+            effect = .copy(
+                text: try markdown(of: reader.conversation, branch: reader.branch, showingHidden: reader.showsHidden),
+                what: reader.showsHidden ? "the conversation as Markdown, hidden messages included (z)" : "the conversation as Markdown")
         case .pipe, .pager, .editor:
-            try hand(reader.conversation, branch: reader.branch, to: command)
+            try hand(reader.conversation, branch: reader.branch, showingHidden: reader.showsHidden, to: command)
         case .previousMessage, .nextMessage:
             if try !reader.moveFocus(by: command == .nextMessage ? 1 : -1) {
                 status = command == .nextMessage ? "The last message" : "The first message"

@@ -434,7 +434,7 @@ public final class BrowserViewModel {
     var lastExport: String?
 
     /// The conversation (and branch) `|` pipes, while its prompt is open.
-    var pipeSource: (conversation: ConversationDTO, branch: MessageBranch?)?
+    var pipeSource: (conversation: ConversationDTO, branch: MessageBranch?, showingHidden: Bool)?
     /// The last command piped to, offered again (selected) at the next `|`.
     var lastPipe = ""
 

@@ -291,6 +291,26 @@ struct DailyUseCommandTests {
         #expect(delete.output == "Deleted 1 conversation.\n")
     }
 
+    @Test("the browser's x with z on writes the hidden messages into Markdown, marked, as export --hidden does; without z, what was seen")
+    func exportFromBrowserShowingHidden() throws {
+        let runner = try BinaryRunner()
+        try FileManager.default.createDirectory(atPath: runner.dataFolder, withIntermediateDirectories: true)
+        let store = try Store.open(path: runner.databasePath)
+        try store.addTree(title: "Repo", start: 1_750_000_000_000, nodes: Store.hiddenTree, current: "a1")
+        let one = try #require(try store.conversations.page(sort: .updated, at: .first, limit: 1).items.first)
+        let environment = ["HOME": runner.folder.path]
+        let seen = runner.folder.file("seen.md"), all = runner.folder.file("all.md"), lines = runner.folder.file("all.jsonl")
+        #expect(ExportCommand.exportFromBrowser(ids: [one.id], path: seen, store: store, environment: environment).hasSuffix("seen.md"))
+        let shown = ExportCommand.exportFromBrowser(ids: [one.id], path: all, showingHidden: true, store: store, environment: environment)
+        #expect(shown.hasSuffix("all.md, hidden messages included (z)"), "\(shown)")
+        let seenText = try String(contentsOfFile: seen, encoding: .utf8), allText = try String(contentsOfFile: all, encoding: .utf8)
+        #expect(!seenText.contains("Thinking") && allText.contains("· hidden reasoning") && allText.contains("Thinking: look at git"))
+        let expected = try runner.run(["export", "--hidden", "--format", "md"])
+        #expect(expected.output == allText)
+        // JSON Lines carry every message whatever is shown: nothing to say.
+        #expect(ExportCommand.exportFromBrowser(ids: [one.id], path: lines, showingHidden: true, store: store, environment: environment).hasSuffix("all.jsonl"))
+    }
+
     @Test("second hostile round: the browser's export refuses a folder, an existing file and a deleted conversation in its own words; the extension in any case; search names its filter; demo pins a few")
     @MainActor
     func hostileRoundTwo() throws {

@@ -199,6 +199,31 @@ struct ClaudeCodeTests {
         #expect(try store.check().problems.isEmpty)
     }
 
+    @Test("a line without a time (the snapshot a session starts with) is at the first time after it, not in 1970; appended ones too")
+    func undatedLines() throws {
+        func milliseconds(_ second: Int) -> Int64 { ImportTime.iso8601(Self.time(second))?.milliseconds ?? -1 }
+        let folder = try TemporaryDirectory()
+        let path = folder.file("\(Self.session).jsonl")
+        try Self.write(Self.lines, to: path)
+        let store = try Store.open(path: ":memory:")
+        #expect(Importer(store: store).run(paths: [path], format: nil).failed.isEmpty)
+        let main = try Self.conversation(store, Self.session)
+        #expect(main.createdAt.milliseconds == milliseconds(0), "\(main.createdAt.iso8601)")
+        var all = try store.messages.all(conversationID: main.id, showingHidden: true)
+        #expect(all.allSatisfy { $0.createdAt.milliseconds >= milliseconds(0) }, "\(all.map(\.createdAt.iso8601))")
+        // Appended: a snapshot line, then an answer at 40 s; the snapshot is at 40 s too.
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        let snapshot = Self.line(["type": "file-history-snapshot", "messageId": "t1", "snapshot": ["trackedFileBackups": ["a.swift": 1]]])
+        try handle.write(contentsOf: Data((snapshot + "\n" + Self.assistant("t1", parent: "a5", id: "msg_9", [["type": "text", "text": "Done."]], second: 40) + "\n").utf8))
+        try handle.close()
+        #expect(Importer(store: store).run(paths: [path], format: nil).filesAppended == 1)
+        all = try store.messages.all(conversationID: main.id, showingHidden: true)
+        let added = all.filter { $0.content.contains("a.swift") || $0.content == "Done." }
+        #expect(added.count == 2 && added.allSatisfy { $0.createdAt.milliseconds == milliseconds(40) }, "\(added.map(\.createdAt.iso8601))")
+        #expect(try Self.conversation(store, Self.session).createdAt == main.createdAt)
+    }
+
     @Test("truncated, deleted, and two sessions written at once: read whole, kept, each its own")
     func edges() throws {
         let folder = try TemporaryDirectory()

@@ -41,6 +41,24 @@ struct CodexTests {
         ]
     }
 
+    @Test("lines without a time before the first one with a time are at that time: the session does not start in 1970")
+    func undatedLines() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("rollout-2026-11-30T11-00-00-\(Self.id).jsonl")
+        let undated = String(
+            decoding: try JSONSerialization.data(withJSONObject: ["type": "response_item", "payload": Self.message("user", "First, undated")], options: [.sortedKeys]),
+            as: UTF8.self)
+        let lines = [undated, Self.lines[0], Self.line("response_item", Self.message("assistant", "Hello"), second: 6)]
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: false, encoding: .utf8)
+        let store = try Store.open(path: ":memory:")
+        #expect(Importer(store: store).run(paths: [path], format: nil).failed.isEmpty)
+        let conversation = try #require(try ImportTests.conversation(store, source: "codex", id: Self.id))
+        let meta = try #require(ImportTime.iso8601("2026-11-30T11:00:00.000Z"))
+        #expect(conversation.createdAt == meta, "\(conversation.createdAt.iso8601)")
+        let messages = try store.messages.all(conversationID: conversation.id, showingHidden: true)
+        #expect(messages.first { $0.content == "First, undated" }?.createdAt == meta)
+    }
+
     @Test("a rollout file: the chain, what was seen, the rest hidden, the folder, branch, model and tokens")
     func rollout() throws {
         let folder = try TemporaryDirectory()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+import ScrollbackImport
 import ScrollbackModel
 @testable import ScrollbackStorage
 import ScrollbackViewModels
@@ -56,6 +57,41 @@ struct HiddenMessagesTests {
         #expect(!reader.showsHidden && reader.focus == 0)
         #expect(fixture.browser.status == "Showing what you saw (z shows the 4 hidden)")
         #expect(try Self.shown(reader, fixture.store) == ["What changed", "Bash(git sta", "Eleven files"])
+    }
+
+    @Test("what z shows is what c, |, the pager and x hand on: the hidden messages too, as export --hidden writes them; without z, what was seen")
+    func textOut() throws {
+        let fixture = try BrowserFixture(store: Self.store())
+        let browser = fixture.browser
+        let conversation = try #require(browser.list.selected)
+        let seen = try Exporter(store: fixture.store).render(conversation, as: .md)
+        let all = try Exporter(store: fixture.store, showingHidden: true).render(conversation, as: .md)
+        #expect(!seen.contains("Thinking") && all.contains("Thinking: look at git"))
+        try fixture.press(.enter, .character("c"))
+        #expect(browser.takeEffect() == .copy(text: seen, what: "the conversation as Markdown"))
+        try fixture.press(.character("z"), .character("c"))
+        #expect(browser.takeEffect() == .copy(text: all, what: "the conversation as Markdown, hidden messages included (z)"))
+        try fixture.press(.character("|"))
+        try fixture.type("wc -c")
+        try fixture.press(.enter)
+        #expect(browser.takeEffect() == .pipe(command: "wc -c", input: all))
+        try fixture.press(.character("x"), .enter)
+        guard case .export(let ids, _, let hidden) = browser.takeEffect() else {
+            Issue.record("x then Enter should export")
+            return
+        }
+        #expect(ids == [conversation.id] && hidden)
+        // z off again: what was seen.
+        try fixture.press(.character("z"), .character("x"), .enter)
+        guard case .export(_, _, let hiddenNow) = browser.takeEffect() else {
+            Issue.record("x then Enter should export")
+            return
+        }
+        #expect(!hiddenNow)
+        try fixture.press(.character("|"))
+        try fixture.type("wc -c")
+        try fixture.press(.enter)
+        #expect(browser.takeEffect() == .pipe(command: "wc -c", input: seen))
     }
 
     @Test("Tab opens and closes the focused tool line; elsewhere it says what it does; z where nothing is hidden says so")
