@@ -369,13 +369,19 @@ public final class BrowserViewModel {
                 break
             }
         }
+        let handled: Bool
         switch mode {
-        case .list: return try handleInList(command)
-        case .reader: try handleInReader(command)
-        case .searchResults: try handleInSearch(command)
-        case .outline: try handleInOutline(command)
+        case .list: handled = try handleInList(command)
+        case .reader: try handleInReader(command); handled = true
+        case .searchResults: try handleInSearch(command); handled = true
+        case .outline: try handleInOutline(command); handled = true
         }
-        return true
+        // A count before a key it does not repeat (3z, 2d) is not kept for the next key, and
+        // not dropped without a word: the key acted once.
+        if times > 1, prompt == nil {
+            status = (status.map { $0 + " · " } ?? "") + "once: a count repeats only moving keys"
+        }
+        return handled
     }
 
     /// A key the terminal sent that scrollback has no name for (F5, Shift-Tab, Ctrl-]): it
@@ -412,7 +418,8 @@ public final class BrowserViewModel {
         case (.reader, .down), (.reader, .up):
             try reader?.scroll(by: command == .down ? times : -times)
         case (_, .down), (_, .up), (_, .pageDown), (_, .pageUp), (_, .halfPageDown), (_, .halfPageUp), (.reader, .nextMessage),
-            (.reader, .previousMessage), (_, .nextMatch), (_, .previousMatch), (.reader, .nextConversation), (.reader, .previousConversation):
+            (.reader, .previousMessage), (_, .nextMatch), (_, .previousMatch), (.reader, .nextConversation), (.reader, .previousConversation),
+            (.reader, .nextVersion), (.reader, .previousVersion):
             for _ in 0..<min(times, 1_000) {
                 switch mode {
                 case .list: _ = try handleInList(command)

@@ -52,9 +52,29 @@ struct ReaderKeysTests {
         // A count before what is not a move acts once: one conversation pinned.
         try fixture.press(.character("3"), .character("p"))
         #expect(try fixture.store.conversations.page(sort: .updated, filter: ConversationFilter(pinnedOnly: true), at: .first, limit: 50).items.count == 1)
+        // ... and says so, not a word lost: the count is not kept for the next key either.
+        #expect(fixture.browser.status?.hasSuffix(" · once: a count repeats only moving keys") == true, "\(fixture.browser.status ?? "")")
+        #expect(fixture.browser.count == nil)
         // Esc drops a count.
         try fixture.press(.character("4"), .escape, .character("j"))
         #expect(fixture.browser.list.selected != nil)
+    }
+
+    @Test("a count before ] or [ switches that many versions; before z it acts once and says so")
+    func countsOnVersions() throws {
+        let store = try Store.open(path: ":memory:")
+        try store.addTree(title: "Sorting", start: BrowserFixture.now.milliseconds - 60_000, current: "a1")
+        try store.addTree(title: "Repo changes", start: BrowserFixture.now.milliseconds - 3_600_000, nodes: Store.hiddenTree, current: "a1", sourceID: "hidden")
+        let fixture = try BrowserFixture(store: store)
+        try fixture.press(.enter, .character("}"))
+        #expect(fixture.browser.reader?.focusedSiblings?.index == 0)
+        try fixture.press(.character("2"), .character("]"))
+        #expect(fixture.browser.reader?.focusedSiblings?.index == 2 && fixture.browser.status == "Version 3 of 3", "\(fixture.browser.status ?? "")")
+        try fixture.press(.character("9"), .character("["))
+        #expect(fixture.browser.reader?.focusedSiblings?.index == 0)
+        try fixture.press(.character("J"), .character("3"), .character("z"))
+        #expect(fixture.browser.reader?.showsHidden == true)
+        #expect(fixture.browser.status == "Showing 4 hidden messages, dimmed (z hides them) · once: a count repeats only moving keys")
     }
 
     @Test("a key that does nothing on this screen says so, and where it does something")
