@@ -31,7 +31,11 @@ struct CheckCommand {
             default:
                 // A file that does not open as ours is still examined, read-only: the report
                 // says what could be read and what is wrong.
-                if context.parsed.has("--repair") { throw error }
+                if context.parsed.has("--repair") {
+                    // Not "run check": that is where the person came from.
+                    if case .damaged = error { throw CommandFailure(message: Self.damagedFile(context.databasePath)) }
+                    throw error
+                }
                 report = Store.check(path: context.databasePath)
             }
         }
@@ -65,8 +69,19 @@ struct CheckCommand {
                 "scrollback: \(report.problems.count) problem(s) in \(context.databasePath), all in branches, and a sync here is not finished (\(waiting)): run `scrollback sync` first, then `scrollback check` again; if they remain, back it up (cp) and run `scrollback check --repair`")
             return 1
         }
+        if report.problems.contains(where: { $0.hasPrefix("integrity:") || $0.contains("disk image is malformed") }) {
+            console.errorLine("scrollback: " + Self.damagedFile(context.databasePath))
+            return 1
+        }
         console.errorLine(
             "scrollback: \(report.problems.count) problem(s) in \(context.databasePath); back it up (cp), then try `scrollback check --repair` (it rebuilds indexes and counts and puts back missing schema objects; objects that are not scrollback's it leaves for you), or restore a backup")
         return 1
+    }
+
+    /// What to do about a file whose SQLite pages are damaged: no scrollback command mends
+    /// those, so it says so rather than send the person from `check` to `--repair` and back.
+    static func damagedFile(_ path: String) -> String {
+        let shown = OutputFormat.line(path)
+        return "\(shown) is damaged in SQLite's own pages, which `check --repair` cannot mend (it rebuilds scrollback's indexes and counts); keep a copy (cp), then restore a backup, or try `sqlite3 \(shown) .recover` into a new file"
     }
 }

@@ -26,18 +26,20 @@ struct ImportCommand {
             }
             unzipLimit = UnzipLimit(bytes: bytes)
         }
+        // No path: the places scrollback knows (found before the database is opened: with
+        // nothing to import, none is made).
+        let known = context.parsed.positional.isEmpty ? KnownSources.find(environment: context.environment) : []
+        if context.parsed.positional.isEmpty && known.isEmpty {
+            let looked = KnownSources.lookedIn(environment: context.environment).map(OutputFormat.line).joined(separator: ", ")
+            throw UsageError(message: "no history found where scrollback looks (\(looked)); name an export: scrollback import PATH", command: "import")
+        }
         let store = try context.openStore()
         try context.requireWritable(store)
         let console = context.console
         var paths = context.parsed.positional
         if paths.isEmpty {
-            // No path: the places scrollback knows, after a yes.
-            let places = KnownSources.find(environment: context.environment)
-            guard !places.isEmpty else {
-                throw UsageError(
-                    message: "no history found where scrollback looks (~/.claude/projects, llm's logs.db); name an export: scrollback import PATH",
-                    command: "import")
-            }
+            // After a yes.
+            let places = known
             console.line("Found:")
             for place in places {
                 let files = place.files == 1 ? "" : ", \(NumberText.grouped(place.files)) files"

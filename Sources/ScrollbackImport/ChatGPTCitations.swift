@@ -139,12 +139,27 @@ enum ChatGPTCitations {
             }
             let marker = String(String.UnicodeScalarView(scalars[index...end]))
             index = end + 1
-            guard let reference = named[marker] else { continue }  // names nothing: it goes
-            cite(reference)
+            if let reference = named[marker] {
+                cite(reference)
+            } else if let word = entityWord(marker) {
+                // An entity nothing names still holds its word: `["city","Paris",…]`.
+                result.append(contentsOf: word.unicodeScalars)
+            }  // else it names nothing: it goes
         }
         guard !listed.isEmpty else { return String(result) }
         let lines = listed.enumerated().map { "[\($0.offset + 1)] \($0.element.line)" }
         return String(result) + "\n\nSources:\n" + lines.joined(separator: "\n")
+    }
+
+    /// The word an `entity` marker holds in its argument (a JSON list: the kind, the word,
+    /// a description), on one line; nil for any other marker or one that cannot be read.
+    static func entityWord(_ marker: String) -> String? {
+        let parts = marker.unicodeScalars.split(whereSeparator: { (0xE200...0xE202).contains($0.value) }).map { String(String.UnicodeScalarView($0)) }
+        guard parts.count == 2, parts[0] == "entity",
+            let list = (try? JSONSerialization.jsonObject(with: Data(parts[1].utf8))) as? [Any], list.count >= 2,
+            let word = list[1] as? String, !ImportText.isBlank(word)
+        else { return nil }
+        return ImportText.oneLine(word)
     }
 
     /// Where the marker starting at `start` (its U+E200) ends: its U+E201, when it comes
@@ -177,8 +192,10 @@ enum ChatGPTCitations {
     static let bracketOpen: Unicode.Scalar = "\u{3010}"
     static let bracketClose: Unicode.Scalar = "\u{3011}"
 
-    /// The private-use characters markers are made of: U+E200 to U+E204.
+    /// The private-use characters markers are made of: U+E200 to U+E204, in the block
+    /// ChatGPT keeps for them (to U+E2FF); one outside a marker is dropped, never shown as
+    /// a box.
     static func isMarkerScalar(_ scalar: Unicode.Scalar) -> Bool {
-        (0xE200...0xE204).contains(scalar.value)
+        (0xE200...0xE2FF).contains(scalar.value)
     }
 }

@@ -194,13 +194,22 @@ enum ChatGPTMessage {
                 passages.append(replacement)
             }
         }
+        // Passages of code are fenced as the document is (of a document this conversation
+        // never showed, as code too: nothing says they are Markdown).
+        func shown(_ passages: [String], type: String?) -> String {
+            guard let type, !type.hasPrefix("code/") else {
+                let language = type.map { String($0.dropFirst(5)) } ?? ""
+                return passages.map { ImportText.fenced($0, language: language) }.joined(separator: "\n\n…\n\n")
+            }
+            return passages.joined(separator: "\n\n…\n\n")
+        }
         guard let document = current else {
-            return passages.isEmpty ? nil : "**Untitled document** (edited)\n\n" + passages.joined(separator: "\n\n…\n\n")
+            return passages.isEmpty ? nil : "**Untitled document** (edited)\n\n" + shown(passages, type: nil)
         }
         canvas = document
         guard passages.isEmpty else {
             let count = passages.count
-            return "**\(ImportText.oneLine(document.name))** (edited: \(count) passage\(count == 1 ? "" : "s"))\n\n" + passages.joined(separator: "\n\n…\n\n")
+            return "**\(ImportText.oneLine(document.name))** (edited: \(count) passage\(count == 1 ? "" : "s"))\n\n" + shown(passages, type: document.type)
         }
         return render(document, note: "rewritten")
     }

@@ -191,7 +191,13 @@ enum CodexSession {
                 let text = object.string("output")
             {
                 let code = object.object("metadata")?.number("exit_code")
-                output = (code.map { $0 != 0 ? "Exit \(Int64(exactly: $0.rounded()) ?? 1): " : "" } ?? "") + text
+                // A code that is no whole number of a process's range (1e308, 2.5) is no code to show.
+                let said = code.map { code -> String in
+                    guard code != 0 else { return "" }
+                    guard let whole = Int32(exactly: code) else { return "Failed: " }
+                    return "Exit \(whole): "
+                }
+                output = (said ?? "") + text
             }
             return Part(role: .tool, text: ImportText.isBlank(output) ? "(no output)" : output, kind: .tool)
         default:

@@ -98,19 +98,28 @@ public struct Exporter {
                     all, tree: try store.messages.tree(conversationID: conversation.id, showingHidden: showingHidden), shown: messages.map(\.id))
             }
             return MarkdownTranscript.render(conversation, messages, otherBranches: others)
-        case .jsonl: return try Self.jsonLine(conversation, try allMessages(of: conversation))
+        case .jsonl: return try Self.jsonLine(conversation, try allMessages(of: conversation), currentLeaf: try seenLeaf(of: conversation))
         case .json:
             let encoder = ScrollbackRecord.encoder()
             encoder.outputFormatting.insert(.prettyPrinted)
-            let record = ScrollbackRecord(conversation: conversation, messages: try allMessages(of: conversation))
+            let record = ScrollbackRecord(conversation: conversation, messages: try allMessages(of: conversation), currentLeaf: try seenLeaf(of: conversation))
             return String(decoding: try encoder.encode(record), as: UTF8.self)
         }
     }
 
-    /// Where other branches leave the one exported, as Markdown notes them: a message off the
-    /// exported branch whose parent is on it (or a first message beside the first).
-    static func jsonLine(_ conversation: ConversationDTO, _ messages: [MessageDTO]) throws -> String {
-        String(decoding: try ScrollbackRecord.encoder().encode(ScrollbackRecord(conversation: conversation, messages: messages)), as: UTF8.self)
+    /// The last message of the branch shown by default, which JSON names as current: the
+    /// stored current leaf, unless that is hidden (a regeneration that only reasoned; then
+    /// the seen one it follows, as `show` and the reader have it).
+    func seenLeaf(of conversation: ConversationDTO) throws -> Int64? {
+        guard conversation.hiddenCount > 0 else { return conversation.currentLeafID }
+        return try store.messages.branch(of: conversation, leaf: nil).leaf
+    }
+
+    /// One conversation as a JSON Lines record.
+    static func jsonLine(_ conversation: ConversationDTO, _ messages: [MessageDTO], currentLeaf: Int64? = nil) throws -> String {
+        String(
+            decoding: try ScrollbackRecord.encoder().encode(ScrollbackRecord(conversation: conversation, messages: messages, currentLeaf: currentLeaf)),
+            as: UTF8.self)
     }
 
     /// A file name for one conversation: date, short id and a slug of the title.

@@ -142,19 +142,9 @@ enum ImportText {
         return trimmed.count > 80 ? String(trimmed.prefix(79)) + "…" : trimmed
     }
 
-    /// `body` as a fenced code block whose fence is longer than any run of backticks in it,
-    /// so that nothing in the body ends the block early (and turns the rest into headings
-    /// or text of the message around it). `language` keeps letters, digits and `+#-._`.
+    /// `body` fenced so that nothing in it ends the block early (`CodeFence.fenced`).
     static func fenced(_ body: String, language: String = "") -> String {
-        var longest = 0
-        var run = 0
-        for scalar in body.unicodeScalars {
-            run = scalar == "`" ? run + 1 : 0
-            longest = max(longest, run)
-        }
-        let fence = String(repeating: "`", count: max(3, longest + 1))
-        let tag = language.filter { $0.isLetter || $0.isNumber || "+#-._".contains($0) }
-        return "\(fence)\(tag)\n\(body)\n\(fence)"
+        CodeFence.fenced(body, language: language)
     }
 
     /// A name on one line: line breaks and tabs as spaces, runs of them as one, at most 200

@@ -52,6 +52,16 @@ public enum KnownSources {
         return places
     }
 
+    /// Where `find` looks, each named, for the line that says nothing was found there.
+    public static func lookedIn(environment: [String: String]) -> [String] {
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let roots = sessionRoots(environment: environment)
+        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
+        let llm = environment["LLM_USER_PATH"] ?? configHome + "/io.datasette.llm"
+        return roots.dropLast(2).map { "Claude Code: \($0)" } + ["Codex: \(roots[roots.count - 2])", "Gemini CLI: \(roots[roots.count - 1])"]
+            + ["llm: \(PathText.appending(to: llm, "logs.db"))"]
+    }
+
     /// The session folders `find` looks in, whether or not they exist, without listing
     /// them: for the browser's follower, which must not walk them before its first frame.
     public static func sessionRoots(environment: [String: String]) -> [String] {

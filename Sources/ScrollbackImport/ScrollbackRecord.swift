@@ -84,7 +84,9 @@ public struct ScrollbackRecord: Codable, Equatable, Sendable {
     public var currentLeafID: String?
 
     /// - Parameter messages: every message, parents before children.
-    public init(conversation: ConversationDTO, messages: [MessageDTO]) {
+    /// - Parameter currentLeaf: the last message of the branch shown by default, when it is
+    ///   not the stored current leaf (a hidden one: a regeneration that only reasoned).
+    public init(conversation: ConversationDTO, messages: [MessageDTO], currentLeaf: Int64? = nil) {
         id = conversation.publicID
         title = conversation.title
         model = conversation.model
@@ -101,7 +103,7 @@ public struct ScrollbackRecord: Codable, Equatable, Sendable {
                 parentID: $0.parentID.flatMap { publicIDs[$0] }, sourceNodeID: $0.sourceNodeID, inputTokens: $0.usage.inputTokens,
                 outputTokens: $0.usage.outputTokens, durationMs: $0.usage.durationMilliseconds, kind: $0.kind.rawValue)
         }
-        currentLeafID = conversation.currentLeafID.flatMap { publicIDs[$0] }
+        currentLeafID = (currentLeaf ?? conversation.currentLeafID).flatMap { publicIDs[$0] }
     }
 
     /// The record as a conversation to store; nil with the reason when it cannot be one.

@@ -31,4 +31,37 @@ public struct CodeFence: Sendable {
         open = ticks
         return .opens
     }
+
+    /// `body` as a fenced code block whose fence is longer than any run of backticks in it,
+    /// so that nothing in the body ends the block early (and turns the rest into headings
+    /// or text of the message around it). `language` keeps letters, digits and `+#-._`.
+    public static func fenced(_ body: String, language: String = "") -> String {
+        var longest = 0
+        var run = 0
+        for scalar in body.unicodeScalars {
+            run = scalar == "`" ? run + 1 : 0
+            longest = max(longest, run)
+        }
+        let fence = String(repeating: "`", count: max(3, longest + 1))
+        let tag = language.filter { $0.isLetter || $0.isNumber || "+#-._".contains($0) }
+        return "\(fence)\(tag)\n\(body)\n\(fence)"
+    }
+
+    /// Whether `text` is one fenced block and nothing else: its first line opens it and its
+    /// last line, only, closes it (as `fenced` writes one).
+    public static func isOneBlock(_ text: String) -> Bool {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.count >= 2 else { return false }
+        var fence = CodeFence()
+        for (index, line) in lines.enumerated() {
+            let kind = fence.step(line)
+            switch index {
+            case 0: guard kind == .opens else { return false }
+            case lines.count - 1: return kind == .closes
+            default: guard kind == .code else { return false }
+            }
+        }
+        return false
+    }
 }
+

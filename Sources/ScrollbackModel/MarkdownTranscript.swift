@@ -27,8 +27,10 @@ public enum MarkdownTranscript {
     }
 
     /// Title, facts, then each message of the current branch under a role heading; message
-    /// text as it is, so code fences survive. The other branches are listed at the end by
-    /// their first lines.
+    /// text as it is, so code fences survive. Tool traffic and what was hidden (a web page,
+    /// a file, a command's output: text from anywhere) is fenced as code, unless it is one
+    /// fenced block already, so that no heading in it reads as a message of its own. The
+    /// other branches are listed at the end by their first lines.
     public static func render(_ conversation: ConversationDTO, _ messages: [MessageDTO], otherBranches: [OtherBranch] = []) -> String {
         var text = "# \(conversation.title)\n\n"
         text += "- id: \(conversation.publicID)\n"
@@ -40,7 +42,8 @@ public enum MarkdownTranscript {
             let role = message.role.rawValue.prefix(1).uppercased() + message.role.rawValue.dropFirst()
             let kind = message.kind == .text ? "" : message.kind.isSeen ? " · \(message.kind.rawValue)" : " · hidden \(message.kind.rawValue)"
             text += "\n## \(role) · \(message.createdAt.iso8601)\(message.model.map { " · \($0)" } ?? "")\(kind)\n\n"
-            text += message.content + "\n"
+            let fenced = message.kind == .text || message.kind == .document || CodeFence.isOneBlock(message.content)
+            text += (fenced ? message.content : CodeFence.fenced(message.content)) + "\n"
         }
         if !otherBranches.isEmpty {
             let count = otherBranches.reduce(0) { $0 + $1.branches }

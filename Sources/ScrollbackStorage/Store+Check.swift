@@ -263,7 +263,16 @@ extension Store {
     /// Puts back scrollback's own schema objects that are missing (a dropped trigger or
     /// index), rebuilds both full-text indexes (finishing any backlog) and recounts, in one transaction.
     /// Objects that are not scrollback's are left alone: `check` names them.
+    ///
+    /// - Throws: `StorageError.damaged`, before writing anything, when SQLite's own pages are
+    ///   damaged: rebuilding on a damaged b-tree spreads the damage, and what it rebuilds
+    ///   from cannot be trusted.
     public func repair() throws {
+        let sound = try database.query("PRAGMA quick_check(1)") { $0.text(0) }
+        guard sound == ["ok"] else {
+            throw StorageError.damaged(
+                path: database.path, detail: SQLiteError(extendedCode: SQLITE_CORRUPT, message: sound.first.map { String($0.prefix(200)) } ?? "quick_check"))
+        }
         let expected = try DatabaseCheck.expectedObjects(migrator)
         let found = try DatabaseCheck.schema(of: database)
         try database.write {

@@ -151,6 +151,12 @@ extension BrowserViewModel {
                     status = "Type a file name: .md, .json or .jsonl"
                     return
                 }
+                // The extension says the format: another one would get Markdown unasked.
+                guard [".md", ".json", ".jsonl"].contains(where: { path.lowercased().hasSuffix($0) }) else {
+                    self.prompt = .export(ids: ids, editor: editor)
+                    status = "End the name in .md, .json or .jsonl: it says the format"
+                    return
+                }
                 lastExport = path
                 // From the reader, what it shows: with `z` on, the hidden messages too.
                 effect = .export(ids: ids, path: path, showingHidden: mode == .reader && reader?.showsHidden == true)

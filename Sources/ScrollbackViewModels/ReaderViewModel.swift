@@ -601,7 +601,7 @@ public final class ReaderViewModel {
         var fence = CodeFence()
         var block = -1
         let text = UntrustedText.sanitized(message.content, keepNewlines: true)
-        for sourceLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for sourceLine in DisplayWidth.lines(of: text) {
             let line = String(sourceLine)
             let kind = fence.step(line)
             if kind == .opens || kind == .closes {

@@ -84,59 +84,121 @@ public enum DisplayWidth {
     public static func wrapped(_ text: String, width: Int) -> [String] {
         let width = max(width, 1)
         var lines: [String] = []
-        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            var line = ""
-            var lineWidth = 0
-            var word = ""
-            var wordWidth = 0
-            func flushWord() {
-                guard !word.isEmpty else { return }
-                if lineWidth + wordWidth <= width {
-                    line += word
-                    lineWidth += wordWidth
-                } else {
-                    if !line.isEmpty {
-                        // Trailing spaces at a break are dropped.
-                        while line.last == " " { line.removeLast() }
+        for paragraph in Self.lines(of: text) {
+            // Most text is printable ASCII: one cell a byte, wrapped on its bytes (an 8 MB
+            // answer took seconds to open otherwise).
+            lines += asciiWrapped(paragraph, width: width) ?? clusterWrapped(paragraph, width: width)
+        }
+        return lines
+    }
+
+    /// The lines of `text`, split at each line feed (an empty line stays one; a CR LF ends a
+    /// line too, its CR left on it), on its bytes:
+    /// a line feed is always a cluster of its own, and splitting by clusters is slow on
+    /// megabytes.
+    public static func lines(of text: String) -> [Substring] {
+        text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { Substring($0) }
+    }
+
+    /// `wrapped`'s lines of one paragraph, cluster by cluster.
+    static func clusterWrapped(_ paragraph: Substring, width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        var lineWidth = 0
+        var word = ""
+        var wordWidth = 0
+        func flushWord() {
+            guard !word.isEmpty else { return }
+            if lineWidth + wordWidth <= width {
+                line += word
+                lineWidth += wordWidth
+            } else {
+                if !line.isEmpty {
+                    // Trailing spaces at a break are dropped.
+                    while line.last == " " { line.removeLast() }
+                    lines.append(line)
+                    line = ""
+                    lineWidth = 0
+                    // A word that starts a new line loses its leading space.
+                    while word.first == " " {
+                        word.removeFirst()
+                        wordWidth -= 1
+                    }
+                }
+                for original in word {
+                    // A cluster wider than a whole line (a 2-cell character at width 1,
+                    // a long emoji ZWJ chain) cannot be shown whole, and cutting it would
+                    // split it: it stands as `…`.
+                    let tooWide = of(original) > width
+                    let character: Character = tooWide ? "…" : original
+                    let cells = tooWide ? 1 : of(original)
+                    if lineWidth + cells > width && !line.isEmpty {
                         lines.append(line)
                         line = ""
                         lineWidth = 0
-                        // A word that starts a new line loses its leading space.
-                        while word.first == " " {
-                            word.removeFirst()
-                            wordWidth -= 1
-                        }
                     }
-                    for original in word {
-                        // A cluster wider than a whole line (a 2-cell character at width 1,
-                        // a long emoji ZWJ chain) cannot be shown whole, and cutting it would
-                        // split it: it stands as `…`.
-                        let tooWide = of(original) > width
-                        let character: Character = tooWide ? "…" : original
-                        let cells = tooWide ? 1 : of(original)
-                        if lineWidth + cells > width && !line.isEmpty {
-                            lines.append(line)
-                            line = ""
-                            lineWidth = 0
-                        }
-                        line.append(character)
-                        lineWidth += cells
-                    }
+                    line.append(character)
+                    lineWidth += cells
                 }
-                word = ""
-                wordWidth = 0
             }
-            for character in paragraph {
-                if character == " " && !word.isEmpty && word.last != " " {
-                    flushWord()
-                }
-                word.append(character)
-                wordWidth += of(character)
-            }
-            flushWord()
-            lines.append(line)
+            word = ""
+            wordWidth = 0
         }
+        for character in paragraph {
+            if character == " " && !word.isEmpty && word.last != " " {
+                flushWord()
+            }
+            word.append(character)
+            wordWidth += of(character)
+        }
+        flushWord()
+        lines.append(line)
         return lines
+    }
+
+    /// `wrapped`'s lines of one paragraph of only printable ASCII, computed on its bytes by
+    /// the same rule: words are spaces then what is not a space; a word that does not fit
+    /// starts a new line (the line loses its trailing spaces, the word its leading ones) and
+    /// is cut only where it is longer than a line. Nil for any other text.
+    static func asciiWrapped(_ paragraph: Substring, width: Int) -> [String]? {
+        let result = paragraph.utf8.withContiguousStorageIfAvailable { bytes -> [String]? in
+            guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
+            let space: UInt8 = 0x20
+            var lines: [String] = []
+            var line: [UInt8] = []
+            line.reserveCapacity(width)
+            var index = 0
+            while index < bytes.count {
+                // One word: spaces, then what is not a space.
+                var end = index
+                while end < bytes.count && bytes[end] == space { end += 1 }
+                while end < bytes.count && bytes[end] != space { end += 1 }
+                var start = index
+                index = end
+                if line.count + (end - start) <= width {
+                    line.append(contentsOf: bytes[start..<end])
+                    continue
+                }
+                if !line.isEmpty {
+                    while line.last == space { line.removeLast() }
+                    lines.append(String(decoding: line, as: UTF8.self))
+                    line.removeAll(keepingCapacity: true)
+                    while start < end && bytes[start] == space { start += 1 }
+                }
+                while start < end {
+                    if line.count == width {
+                        lines.append(String(decoding: line, as: UTF8.self))
+                        line.removeAll(keepingCapacity: true)
+                    }
+                    let take = min(end - start, width - line.count)
+                    line.append(contentsOf: bytes[start..<(start + take)])
+                    start += take
+                }
+            }
+            lines.append(String(decoding: line, as: UTF8.self))
+            return lines
+        }
+        return result ?? nil
     }
 
     private static func isWide(_ value: UInt32) -> Bool {

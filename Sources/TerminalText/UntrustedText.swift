@@ -17,8 +17,9 @@ public enum UntrustedText {
     public static let c1Placeholder: Character = "\u{FFFD}"
 
     public static func sanitized(_ text: String, keepNewlines: Bool = false, tabWidth: Int = 4) -> String {
-        // Fast path: most text has nothing to replace.
-        if !text.unicodeScalars.contains(where: needsAttention) { return text }
+        // Fast paths: most text has nothing to replace (kept line breaks and all).
+        if keepNewlines, isPrintableASCII(text, newlines: true) { return text }
+        if !text.unicodeScalars.contains(where: { needsAttention($0) && !(keepNewlines && $0 == "\n") }) { return text }
         var result = ""
         result.reserveCapacity(text.utf8.count)
         for character in text {
@@ -62,6 +63,13 @@ public enum UntrustedText {
             }
         }
         return result
+    }
+
+    /// Whether `text` is only printable ASCII (and line feeds, when `newlines`), read on its
+    /// bytes: nothing in it needs a look at its scalars.
+    static func isPrintableASCII(_ text: String, newlines: Bool) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in bytes.allSatisfy { ($0 >= 0x20 && $0 < 0x7F) || (newlines && $0 == 0x0A) } }
     }
 
     static func needsAttention(_ scalar: Unicode.Scalar) -> Bool {

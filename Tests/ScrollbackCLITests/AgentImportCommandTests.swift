@@ -67,12 +67,16 @@ struct AgentImportCommandTests {
         #expect(shownAgain.output.hasSuffix("And a logout button\n"), "\(shownAgain.output)")
     }
 
-    @Test("with no path and nothing found: what to do, exit 2")
+    @Test("with no path and nothing found: every place looked in, what to do, exit 2, and no database made")
     func nothingFound() throws {
         let runner = try BinaryRunner()
         let result = try runner.run(["import", "--yes"])
         #expect(result.status == 2)
-        #expect(result.error.contains("no history found where scrollback looks"))
+        #expect(result.error.contains("no history found where scrollback looks (Claude Code: "), "\(result.error)")
+        for name in ["Codex: ", "/.codex/sessions", "Gemini CLI: ", "/.gemini/tmp", "llm: ", "logs.db"] {
+            #expect(result.error.contains(name), "\(name): \(result.error)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: runner.databasePath))
     }
 }
 

@@ -207,6 +207,30 @@ struct CommandLineTests {
         #expect(repaired.status == 0, "\(repaired.error)")
     }
 
+    @Test("a file damaged in SQLite's pages: check and check --repair both say --repair cannot mend it and what can, not each other; the bytes stay")
+    func damagedPages() throws {
+        let runner = try BinaryRunner()
+        _ = try runner.run(["demo", "--count", "400"])
+        _ = try runner.run(["check"])
+        // Pages in the middle overwritten, as a bad disk or a stray write would.
+        let handle = try #require(FileHandle(forUpdatingAtPath: runner.databasePath))
+        let size = try handle.seekToEnd()
+        for page in 0..<20 {
+            try handle.seek(toOffset: size / 2 + UInt64(page) * 4096 + 100)
+            try handle.write(contentsOf: Data(repeating: 0xFF, count: 64))
+        }
+        try handle.close()
+        let before = try Data(contentsOf: URL(fileURLWithPath: runner.databasePath))
+        for arguments in [["check"], ["check", "--repair"]] {
+            let result = try runner.run(arguments)
+            #expect(result.status == 1, "\(arguments) \(result.error)")
+            let last = result.error.split(separator: "\n").last.map(String.init) ?? ""
+            #expect(last.contains("damaged in SQLite's own pages, which `check --repair` cannot mend"), "\(arguments): \(result.error)")
+            #expect(last.contains(".recover") && !last.contains("run `scrollback check`") && !last.contains("try `scrollback check --repair`"), "\(last)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: runner.databasePath)) == before)
+    }
+
     @Test("--readonly refuses every change, creates nothing and leaves the bytes alone")
     func readOnly() throws {
         let runner = try BinaryRunner()

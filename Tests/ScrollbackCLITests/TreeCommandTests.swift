@@ -264,6 +264,15 @@ struct TreeCommandTests {
         let seenIDs = (seenJSON["messages"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
         let hiddenIDs = (hiddenJSON["messages"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
         #expect(seenIDs.count == 2 && Array(hiddenIDs.prefix(2)) == seenIDs && hiddenIDs.count == 3)
+        // JSON exports name the seen answer as current, as show --json does (a script that
+        // walks up from it gets the branch the person saw), and read back the same.
+        #expect((seenJSON["conversation"] as? [String: Any])?["currentLeafID"] as? String == seenIDs.last)
+        let exported = try runner.run(["export", "--format", "json", onlyReasoning])
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(exported.output.utf8)) as? [String: Any])
+        let record = (document["conversations"] as? [[String: Any]])?.first
+        #expect(record?["currentLeafID"] as? String == seenIDs.last, "\(exported.output)")
+        let lines = try runner.run(["export", "--format", "jsonl", onlyReasoning]).output
+        #expect(lines.contains("\"currentLeafID\":\"\(seenIDs.last ?? "")\""), "\(lines)")
 
         // The current node after the answer: the same branch, the hidden one with --hidden.
         let after = try runner.run(["show", trailing, "--hidden"]).output

@@ -274,7 +274,20 @@ struct ChatGPTKindsTests {
         #expect(ChatGPTMessage.canvas("canmore.create_textdoc", arguments: "not json", before: &canvas) == nil)
         #expect(ChatGPTMessage.canvas("canmore.create_textdoc", arguments: #"{"name":"x"}"#, before: &canvas) == nil)
         let slow = #"{"updates":[{"pattern":"(a+)+$","multiple":true,"replacement":"b"}]}"#
-        #expect(ChatGPTMessage.canvas("canmore.update_textdoc", arguments: slow, before: &canvas) == "**Untitled document** (edited)\n\nb")
+        // Passages of a document never shown: fenced, as nothing says they are Markdown.
+        #expect(ChatGPTMessage.canvas("canmore.update_textdoc", arguments: slow, before: &canvas) == "**Untitled document** (edited)\n\n```\nb\n```")
+        // Passages of code: fenced in its language, longer than the fences they hold (a
+        // comment is no heading, a lone fence does not swallow the rest of an export).
+        canvas = ChatGPTMessage.Canvas(name: "script.py", type: "code/python", content: "x = 1")
+        let passage = ##"{"updates":[{"pattern":"x = 1","replacement":"# Heading from a comment\n```\nx = 2"}]}"##
+        #expect(
+            ChatGPTMessage.canvas("canmore.update_textdoc", arguments: passage, before: &canvas)
+                == "**script.py** (edited: 1 passage)\n\n````python\n# Heading from a comment\n```\nx = 2\n````")
+        // Of a text document: Markdown, as the person saw it.
+        canvas = ChatGPTMessage.Canvas(name: "Plan", type: "document", content: "Step one")
+        let prose = #"{"updates":[{"pattern":"one","replacement":"*two*"}]}"#
+        #expect(ChatGPTMessage.canvas("canmore.update_textdoc", arguments: prose, before: &canvas) == "**Plan** (edited: 1 passage)\n\n*two*")
+        canvas = nil
         canvas = ChatGPTMessage.Canvas(name: "Code", type: "code/python", content: "print(1)")
         let rewrite = #"{"updates":[{"pattern":".*","replacement":"print(2)"}]}"#
         #expect(ChatGPTMessage.canvas("canmore.update_textdoc", arguments: rewrite, before: &canvas) == "**Code** (rewritten)\n\n```python\nprint(2)\n```")

@@ -75,6 +75,16 @@ struct ChatGPTNewerShapesTests {
         #expect(try store.search.search("Reuters", after: nil, limit: 5).items.count == 1)
     }
 
+    @Test("an entity marker nothing names still shows its word; stray characters of the marker block are dropped, not drawn as boxes")
+    func unnamedEntity() {
+        let paris = Self.marker("entity", "[\"city\",\"Paris\",\"capital of France\"]")
+        #expect(ChatGPTCitations.resolve("Visit \(paris) now.", references: []) == "Visit Paris now.")
+        // A word with line breaks stays on its line; an argument that is no list names nothing.
+        let broken = Self.marker("entity", "[\"x\",\"two\\nlines\"]"), garbage = Self.marker("entity", "not json")
+        #expect(ChatGPTCitations.resolve("a \(broken) b \(garbage) c", references: []) == "a two lines b  c")
+        #expect(ChatGPTCitations.resolve("odd \u{E205}\u{E2FF}\u{E203} end \u{F8FF}", references: []) == "odd  end \u{F8FF}")
+    }
+
     @Test("older bracketed citations (2023-2025): named where they stand by metadata.citations or by their text; unnamed, misplaced or damaged ones stay as text")
     func bracketed() throws {
         let folder = try TemporaryDirectory()

@@ -41,6 +41,22 @@ struct CodexTests {
         ]
     }
 
+    @Test("an exit code that is no whole number (1e308, 2.5) is said as a failure, not as Exit 1")
+    func oddExitCodes() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("rollout-2026-11-30T11-00-00-\(Self.id).jsonl")
+        func output(_ code: String, second: Int) -> String {
+            Self.line("response_item", ["type": "function_call_output", "call_id": "c\(second)", "output": "{\"output\":\"out \(second)\",\"metadata\":{\"exit_code\":\(code)}}"], second: second)
+        }
+        let lines = [Self.lines[0], Self.line("response_item", Self.message("user", "Run it"), second: 1), output("1e308", second: 2), output("2.5", second: 3), output("-2", second: 4), output("0", second: 5)]
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: false, encoding: .utf8)
+        let store = try Store.open(path: ":memory:")
+        #expect(Importer(store: store).run(paths: [path], format: nil).failed.isEmpty)
+        let conversation = try #require(try ImportTests.conversation(store, source: "codex", id: Self.id))
+        let shown = try store.messages.all(conversationID: conversation.id).filter { $0.role == .tool }.map(\.content)
+        #expect(shown == ["Failed: out 2", "Failed: out 3", "Exit -2: out 4", "out 5"], "\(shown)")
+    }
+
     @Test("lines without a time before the first one with a time are at that time: the session does not start in 1970")
     func undatedLines() throws {
         let folder = try TemporaryDirectory()

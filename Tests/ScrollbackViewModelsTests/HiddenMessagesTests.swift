@@ -81,6 +81,16 @@ struct HiddenMessagesTests {
             return
         }
         #expect(ids == [conversation.id] && hidden)
+        // A name whose extension says no format: asked again, nothing written.
+        try fixture.press(.character("x"))
+        try fixture.type("notes.exe")
+        try fixture.press(.enter)
+        #expect(browser.takeEffect() == nil && browser.status == "End the name in .md, .json or .jsonl: it says the format")
+        guard case .export = browser.prompt else {
+            Issue.record("the prompt should stay open")
+            return
+        }
+        try fixture.press(.escape)
         // z off again: what was seen.
         try fixture.press(.character("z"), .character("x"), .enter)
         guard case .export(_, _, let hiddenNow) = browser.takeEffect() else {

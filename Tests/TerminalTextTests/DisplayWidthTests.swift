@@ -1,6 +1,6 @@
 import Testing
 
-import TerminalText
+@testable import TerminalText
 
 @Suite("Display width")
 struct DisplayWidthTests {
@@ -59,5 +59,43 @@ struct DisplayWidthTests {
             #expect(lines.joined().filter { $0 != " " } == expected.filter { $0 != " " })
         }
         #expect(DisplayWidth.wrapped("日本", width: 1) == ["…", "…"])
+    }
+
+    @Test("printable ASCII is wrapped on its bytes exactly as cluster by cluster: every width, runs of spaces, words longer than a line")
+    func asciiWrapMatchesClusters() {
+        // A fixed generator (SplitMix64): the same cases every run.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        let alphabet = Array("ab  c~ ")
+        for _ in 0..<3_000 {
+            let length = Int(next() % 40)
+            let text = String((0..<length).map { _ in alphabet[Int(next() % UInt64(alphabet.count))] })
+            let width = Int(next() % 12) + 1
+            let fast = DisplayWidth.asciiWrapped(Substring(text), width: width)
+            #expect(fast == DisplayWidth.clusterWrapped(Substring(text), width: width), "\(text.debugDescription) at \(width)")
+        }
+        // Not ASCII, or not printable: the cluster path.
+        #expect(DisplayWidth.asciiWrapped("naïve", width: 3) == nil && DisplayWidth.asciiWrapped("a\tb", width: 3) == nil)
+        #expect(DisplayWidth.wrapped("naïve café", width: 6) == ["naïve", "café"])
+        for text in ["", "\n", "a\n\nb\n", "e\u{301}\n\u{301}x"] {
+            #expect(DisplayWidth.lines(of: text) == text.split(separator: "\n", omittingEmptySubsequences: false), "\(text.debugDescription)")
+        }
+        // Every line feed, the one of a CR LF too (sanitized text has none).
+        #expect(DisplayWidth.lines(of: "a\r\nb") == ["a\r", "b"])
+    }
+
+    @Test("sanitizing keeps clean text as it is, line breaks too, and still replaces what follows a line break")
+    func sanitizedFastPaths() {
+        #expect(UntrustedText.sanitized("one\ntwo", keepNewlines: true) == "one\ntwo")
+        #expect(UntrustedText.sanitized("naïve\ncafé", keepNewlines: true) == "naïve\ncafé")
+        #expect(UntrustedText.sanitized("one\ntwo") == "one␊two")
+        #expect(UntrustedText.sanitized("a\n\u{1B}[2Jb", keepNewlines: true) == UntrustedText.sanitized("a", keepNewlines: true) + "\n" + UntrustedText.sanitized("\u{1B}[2Jb"))
+        #expect(UntrustedText.sanitized("a\r\nb\tc", keepNewlines: true) == "a\nb    c")
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-import TerminalText
+@testable import TerminalText
 
 @Suite("Untrusted text")
 struct UntrustedTextTests {
