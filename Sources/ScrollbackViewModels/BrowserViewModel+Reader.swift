@@ -113,11 +113,20 @@ extension BrowserViewModel {
                 status = "Nothing hidden: you saw every message of this conversation"
                 return
             }
+            // Counted on the branch shown, not the whole conversation: the rest are on others.
+            // (The branch z shows holds the seen one, and the hidden messages on it.)
+            let before = reader.branch.count
             try reader.setShowsHidden(!reader.showsHidden)
-            status =
-                reader.showsHidden
-                ? "Showing \(NumberText.grouped(hidden)) hidden message\(hidden == 1 ? "" : "s"), dimmed (z hides them)"
-                : "Showing what you saw (z shows the \(NumberText.grouped(hidden)) hidden)"
+            if reader.showsHidden {
+                let here = max(0, reader.branch.count - before)
+                let elsewhere = hidden > here ? "; \(NumberText.grouped(hidden - here)) more on other branches (t)" : ""
+                status =
+                    here == 0
+                    ? "No hidden message on this branch" + elsewhere
+                    : "Showing \(NumberText.grouped(here)) hidden message\(here == 1 ? "" : "s"), dimmed (z hides them)" + elsewhere
+            } else {
+                status = "Showing what you saw (z shows the hidden again)"
+            }
             // A find goes on over what is shown now: matches in hidden messages come and go.
             if let query = reader.find?.query {
                 reader.refreshFind(positions: try matchingPositions(of: query, in: reader))

@@ -74,7 +74,7 @@ struct ReaderKeysTests {
         #expect(fixture.browser.reader?.focusedSiblings?.index == 0)
         try fixture.press(.character("J"), .character("3"), .character("z"))
         #expect(fixture.browser.reader?.showsHidden == true)
-        #expect(fixture.browser.status == "Showing 4 hidden messages, dimmed (z hides them) · once: a count repeats only moving keys")
+        #expect(fixture.browser.status == "Showing 3 hidden messages, dimmed (z hides them); 1 more on other branches (t) · once: a count repeats only moving keys")
     }
 
     @Test("a key that does nothing on this screen says so, and where it does something")
