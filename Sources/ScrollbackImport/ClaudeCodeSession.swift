@@ -41,6 +41,10 @@ enum ClaudeCodeSession {
         var order: [String] = []
         var summaries: [String: String] = [:]
         var usageSeen = Set<String>()
+        // The calls that start a subagent, and the results that came back from one: (the
+        // conversation, the result's index in it, its agent).
+        var subagentCalls = Set<String>()
+        var subagentResults: [(key: String, index: Int, agent: String?)] = []
         var skipped: [String] = []
         var sessionID: String?
         let readTo = try SessionFile.lines(path, from: offset) { line in
@@ -99,6 +103,12 @@ enum ClaudeCodeSession {
                 parts[parts.count - 1].usage = Self.usage(usage)
             }
             for (index, part) in parts.enumerated() {
+                if let call = part.toolUseID, part.role == .assistant, part.toolName.map(subagentTools.contains) == true {
+                    subagentCalls.insert(call)
+                }
+                if part.role == .tool, part.agentID != nil || part.toolUseID.map(subagentCalls.contains) == true {
+                    subagentResults.append((key: key, index: gathered.messages.count, agent: part.agentID))
+                }
                 let last = index == parts.count - 1
                 let id = last ? node : "\(node)#\(index)"
                 gathered.messages.append(
@@ -108,6 +118,18 @@ enum ClaudeCodeSession {
             }
             gathered.lastNode = node
             if gathered.firstTime == nil { gathered.undated = gathered.messages.count }
+        }
+        // Each result from a subagent ends with the line naming the subagent's conversation
+        // (its own file's, or this file's `isSidechain` lines').
+        let session = sessionID ?? fallbackID
+        for link in subagentResults {
+            let sidechain = session + "/sidechain"
+            guard link.agent != nil || sessions[sidechain] != nil, link.key != session + "/" + (link.agent ?? "sidechain"),
+                var gathered = sessions[link.key], gathered.messages.indices.contains(link.index)
+            else { continue }
+            let id = subagentConversationID(session: session, agent: link.agent)
+            gathered.messages[link.index].content += "\n\n" + ConversationLink.subagentLine(id)
+            sessions[link.key] = gathered
         }
         var result: [ImportedConversation] = []
         for key in order {
@@ -138,6 +160,33 @@ enum ClaudeCodeSession {
         var text: String
         var kind: MessageKind
         var usage = MessageUsage()
+        /// A tool call's id (`toolu_…`) and name, or the id of the call a result answers.
+        var toolUseID: String? = nil
+        var toolName: String? = nil
+        /// The subagent a result came from (`toolUseResult.agentId`, or `agentId: …` in its
+        /// text).
+        var agentID: String? = nil
+    }
+
+    /// The tools that start a subagent.
+    static let subagentTools: Set<String> = ["Task", "Agent"]
+
+    /// The public id of the conversation a subagent's lines make (`session/agentId`, as
+    /// `conversations` keys them; `session/sidechain` for lines that name no agent).
+    static func subagentConversationID(session: String, agent: String?) -> String {
+        StableID.uuid(source, session + "/" + (agent ?? "sidechain"))
+    }
+
+    /// The agent id in a result's text (`agentId: a87…`, as Claude Code writes it for the
+    /// model), when the line has no `toolUseResult`.
+    static func agentID(inResult text: String) -> String? {
+        for line in text.split(whereSeparator: \.isNewline).prefix(50) {
+            let trimmed = line.drop(while: { $0 == " " })
+            guard trimmed.hasPrefix("agentId: ") else { continue }
+            let id = trimmed.dropFirst("agentId: ".count).prefix { $0.isLetter || $0.isNumber || "-_@.".contains($0) }
+            return id.isEmpty || id.count > 100 ? nil : String(id)
+        }
+        return nil
     }
 
     static func parts(of object: [String: Any], type: String, unknown: inout Int) -> [Part] {
@@ -177,10 +226,13 @@ enum ClaudeCodeSession {
                     parts.append(Part(role: .assistant, text: "[redacted thinking]", kind: .reasoning))
                 case "tool_use", "server_tool_use":
                     flushProse()
-                    parts.append(Part(role: .assistant, text: toolCall(block), kind: .tool))
+                    parts.append(Part(role: .assistant, text: toolCall(block), kind: .tool, toolUseID: block.string("id"), toolName: block.string("name")))
                 case "tool_result", "web_search_tool_result":
                     flushProse()
-                    parts.append(Part(role: .tool, text: toolResult(block), kind: .tool))
+                    let text = toolResult(block)
+                    let agent = (object.object("toolUseResult")?.string("agentId")).flatMap { $0.isEmpty || $0.count > 100 ? nil : $0 }
+                        ?? agentID(inResult: text)
+                    parts.append(Part(role: .tool, text: text, kind: .tool, toolUseID: block.string("tool_use_id"), agentID: agent))
                 default:
                     flushProse()
                     unknown += 1
@@ -235,7 +287,10 @@ enum ClaudeCodeSession {
         let main = keys.lazy.compactMap { input.string($0) }.first
             ?? input.values.lazy.compactMap { $0 as? String }.first ?? ""
         let line = main.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-        let shown = line.count > 100 ? String(line.prefix(99)) + "…" : line
+        // A command of several lines says so on its one line: `ls` alone would hide an `rm`
+        // on the next.
+        let more = main.trimmingCharacters(in: .whitespacesAndNewlines).contains(where: \.isNewline)
+        let shown = line.count > 100 ? String(line.prefix(99)) + "…" : more ? line + " …" : line
         var text = "\(name)(\(shown))"
         if !input.isEmpty, JSONSerialization.isValidJSONObject(input),
             let data = try? JSONSerialization.data(withJSONObject: input, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])

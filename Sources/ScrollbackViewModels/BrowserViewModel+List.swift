@@ -97,7 +97,7 @@ extension BrowserViewModel {
         case .help: openHelp()
         case .suspend: break  // the front end's (it owns the terminal)
         case .previousMessage, .nextMessage, .previousVersion, .nextVersion, .outline, .nextConversation, .previousConversation,
-            .toggleHidden, .toggleExpanded:
+            .toggleHidden, .toggleExpanded, .followLink:
             status = "Open a conversation (Enter) to do that"
         case .pin:
             guard allowWrite("pin") else { break }

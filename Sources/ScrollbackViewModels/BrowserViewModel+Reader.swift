@@ -19,8 +19,19 @@ extension BrowserViewModel {
         case .top: try reader.toStart()
         case .bottom: try reader.toEnd()
         case .back, .quit:
+            // Back from a subagent's conversation: to the one that started it, where it was.
+            if command == .back, let last = readerTrail.popLast(), let parent = try repositories.conversations.conversation(id: last.conversation) {
+                let trail = readerTrail
+                try openReader(parent, at: last.focus, highlights: [])
+                readerTrail = trail
+                status = "Back in “\(DisplayWidth.truncated(UntrustedText.sanitized(parent.title), to: 40))”"
+                return
+            }
+            readerTrail = []
             mode = readerOrigin
             self.reader = nil
+        case .followLink:
+            try followLink(from: reader)
         case .nextMatch, .previousMatch:
             if reader.find != nil {
                 let wrapped = try reader.moveToMatch(forward: command == .nextMatch)
@@ -193,10 +204,33 @@ extension BrowserViewModel {
     }
 
     func openReader(_ conversation: ConversationDTO, at position: Int, highlights: [String]) throws {
+        readerTrail = []
         let reader = try makeReader(conversation, highlights: highlights)
         try reader.open(at: position)
         self.reader = reader
         mode = .reader
+    }
+
+    /// `f`: the conversation the focused message names on its last line (a subagent's, from
+    /// the tool result it came back as), opened; Esc comes back here.
+    func followLink(from reader: ReaderViewModel) throws {
+        guard let message = reader.focusedMessage, message.kind == .tool, let id = ConversationLink.subagent(in: message.content) else {
+            status = "This message names no subagent (f opens one from the tool result it came back as)"
+            return
+        }
+        let target: ConversationDTO
+        do {
+            target = try repositories.conversations.conversation(matching: id)
+        } catch let error as StorageError {
+            guard case .notFound = error else { throw error }
+            status = "The subagent's conversation is not here: import its session's folder (subagents/ beside the session's file)"
+            return
+        }
+        guard target.id != reader.conversation.id else { return }
+        let trail = readerTrail + [(conversation: reader.conversation.id, focus: reader.focus)]
+        try openReader(target, at: 0, highlights: [])
+        readerTrail = trail
+        status = "The subagent's conversation (Esc goes back to the call)"
     }
 
     func makeReader(_ conversation: ConversationDTO, highlights: [String]) throws -> ReaderViewModel {

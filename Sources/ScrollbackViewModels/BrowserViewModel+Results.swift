@@ -24,7 +24,7 @@ extension BrowserViewModel {
         case .rename, .delete, .toggleMark, .deleteMarked, .undo, .redo, .cycleSort:
             status = "Back to the list (Esc) to do that"
         case .previousMessage, .nextMessage, .previousVersion, .nextVersion, .outline, .nextConversation, .previousConversation, .copyMessage, .copyCode, .copyConversation,
-            .pipe, .pager, .editor, .pin, .export, .toggleHidden, .toggleExpanded:
+            .pipe, .pager, .editor, .pin, .export, .toggleHidden, .toggleExpanded, .followLink:
             status = "Open a result (Enter) to do that"
         case .filter, .narrow, .jumpToDate:
             status = "Back to the list (Esc) to do that"

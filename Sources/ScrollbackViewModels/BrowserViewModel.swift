@@ -437,6 +437,10 @@ public final class BrowserViewModel {
         return true
     }
 
+    /// The conversations `f` left, newest last, with the message focused in each: Esc goes
+    /// back through them before it leaves the reader.
+    var readerTrail: [(conversation: Int64, focus: Int)] = []
+
     /// The file last exported to, offered again (selected) at the next `x`.
     var lastExport: String?
 

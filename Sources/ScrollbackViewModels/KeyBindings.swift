@@ -6,7 +6,7 @@ public enum BrowserCommand: String, CaseIterable, Sendable {
     case rename, delete, toggleMark, deleteMarked, undo, redo
     case cycleSort, help, suspend
     case previousMessage, nextMessage, previousVersion, nextVersion, outline, nextConversation, previousConversation
-    case toggleHidden, toggleExpanded
+    case toggleHidden, toggleExpanded, followLink
     case copyMessage, copyCode, copyConversation, pipe, pager, editor
     case pin, filter, narrow, jumpToDate, export
 
@@ -115,6 +115,7 @@ public enum KeyBindings {
             .toggleHidden, [.character("z")],
             "Show or hide the hidden messages (tool traffic, reasoning, context), dimmed and marked", on: [.reader]),
         KeyBinding(.toggleExpanded, [.tab], "Open or close the focused tool line (▸)", on: [.reader]),
+        KeyBinding(.followLink, [.character("f")], "Open the subagent's conversation the focused tool result names; Esc comes back", on: [.reader]),
         KeyBinding(.outline, [.character("t")], "Back to the reader", on: [.outline]),
         KeyBinding(.copyMessage, [.character("y")], "Copy the focused message", hint: "copy", on: [.reader]),
         KeyBinding(.copyCode, [.character("Y")], "Copy the code block under the cursor", on: [.reader]),

@@ -199,6 +199,54 @@ struct ClaudeCodeTests {
         #expect(try store.check().problems.isEmpty)
     }
 
+    @Test("a subagent is linked from the result of the Task call that started it: by toolUseResult.agentId, by the result's text, or, for older inline lines, by the session's sidechain")
+    func subagentLinks() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("\(Self.session).jsonl")
+        let call: (String, String, Int) -> String = { uuid, tool, second in
+            Self.assistant(uuid, parent: "u1", id: "msg_\(uuid)", [["type": "tool_use", "id": tool, "name": "Task", "input": ["description": "Find TODOs", "prompt": "Find every TODO", "subagent_type": "general-purpose"]]], second: second)
+        }
+        let lines = [
+            Self.user("u1", parent: nil, "Clean up", second: 0),
+            call("c1", "toolu_a", 1),
+            Self.user("r1", parent: "c1", [["type": "tool_result", "tool_use_id": "toolu_a", "content": [["type": "text", "text": "Found 3."]]]], second: 5,
+                extra: ["toolUseResult": ["status": "completed", "agentId": "a87b", "totalTokens": 10]]),
+            call("c2", "toolu_b", 6),
+            Self.user("r2", parent: "c2", [["type": "tool_result", "tool_use_id": "toolu_b", "content": [["type": "text", "text": "None left."], ["type": "text", "text": "agentId: ff01 (use SendMessage with to: 'ff01' to continue this agent)"]]]], second: 9),
+            // An older session: the subagent's lines inline, naming no agent.
+            Self.user("s1", parent: nil, "Find every TODO", second: 2, extra: ["isSidechain": true]),
+            Self.assistant("s2", parent: "s1", id: "msg_s2", [["type": "text", "text": "Found 3."]], second: 3, extra: ["isSidechain": true]),
+            call("c3", "toolu_c", 10),
+            Self.user("r3", parent: "c3", [["type": "tool_result", "tool_use_id": "toolu_c", "content": "Done again."]], second: 11),
+            // A Bash result: no link.
+            Self.assistant("c4", parent: "r3", id: "msg_c4", [["type": "tool_use", "id": "toolu_d", "name": "Bash", "input": ["command": "ls\nrm -rf build"]]], second: 12),
+            Self.user("r4", parent: "c4", [["type": "tool_result", "tool_use_id": "toolu_d", "content": "ok"]], second: 13),
+        ]
+        try Self.write(lines, to: path)
+        // The subagents' own files, as Claude Code writes them beside the session.
+        let agents = folder.file(Self.session + "/subagents")
+        try FileManager.default.createDirectory(atPath: agents, withIntermediateDirectories: true)
+        try Self.write(
+            [Self.user("x1", parent: nil, "Find every TODO", second: 2, extra: ["isSidechain": true, "agentId": "a87b"]),
+             Self.assistant("x2", parent: "x1", id: "msg_x2", [["type": "text", "text": "Found 3."]], second: 4, extra: ["isSidechain": true, "agentId": "a87b"])],
+            to: agents + "/agent-a87b.jsonl")
+        let store = try Store.open(path: ":memory:")
+        let summary = Importer(store: store).run(paths: [folder.path], format: nil)
+        #expect(summary.failed.isEmpty, "\(summary)")
+        let main = try Self.conversation(store, Self.session)
+        let all = try store.messages.all(conversationID: main.id)
+        func link(_ node: String) -> String? { all.first { $0.sourceNodeID == node }.flatMap { ConversationLink.subagent(in: $0.content) } }
+        let linked = try Self.conversation(store, Self.session + "/a87b")
+        #expect(link("r1") == linked.publicID)
+        #expect(all.first { $0.sourceNodeID == "r1" }?.content == "Found 3.\n\nSubagent conversation: \(linked.publicID)")
+        // Named in the text: linked though its file was never imported.
+        #expect(link("r2") == StableID.uuid("claude-code", Self.session + "/ff01"))
+        #expect(link("r3") == (try Self.conversation(store, Self.session + "/sidechain")).publicID)
+        #expect(link("r4") == nil)
+        // A command of several lines says so on its line.
+        #expect(all.first { $0.sourceNodeID == "c4" }?.content.hasPrefix("Bash(ls …)\n") == true)
+    }
+
     @Test("a line without a time (the snapshot a session starts with) is at the first time after it, not in 1970; appended ones too")
     func undatedLines() throws {
         func milliseconds(_ second: Int) -> Int64 { ImportTime.iso8601(Self.time(second))?.milliseconds ?? -1 }

@@ -105,6 +105,40 @@ struct HiddenMessagesTests {
         #expect(browser.takeEffect() == .pipe(command: "wc -c", input: seen))
     }
 
+    @Test("f on a tool result that names a subagent opens its conversation; Esc comes back to the call, where it was, then to the list")
+    func followSubagent() throws {
+        let store = try Store.open(path: ":memory:")
+        let agent = try store.addTree(
+            title: "Subagent: Find every TODO", start: Self.start - 120_000,
+            nodes: [TreeNode("s1", nil, .user, "Find every TODO", minute: 0), TreeNode("s2", "s1", .assistant, "Found 3.", minute: 1)], current: "s2",
+            sourceID: "agent")
+        try store.addTree(
+            title: "Clean up", start: Self.start,
+            nodes: [
+                TreeNode("u", nil, .user, "Clean up", minute: 0),
+                TreeNode("c", "u", .assistant, "Task(Find TODOs)", minute: 1, kind: .tool),
+                TreeNode("r", "c", .tool, "Found 3.\n\n" + ConversationLink.subagentLine(agent.publicID), minute: 2, kind: .tool),
+                TreeNode("x", "r", .tool, "Found 4.\n\n" + ConversationLink.subagentLine("00000000-0000-0000-0000-000000000000"), minute: 3, kind: .tool),
+                TreeNode("a", "x", .assistant, "Three TODOs.", minute: 4),
+            ], current: "a", sourceID: "main")
+        let fixture = try BrowserFixture(store: store)
+        #expect(fixture.selectedTitle == "Clean up")
+        try fixture.press(.enter, .character("f"))
+        #expect(fixture.browser.status == "This message names no subagent (f opens one from the tool result it came back as)")
+        try fixture.press(.character("}"), .character("}"), .character("f"))
+        #expect(fixture.browser.reader?.conversation.title == "Subagent: Find every TODO")
+        #expect(fixture.browser.status == "The subagent's conversation (Esc goes back to the call)")
+        try fixture.press(.escape)
+        #expect(fixture.browser.reader?.conversation.title == "Clean up" && fixture.browser.reader?.focus == 2)
+        #expect(fixture.browser.status == "Back in “Clean up”")
+        // A subagent not imported: said, nothing opened.
+        try fixture.press(.character("}"), .character("f"))
+        #expect(fixture.browser.reader?.conversation.title == "Clean up")
+        #expect(fixture.browser.status?.hasPrefix("The subagent's conversation is not here") == true, "\(fixture.browser.status ?? "")")
+        try fixture.press(.escape)
+        #expect(fixture.browser.mode == .list)
+    }
+
     @Test("Tab opens and closes the focused tool line; elsewhere it says what it does; z where nothing is hidden says so")
     func tab() throws {
         let store = try Self.store()
