@@ -57,7 +57,7 @@ let package = Package(
         ),
         .target(
             name: "ScrollbackImport",
-            dependencies: ["ScrollbackModel", "ScrollbackStorage", "CZlib"],
+            dependencies: ["ScrollbackModel", "ScrollbackStorage", "CZlib", "CCrypto"],
             swiftSettings: strictSwift
         ),
         .target(

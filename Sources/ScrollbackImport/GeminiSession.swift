@@ -1,3 +1,4 @@
+import CCrypto
 import Foundation
 import ScrollbackModel
 
@@ -113,7 +114,59 @@ enum GeminiSession {
             updatedAt: max(lastTime ?? start, start), messages: messages)
         conversation.isAppended = appended
         conversation.unknownParts = unknown
+        conversation.project = project(of: path, hash: meta.string("projectHash"))
         return ([conversation], readTo, skipped)
+    }
+
+    /// The folder a session ran in. Gemini CLI keeps a project's sessions in
+    /// `~/.gemini/tmp/<folder>/chats/`: since 2026 the folder is a short name with the
+    /// project's path in its `.project_root`; before, it was the SHA-256 of the path (the
+    /// session's `projectHash`), which `~/.gemini/projects.json` (path → short name) lets us
+    /// find again by hashing the paths it lists. Nil when neither says.
+    static func project(of sessionPath: String, hash: String?) -> String? {
+        let chats = PathText.parent(of: sessionPath)
+        guard PathText.lastComponent(of: chats) == "chats" else { return nil }
+        let folder = PathText.parent(of: chats)
+        if let marker = smallFile(PathText.appending(to: folder, ".project_root")),
+            let line = String(decoding: marker, as: UTF8.self).split(whereSeparator: \.isNewline).first,
+            isAbsolute(String(line))
+        {
+            return String(line)
+        }
+        let hash = (hash ?? PathText.lastComponent(of: folder)).lowercased()
+        guard hash.count == 64, hash.allSatisfy(\.isHexDigit) else { return nil }
+        // ~/.gemini/tmp/<folder> → ~/.gemini/projects.json
+        let registry = PathText.appending(to: PathText.parent(of: PathText.parent(of: folder)), "projects.json")
+        guard let data = smallFile(registry, limit: 4 << 20),
+            let projects = ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])?["projects"] as? [String: Any]
+        else { return nil }
+        return projects.keys.sorted().first { isAbsolute($0) && sha256(hex: $0) == hash }
+    }
+
+    private static func isAbsolute(_ path: String) -> Bool {
+        !path.isEmpty && path.count <= 4_096 && (path.hasPrefix("/") || (path.count > 2 && path.dropFirst().hasPrefix(":\\")))
+    }
+
+    /// A regular file of at most `limit` bytes, read; nil for anything else.
+    private static func smallFile(_ path: String, limit: Int = 4_096) -> Data? {
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size >= 0, status.st_size <= limit,
+            let handle = FileHandle(forReadingAtPath: path)
+        else { return nil }
+        defer { try? handle.close() }
+        return try? handle.read(upToCount: limit + 1).flatMap { $0.count <= limit ? $0 : nil }
+    }
+
+    /// SHA-256 of `text`'s UTF-8, in lowercase hex, as Gemini CLI names a project's folder.
+    static func sha256(hex text: String) -> String? {
+        var digest = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        let bytes = Array(text.utf8)
+        let ok = bytes.withUnsafeBufferPointer { input in
+            EVP_Digest(input.baseAddress, input.count, &digest, &length, EVP_sha256(), nil) == 1
+        }
+        guard ok, length == 32 else { return nil }
+        return digest.map { String(format: "%02x", $0) }.joined()
     }
 
     typealias Part = ClaudeCodeSession.Part

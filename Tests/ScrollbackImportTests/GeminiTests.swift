@@ -57,6 +57,39 @@ struct GeminiTests {
         #expect(try store.check().problems.isEmpty)
     }
 
+    @Test("the folder a session ran in: from .project_root beside its chats, or, for a folder named by the path's SHA-256, from projects.json; else none; project: finds it")
+    func projectFolder() throws {
+        let folder = try TemporaryDirectory()
+        func session(_ dir: String, id: String, hash: String) throws {
+            let chats = folder.file("gemini/tmp/\(dir)/chats")
+            try FileManager.default.createDirectory(atPath: chats, withIntermediateDirectories: true)
+            let object: [String: Any] = [
+                "sessionId": id, "projectHash": hash, "startTime": "2026-11-30T12:00:00.000Z", "messages": Array(Self.messages.prefix(2)),
+            ]
+            try Self.json(object).write(toFile: chats + "/session-\(id).json", atomically: false, encoding: .utf8)
+        }
+        // The folder before short names: the SHA-256 of the path (FIPS 180-2's "abc" vector
+        // checks the digest).
+        #expect(GeminiSession.sha256(hex: "abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        let computed = try #require(GeminiSession.sha256(hex: "/home/me/src/old"))
+        try session("app", id: "g-new", hash: "ignored")
+        try "/home/me/src/app\n".write(toFile: folder.file("gemini/tmp/app/.project_root"), atomically: false, encoding: .utf8)
+        try session(computed, id: "g-old", hash: computed)
+        try session(String(repeating: "0", count: 64), id: "g-unknown", hash: String(repeating: "0", count: 64))
+        try Self.json(["projects": ["/home/me/src/app": "app", "/home/me/src/old": "old", "relative/path": "x"]])
+            .write(toFile: folder.file("gemini/projects.json"), atomically: false, encoding: .utf8)
+        // A marker that is not a path: none.
+        try session("odd", id: "g-odd", hash: "x")
+        try "not a path".write(toFile: folder.file("gemini/tmp/odd/.project_root"), atomically: false, encoding: .utf8)
+        let store = try Store.open(path: ":memory:")
+        #expect(Importer(store: store).run(paths: [folder.file("gemini/tmp")], format: nil).failed.isEmpty)
+        func project(_ id: String) throws -> String? { try ImportTests.conversation(store, source: "gemini", id: id)?.project }
+        #expect(try project("g-new") == "/home/me/src/app")
+        #expect(try project("g-old") == "/home/me/src/old")
+        #expect(try project("g-unknown") == nil && project("g-odd") == nil)
+        #expect(try store.conversations.page(sort: .updated, filter: ConversationFilter(project: "/home/me/src/old"), at: .first, limit: 5).items.count == 1)
+    }
+
     @Test("a .jsonl session: records by id (a later one replaces), $set, $rewindTo as a branch, appended lines read alone")
     func records() throws {
         let folder = try TemporaryDirectory()
