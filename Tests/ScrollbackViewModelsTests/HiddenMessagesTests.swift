@@ -58,6 +58,12 @@ struct HiddenMessagesTests {
         #expect(!reader.showsHidden && reader.focus == 0)
         #expect(fixture.browser.status == "Showing what you saw (z shows the hidden again)")
         #expect(try Self.shown(reader, fixture.store) == ["What changed", "Bash(git sta", "Eleven files"])
+        // A version chosen with z on that only reasoned is no branch of what was seen: every
+        // view shows the seen branch, z again that branch with its hidden messages.
+        try fixture.press(.character("z"))
+        #expect(try Self.shown(reader, fixture.store).last == "Eleven files")
+        let stored = try #require(try fixture.store.conversations.conversation(id: reader.conversation.id))
+        #expect(try fixture.store.messages.page(try fixture.store.messages.branch(of: stored, leaf: nil), at: .first, limit: 50).items.last?.content == "Eleven files changed.")
     }
 
     @Test("what z shows is what c, |, the pager and x hand on: the hidden messages too, as export --hidden writes them; without z, what was seen")
