@@ -176,6 +176,11 @@ struct ExportCommand {
                 try file.commit(force: true)
             } catch {
                 file.discard()
+                // What was written stays, each file whole: say how much, before the error.
+                if count > 0 {
+                    context.console.errorLine(
+                        "scrollback: \(NumberText.grouped(count)) conversation\(count == 1 ? " was" : "s were") exported to \(OutputFormat.line(folder)) before this one failed, each file whole; they stay")
+                }
                 throw error
             }
             count += 1

@@ -28,7 +28,7 @@ struct PageToken {
         let checks = String(text[text.index(after: dot)...])
         let body = String(text[..<dot])
         guard checks.prefix(8) == hex(check(scope.databaseID)) else {
-            throw UsageError(message: "\(option): this page token is from another database; \(start)", command: nil)
+            throw UsageError(message: "\(option): this page token is from another database, or was changed; \(start)", command: nil)
         }
         guard checks.suffix(8) == hex(check(scope.query + "\u{1F}" + body)) else {
             throw UsageError(

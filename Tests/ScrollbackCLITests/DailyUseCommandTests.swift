@@ -82,7 +82,7 @@ struct DailyUseCommandTests {
         _ = try other.run(["demo", "--count", "30", "--seed", "2"])
         let otherDatabase = try other.run(["list", "--sort", "title", "--after", token])
         #expect(otherDatabase.status == 2)
-        #expect(otherDatabase.error.contains("this page token is from another database; run the command without --after"))
+        #expect(otherDatabase.error.contains("this page token is from another database, or was changed; run the command without --after"))
 
         // Filters ride along in the hint, times exact.
         let filtered = try runner.run(["list", "--limit", "2", "--since", "3y", "--model", "o"])

@@ -193,6 +193,17 @@ struct HostileOutputTests {
         #expect(out.error.contains("no space left on device"))
         // Nothing half-written is left at --out, nor a temporary file.
         #expect(try FileManager.default.contentsOfDirectory(atPath: mountPoint.path) == ["backup.jsonl"])
+        // One file each: the disk fills midway; what was written is said, and is whole.
+        try FileManager.default.removeItem(atPath: mountPoint.path + "/backup.jsonl")
+        let each = try Self.shell("\"$0\" --db \(database) export --format jsonl --out-dir \(mountPoint.path)/each")
+        #expect(each.status == 1)
+        let written = try FileManager.default.contentsOfDirectory(atPath: mountPoint.path + "/each").filter { !$0.hasPrefix(".") }
+        #expect(!written.isEmpty && each.error.contains("\(written.count) conversation"), "\(written.count): \(each.error)")
+        #expect(each.error.contains("before this one failed, each file whole; they stay") && each.error.contains("no space left on device"), "\(each.error)")
+        for name in written {
+            let text = try String(contentsOfFile: mountPoint.path + "/each/" + name, encoding: .utf8)
+            #expect(text.hasSuffix("}\n") && (try? JSONSerialization.jsonObject(with: Data(text.utf8))) != nil, "\(name)")
+        }
     }
 
     static func run(_ tool: String, _ arguments: [String]) -> Int32 {
