@@ -14,6 +14,7 @@ enum Schema {
         Migration(name: "v6 a message's clock in its own row", sql: version6),
         Migration(name: "v7 edits clocked while sync is off", sql: version7),
         Migration(name: "v8 message kinds: what the person saw, and what is kept hidden", sql: version8),
+        Migration(name: "v9 sessions no longer dated 1970 by a first line without a time", sql: version9),
     ]
 
     static let version1 = """
@@ -444,5 +445,21 @@ enum Schema {
                SET hidden_count = hidden_count + CASE WHEN new.kind IN ('reasoning', 'internal', 'unknown') THEN 1 ELSE -1 END
              WHERE id = new.conversation_id;
         END;
+        """
+
+    /// Version 9, data only: version 8 dated a Claude Code or Codex session 1 January 1970
+    /// when its first line had no time (Claude Code's file-history snapshot), and the lines
+    /// before the first with a time too. Each such conversation starts at its first message
+    /// with a time, and its messages without one are at that start, as imports now read
+    /// them. (The follower reads only what is appended: without this step they would stay.)
+    static let version9 = """
+        UPDATE conversation
+           SET created_at = (SELECT min(m.created_at) FROM message AS m WHERE m.conversation_id = conversation.id AND m.created_at > 0)
+         WHERE created_at = 0 AND source IN ('claude-code', 'codex')
+           AND EXISTS (SELECT 1 FROM message AS m WHERE m.conversation_id = conversation.id AND m.created_at > 0);
+        UPDATE message
+           SET created_at = (SELECT c.created_at FROM conversation AS c WHERE c.id = message.conversation_id)
+         WHERE created_at = 0
+           AND conversation_id IN (SELECT id FROM conversation WHERE source IN ('claude-code', 'codex') AND created_at > 0);
         """
 }

@@ -22,6 +22,43 @@ struct MigrationTests {
         try store.addConversation(title: "Kept through upgrades", createdAt: 1_000, messages: ["hello", "hi there"])
     }
 
+    @Test("v9: a session that version 8 dated 1970 (a first line without a time) starts at its first message with a time, backup first; other sources are left as they are")
+    func undatedSessions() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("v8.sqlite")
+        let start = Timestamp(milliseconds: 1_764_496_800_000)
+        func session(_ source: String, _ id: String) -> ImportedConversation {
+            ImportedConversation(
+                source: source, sourceID: id, title: id, model: nil, createdAt: Timestamp(milliseconds: 0), updatedAt: start,
+                messages: [
+                    ImportedMessage(role: .system, content: "{\"type\":\"file-history-snapshot\"}", createdAt: Timestamp(milliseconds: 0), nodeID: "s", kind: .internal),
+                    ImportedMessage(role: .user, content: "Fix it", createdAt: start, nodeID: "u", parent: .node("s")),
+                    ImportedMessage(role: .assistant, content: "Done", createdAt: Timestamp(milliseconds: start.milliseconds + 1_000), nodeID: "a", parent: .node("u")),
+                ])
+        }
+        do {
+            let old = try Store.open(path: path, migrator: Migrator(migrations: Array(Migrator.scrollback.migrations.prefix(8))))
+            #expect(old.migration.toVersion == 8)
+            for conversation in [session("claude-code", "cc"), session("codex", "cx"), session("local", "kept")] {
+                #expect(try old.upsert(conversation) == .inserted)
+            }
+        }
+        let store = try Store.open(path: path)
+        #expect(store.migration.fromVersion == 8 && store.migration.toVersion == 9)
+        #expect(store.migration.backupPath.map { FileManager.default.fileExists(atPath: $0) } == true)
+        let rows = try store.conversations.page(sort: .title, at: .first, limit: 5).items
+        for row in rows {
+            let times = try store.messages.all(conversationID: row.id, showingHidden: true).map(\.createdAt.milliseconds)
+            if row.source == "local" {
+                #expect(row.createdAt.milliseconds == 0 && times.contains(0))
+            } else {
+                #expect(row.createdAt == start, "\(row.source)")
+                #expect(times.sorted() == [start.milliseconds, start.milliseconds, start.milliseconds + 1_000], "\(row.source): \(times)")
+            }
+        }
+        #expect(try store.check().problems.isEmpty)
+    }
+
     @Test("a new database is created at the latest version, without a backup")
     func newDatabase() throws {
         let folder = try TemporaryDirectory()
