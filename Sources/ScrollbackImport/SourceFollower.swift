@@ -79,6 +79,12 @@ public final class SourceFollower: SourceMonitor, @unchecked Sendable {
                 tracker.forget()
                 if let failed = summary.failed.first {
                     set("following: " + failed.description.split(whereSeparator: \.isNewline).joined(separator: " "))
+                } else if let first = summary.skipped.first {
+                    // A line an agent wrote that cannot be read is left out: said, not dropped quietly.
+                    let count = summary.skipped.count
+                    let more = count > 1 ? " (and \(count - 1) more)" : ""
+                    let what = first.record == "line" ? first.reason : first.record + ": " + first.reason
+                    set("following: in \(PathText.lastComponent(of: first.path)), \(what)\(more)".split(whereSeparator: \.isNewline).joined(separator: " "))
                 } else {
                     set(nil)
                 }

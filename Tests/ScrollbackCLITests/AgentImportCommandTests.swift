@@ -113,19 +113,27 @@ struct FollowingBrowserTests {
         let screen = try tmux.waitFor(text: "logout button", timeout: 10)
         #expect(!screen.joined().contains("\u{1B}"))
         #expect(screen[0].contains("Add a login page · app (main)"))
+        // A line the agent wrote that is not JSON: left out, and said, not dropped quietly.
+        let handle = try #require(FileHandle(forWritingAtPath: file))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("{not json \u{1B}[2J\n".utf8))
+        try handle.close()
+        try Self.append(file, uuid: "s-1-u2b", parent: "s-1-u2", text: "And tests")
+        let noted = try tmux.waitFor(text: "following: in s-1.jsonl, the line at byte", timeout: 10)
+        #expect(noted.joined().contains("is not a JSON object") && !noted.joined().contains("\u{1B}"), "\(noted)")
         try tmux.send("q", "q")
         _ = try tmux.waitForExit()
 
         let readOnly = try TmuxSession(
             width: 120, height: 20, arguments: ["--db", runner.databasePath, "--readonly"], environment: ["HOME": runner.folder.path])
         _ = try readOnly.waitFor(text: "Add a login page")
-        try Self.append(file, uuid: "s-1-u3", parent: "s-1-u2", text: "And a footer")
+        try Self.append(file, uuid: "s-1-u3", parent: "s-1-u2b", text: "And a footer")
         _ = try readOnly.waitFor(text: "1 session file grew (read-only: scrollback import reads them)", timeout: 10)
         try readOnly.send("q")
         _ = try readOnly.waitForExit()
-        // Read-only imported nothing: the first append is there, the second is not.
+        // Read-only imported nothing: the first appends are there, the last is not.
         let rows = try runner.json(["list"])["conversations"] as? [[String: Any]] ?? []
-        #expect(rows.first?["messageCount"] as? Int == 3)
+        #expect(rows.first?["messageCount"] as? Int == 4)
     }
 
     @Test("the disk fills while a folder of sessions is imported: exit 1 with the reason, nothing of the load kept (not a part of it in autocommit), check clean; with room, all of it")
