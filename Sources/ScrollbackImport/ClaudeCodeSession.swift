@@ -29,6 +29,10 @@ enum ClaudeCodeSession {
         var customTitle: String?
         var unknown = 0
         var agentID: String?
+        /// The lines without a uuid read since the last line with one (file-history
+        /// snapshots, written before each prompt): where the first of them is among the
+        /// messages, what it hangs under (nil: nothing read before it), and the last of them.
+        var between: (head: Int, after: String?, tail: String)?
     }
 
     /// The conversations of the lines read (`appended`: what was added to a file read
@@ -59,7 +63,7 @@ enum ClaudeCodeSession {
             }
             if sessionID == nil { sessionID = object.string("sessionId") }
             let session = sessionID ?? fallbackID
-            let agent = object.string("agentId")
+            let agent = object.string("agentId").map(agentKey)
             let key = (object["isSidechain"] as? Bool) == true ? session + "/" + (agent ?? "sidechain") : session
             if sessions[key] == nil {
                 order.append(key)
@@ -83,7 +87,7 @@ enum ClaudeCodeSession {
                 gathered.lastTime = max(gathered.lastTime ?? stamped, stamped)
             }
             let node = object.string("uuid") ?? "@\(line.offset)"
-            let parent: ImportedParent =
+            var parent: ImportedParent =
                 if let parent = object.string("parentUuid") ?? object.string("logicalParentUuid") {
                     .node(parent)
                 } else if object["parentUuid"] is NSNull || object.string("uuid") != nil {
@@ -93,6 +97,19 @@ enum ClaudeCodeSession {
                 }
             var parts = self.parts(of: object, type: type, unknown: &gathered.unknown)
             guard !parts.isEmpty else { return }
+            // Lines without a uuid stand between the line before them and the next line with
+            // one, not beside it: a snapshot before each prompt is no branch of the session.
+            if object.string("uuid") != nil, let between = gathered.between {
+                gathered.between = nil
+                let follows: String? = if case .node(let id) = parent { id } else { nil }
+                if between.after == nil, gathered.messages.indices.contains(between.head) {
+                    // Nothing before them in what was read: they go where this line goes.
+                    gathered.messages[between.head].parent = parent
+                    parent = .node(between.tail)
+                } else if let follows, follows == between.after {
+                    parent = .node(between.tail)
+                }
+            }
             let message = object.object("message")
             let model = message?.string("model").flatMap { $0.isEmpty || $0.hasPrefix("<") ? nil : $0 }
             if let model { gathered.model = model }
@@ -115,6 +132,10 @@ enum ClaudeCodeSession {
                     ImportedMessage(
                         role: part.role, content: part.text, createdAt: time, model: part.role == .assistant ? model : nil, nodeID: id,
                         parent: index == 0 ? parent : .node("\(node)#\(index - 1)"), usage: part.usage, kind: part.kind))
+            }
+            if object.string("uuid") == nil {
+                let head = gathered.messages.count - parts.count
+                gathered.between = gathered.between.map { ($0.head, $0.after, node) } ?? (head, gathered.lastNode, node)
             }
             gathered.lastNode = node
             if gathered.firstTime == nil { gathered.undated = gathered.messages.count }
@@ -177,13 +198,21 @@ enum ClaudeCodeSession {
         StableID.uuid(source, session + "/" + (agent ?? "sidechain"))
     }
 
+    /// An agent id as it goes into a conversation's key: as written when it is a plain
+    /// name (letters, digits, `-_@.`, at most 100), else a name made from it (the same on
+    /// both sides of a link), so that no line break or escape from a file reaches a key.
+    static func agentKey(_ raw: String) -> String {
+        let plain = !raw.isEmpty && raw.count <= 100 && raw.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || "-_@.".contains($0) }
+        return plain ? raw : "agent-" + StableID.uuid("agent", raw).replacingOccurrences(of: "-", with: "").prefix(16)
+    }
+
     /// The agent id in a result's text (`agentId: a87…`, as Claude Code writes it for the
     /// model), when the line has no `toolUseResult`.
     static func agentID(inResult text: String) -> String? {
         for line in text.split(whereSeparator: \.isNewline).prefix(50) {
             let trimmed = line.drop(while: { $0 == " " })
             guard trimmed.hasPrefix("agentId: ") else { continue }
-            let id = trimmed.dropFirst("agentId: ".count).prefix { $0.isLetter || $0.isNumber || "-_@.".contains($0) }
+            let id = trimmed.dropFirst("agentId: ".count).prefix { ($0.isASCII && ($0.isLetter || $0.isNumber)) || "-_@.".contains($0) }
             return id.isEmpty || id.count > 100 ? nil : String(id)
         }
         return nil
@@ -230,7 +259,7 @@ enum ClaudeCodeSession {
                 case "tool_result", "web_search_tool_result":
                     flushProse()
                     let text = toolResult(block)
-                    let agent = (object.object("toolUseResult")?.string("agentId")).flatMap { $0.isEmpty || $0.count > 100 ? nil : $0 }
+                    let agent = (object.object("toolUseResult")?.string("agentId")).flatMap { $0.isEmpty ? nil : agentKey($0) }
                         ?? agentID(inResult: text)
                     parts.append(Part(role: .tool, text: text, kind: .tool, toolUseID: block.string("tool_use_id"), agentID: agent))
                 default:

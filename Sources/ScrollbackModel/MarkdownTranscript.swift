@@ -20,7 +20,7 @@ public enum MarkdownTranscript {
             for child in tree.children(of: parent) where !onBranch.contains(child) {
                 guard let start = byID[child] else { continue }
                 let line = start.content.split(separator: "\n").first { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? ""
-                result.append(OtherBranch(number: place + 1, role: start.role, firstLine: String(line.prefix(120)), branches: tree.leafCount(under: child)))
+                result.append(OtherBranch(number: place + 1, role: start.role, firstLine: oneLine(String(line.prefix(120))), branches: tree.leafCount(under: child)))
             }
         }
         return result
@@ -32,16 +32,17 @@ public enum MarkdownTranscript {
     /// fenced block already, so that no heading in it reads as a message of its own. The
     /// other branches are listed at the end by their first lines.
     public static func render(_ conversation: ConversationDTO, _ messages: [MessageDTO], otherBranches: [OtherBranch] = []) -> String {
-        var text = "# \(conversation.title)\n\n"
+        // Names from files stay on their line: a line break in one would start a heading.
+        var text = "# \(oneLine(conversation.title))\n\n"
         text += "- id: \(conversation.publicID)\n"
         text += "- created: \(conversation.createdAt.iso8601)\n"
         text += "- updated: \(conversation.updatedAt.iso8601)\n"
-        if let model = conversation.model { text += "- model: \(model)\n" }
-        text += "- source: \(conversation.source)\(conversation.sourceID.map { " (\($0))" } ?? "")\n"
+        if let model = conversation.model { text += "- model: \(oneLine(model))\n" }
+        text += "- source: \(oneLine(conversation.source))\(conversation.sourceID.map { " (\(oneLine($0)))" } ?? "")\n"
         for message in messages {
             let role = message.role.rawValue.prefix(1).uppercased() + message.role.rawValue.dropFirst()
             let kind = message.kind == .text ? "" : message.kind.isSeen ? " · \(message.kind.rawValue)" : " · hidden \(message.kind.rawValue)"
-            text += "\n## \(role) · \(message.createdAt.iso8601)\(message.model.map { " · \($0)" } ?? "")\(kind)\n\n"
+            text += "\n## \(role) · \(message.createdAt.iso8601)\(message.model.map { " · \(oneLine($0))" } ?? "")\(kind)\n\n"
             let fenced = message.kind == .text || message.kind == .document || CodeFence.isOneBlock(message.content)
             text += (fenced ? message.content : CodeFence.fenced(message.content)) + "\n"
         }
@@ -54,6 +55,16 @@ public enum MarkdownTranscript {
             }
         }
         return text
+    }
+
+    /// `text` with every line break (CR, LF, NEL, U+2028, U+2029) as a space.
+    static func oneLine(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isBreak) else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.map { isBreak($0) ? " " : $0 }))
+    }
+
+    private static func isBreak(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "\n" || scalar == "\r" || scalar.value == 0x85 || scalar.value == 0x2028 || scalar.value == 0x2029
     }
 
     /// The fenced code blocks of `text` (`CodeFence`), each exactly as written, without its

@@ -247,6 +247,63 @@ struct ClaudeCodeTests {
         #expect(all.first { $0.sourceNodeID == "c4" }?.content.hasPrefix("Bash(ls …)\n") == true)
     }
 
+    @Test("the file-history snapshot Claude Code writes before each prompt stands between the lines, not beside them: no branch, with z neither; appended too")
+    func snapshotsBetween() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("\(Self.session).jsonl")
+        func snapshot(_ prompt: String, update: Bool = false) -> String {
+            Self.line(["type": "file-history-snapshot", "messageId": prompt, "snapshot": ["messageId": prompt, "trackedFileBackups": [String: Any]()], "isSnapshotUpdate": update])
+        }
+        let lines = [
+            snapshot("u1"), Self.user("u1", parent: nil, "hello", second: 0),
+            Self.assistant("a1", parent: "u1", id: "msg_a1", [["type": "text", "text": "hi"]], second: 1),
+            snapshot("u1", update: true), snapshot("u2"), Self.user("u2", parent: "a1", "again", second: 2),
+            Self.assistant("a2", parent: "u2", id: "msg_a2", [["type": "text", "text": "yo"]], second: 3),
+        ]
+        try Self.write(lines, to: path)
+        let store = try Store.open(path: ":memory:")
+        #expect(Importer(store: store).run(paths: [path], format: nil).failed.isEmpty)
+        var main = try Self.conversation(store, Self.session)
+        #expect(try store.messages.tree(conversationID: main.id, showingHidden: true).branches.count == 1)
+        #expect(!main.isBranched && main.hiddenCount == 3)
+        // Appended: a snapshot first (nothing read before it in this read), then the prompt.
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data((snapshot("u3") + "\n" + Self.user("u3", parent: "a2", "more", second: 4) + "\n").utf8))
+        try handle.close()
+        #expect(Importer(store: store).run(paths: [path], format: nil).filesAppended == 1)
+        main = try Self.conversation(store, Self.session)
+        let tree = try store.messages.tree(conversationID: main.id, showingHidden: true)
+        #expect(tree.branches.count == 1 && !main.isBranched, "\(tree.branches.count)")
+        #expect(try Self.seen(store, main).last == "user text: more")
+        #expect(try store.check().problems.isEmpty)
+    }
+
+    @Test("an agent id with escapes or a line break is no part of a key as written: the subagent's conversation and its link agree, and hold no control character")
+    func hostileAgentID() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("\(Self.session).jsonl")
+        let agent = "\u{1B}[31mRED\u{1B}]0;TITLE\u{7}\n## User · 2026-01-01T10:00:09.000Z"
+        let lines = [
+            Self.user("u1", parent: nil, "research", second: 0),
+            Self.assistant("c1", parent: "u1", id: "msg_c1", [["type": "tool_use", "id": "toolu_1", "name": "Task", "input": ["prompt": "go"]]], second: 1),
+            Self.user("r1", parent: "c1", [["type": "tool_result", "tool_use_id": "toolu_1", "content": "done"]], second: 5, extra: ["toolUseResult": ["agentId": agent]]),
+            Self.user("s1", parent: nil, "sub prompt", second: 2, extra: ["isSidechain": true, "agentId": agent]),
+            Self.assistant("s2", parent: "s1", id: "msg_s2", [["type": "text", "text": "sub answer"]], second: 3, extra: ["isSidechain": true, "agentId": agent]),
+        ]
+        try Self.write(lines, to: path)
+        let store = try Store.open(path: ":memory:")
+        #expect(Importer(store: store).run(paths: [path], format: nil).failed.isEmpty)
+        let key = ClaudeCodeSession.agentKey(agent)
+        #expect(key.hasPrefix("agent-") && key.count == 22)
+        let subagent = try Self.conversation(store, Self.session + "/" + key)
+        #expect(!(subagent.sourceID ?? "").unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F })
+        let main = try Self.conversation(store, Self.session)
+        let result = try #require(try store.messages.all(conversationID: main.id).first { $0.sourceNodeID == "r1" })
+        #expect(ConversationLink.subagent(in: result.content) == subagent.publicID)
+        #expect(ClaudeCodeSession.agentKey("a87b-x_1@team.y") == "a87b-x_1@team.y")
+    }
+
     @Test("a line without a time (the snapshot a session starts with) is at the first time after it, not in 1970; appended ones too")
     func undatedLines() throws {
         func milliseconds(_ second: Int) -> Int64 { ImportTime.iso8601(Self.time(second))?.milliseconds ?? -1 }
