@@ -19,7 +19,10 @@ struct CheckCommand {
             let store = try context.openStore(forReading: !repairing && Store.hasWALContent(context.databasePath))
             if context.parsed.has("--repair") {
                 try context.requireWritable(store)
-                try store.repair()
+                let copies = try store.repair()
+                if let copy = copies.first {
+                    console.line("Kept a copy of it as it was: \(OutputFormat.line(copy))" + (copies.count > 1 ? " (and its -wal)" : ""))
+                }
                 console.line("Rebuilt the search indexes, message counts and branches.")
             }
             report = try store.check()
@@ -32,8 +35,11 @@ struct CheckCommand {
                 // A file that does not open as ours is still examined, read-only: the report
                 // says what could be read and what is wrong.
                 if context.parsed.has("--repair") {
-                    // Not "run check": that is where the person came from.
+                    // Not "run check": that is where the person came from. A file that does not
+                    // even open for the repair (a damaged schema page) is said to be damaged
+                    // when the read-only check finds it so.
                     if case .damaged = error { throw CommandFailure(message: Self.damagedFile(context.databasePath)) }
+                    if Self.isDamaged(Store.check(path: context.databasePath)) { throw CommandFailure(message: Self.damagedFile(context.databasePath)) }
                     throw error
                 }
                 report = Store.check(path: context.databasePath)
@@ -56,8 +62,12 @@ struct CheckCommand {
                     + (report.skipped.isEmpty ? "" : "; not checked: what 'skipped' lists above"))
             return 0
         }
+        // SQLite's own pages damaged (or not SQLite's at all): no line sends the person to
+        // `--repair`, which cannot mend that; the last line says what can.
+        let damaged = Self.isDamaged(report)
         for problem in report.problems {
-            console.line("problem: \(OutputFormat.line(problem))")
+            let shown = damaged ? problem.replacingOccurrences(of: "; run `scrollback check --repair`", with: "") : problem
+            console.line("problem: \(OutputFormat.line(shown))")
         }
         // A catch-up cut short leaves branches still to come: nothing is damaged.
         if let sync, sync.lastSync == nil || sync.parked > 0, report.problems.allSatisfy({ $0.hasPrefix("branches:") }) {
@@ -69,13 +79,20 @@ struct CheckCommand {
                 "scrollback: \(report.problems.count) problem(s) in \(context.databasePath), all in branches, and a sync here is not finished (\(waiting)): run `scrollback sync` first, then `scrollback check` again; if they remain, back it up (cp) and run `scrollback check --repair`")
             return 1
         }
-        if report.problems.contains(where: { $0.hasPrefix("integrity:") || $0.contains("disk image is malformed") }) {
+        if damaged {
             console.errorLine("scrollback: " + Self.damagedFile(context.databasePath))
             return 1
         }
         console.errorLine(
             "scrollback: \(report.problems.count) problem(s) in \(context.databasePath); back it up (cp), then try `scrollback check --repair` (it rebuilds indexes and counts and puts back missing schema objects; objects that are not scrollback's it leaves for you), or restore a backup")
         return 1
+    }
+
+    /// Whether `report` finds SQLite's own pages damaged (or the file not SQLite's at all).
+    static func isDamaged(_ report: CheckReport) -> Bool {
+        report.problems.contains {
+            $0.hasPrefix("integrity:") || $0.contains("disk image is malformed") || $0.contains("not a SQLite") || $0.contains("not a database")
+        }
     }
 
     /// What to do about a file whose SQLite pages are damaged: no scrollback command mends

@@ -137,18 +137,42 @@ enum GeminiSession {
         guard hash.count == 64, hash.allSatisfy(\.isHexDigit) else { return nil }
         // ~/.gemini/tmp/<folder> → ~/.gemini/projects.json
         let registry = PathText.appending(to: PathText.parent(of: PathText.parent(of: folder)), "projects.json")
-        guard let data = smallFile(registry, limit: 4 << 20),
-            let projects = ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])?["projects"] as? [String: Any]
-        else { return nil }
-        return projects.keys.sorted().first { isAbsolute($0) && sha256(hex: $0) == hash }
+        return RegistryHashes.shared.paths(in: registry)[hash]
     }
 
-    private static func isAbsolute(_ path: String) -> Bool {
+    /// Each `projects.json` read, its paths by their SHA-256: read and hashed once while it
+    /// is unchanged (a folder of sessions asks for each one), not once per session.
+    final class RegistryHashes: @unchecked Sendable {
+        static let shared = RegistryHashes()
+        private let lock = NSLock()
+        private var read: [String: (stamp: [Int64], paths: [String: String])] = [:]
+
+        func paths(in registry: String) -> [String: String] {
+            var status = stat()
+            guard stat(registry, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return [:] }
+            let stamp = [Int64(status.st_size), Int64(status.st_mtim.tv_sec), Int64(status.st_mtim.tv_nsec), Int64(truncatingIfNeeded: status.st_ino)]
+            lock.lock()
+            defer { lock.unlock() }
+            if let known = read[registry], known.stamp == stamp { return known.paths }
+            var paths: [String: String] = [:]
+            if let data = GeminiSession.smallFile(registry, limit: 64 << 20),
+                let projects = ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])?["projects"] as? [String: Any]
+            {
+                for path in projects.keys.sorted() where GeminiSession.isAbsolute(path) {
+                    if let hash = GeminiSession.sha256(hex: path), paths[hash] == nil { paths[hash] = path }
+                }
+            }
+            read[registry] = (stamp, paths)
+            return paths
+        }
+    }
+
+    static func isAbsolute(_ path: String) -> Bool {
         !path.isEmpty && path.count <= 4_096 && (path.hasPrefix("/") || (path.count > 2 && path.dropFirst().hasPrefix(":\\")))
     }
 
     /// A regular file of at most `limit` bytes, read; nil for anything else.
-    private static func smallFile(_ path: String, limit: Int = 4_096) -> Data? {
+    static func smallFile(_ path: String, limit: Int = 4_096) -> Data? {
         var status = stat()
         guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size >= 0, status.st_size <= limit,
             let handle = FileHandle(forReadingAtPath: path)

@@ -260,14 +260,54 @@ extension StorageError {
 }
 
 extension Store {
+    /// The file and its `-wal`, byte for byte, beside it (`PATH.before-repair-TIME`, and
+    /// `…-wal`), synced, made under the write lock before `repair` writes: a repair
+    /// checkpoints the log, and frames of it SQLite will not use (a write cut short, or a
+    /// damaged frame, which hides the transactions after it) are then gone for good; this
+    /// copy keeps them for a person who would recover them by hand. Returns the paths.
+    public func keepCopyBeforeRepair() throws -> [String] {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withYear, .withMonth, .withDay, .withTime, .withTimeZone]
+        var base = "\(database.path).before-repair-\(formatter.string(from: Date()))"
+        var suffix = 1
+        while FileManager.default.fileExists(atPath: base) {
+            suffix += 1
+            base = "\(database.path).before-repair-\(formatter.string(from: Date()))-\(suffix)"
+        }
+        var copies: [String] = []
+        try database.write {
+            for (from, to) in [(database.path, base), (database.path + "-wal", base + "-wal")] {
+                guard FileManager.default.fileExists(atPath: from) else { continue }
+                do {
+                    try FileManager.default.copyItem(atPath: from, toPath: to)
+                    let descriptor = Foundation.open(to, O_RDONLY)
+                    if descriptor >= 0 {
+                        _ = fsync(descriptor)
+                        close(descriptor)
+                    }
+                    copies.append(to)
+                } catch {
+                    for copy in copies { try? FileManager.default.removeItem(atPath: copy) }
+                    try? FileManager.default.removeItem(atPath: to)
+                    throw StorageError.inputOutput(
+                        path: to, detail: SQLiteError(extendedCode: SQLITE_IOERR, message: "could not keep a copy before the repair: \(error.localizedDescription)"))
+                }
+            }
+        }
+        return copies
+    }
+
     /// Puts back scrollback's own schema objects that are missing (a dropped trigger or
     /// index), rebuilds both full-text indexes (finishing any backlog) and recounts, in one transaction.
     /// Objects that are not scrollback's are left alone: `check` names them.
     ///
-    /// - Throws: `StorageError.damaged`, before writing anything, when SQLite's own pages are
-    ///   damaged: rebuilding on a damaged b-tree spreads the damage, and what it rebuilds
-    ///   from cannot be trusted.
-    public func repair() throws {
+    /// - Returns: the copies of the file and its `-wal` kept before it wrote
+    ///   (`keepCopyBeforeRepair`).
+    /// - Throws: `StorageError.damaged`, before writing or copying anything, when SQLite's own
+    ///   pages are damaged: rebuilding on a damaged b-tree spreads the damage, and what it
+    ///   rebuilds from cannot be trusted.
+    @discardableResult
+    public func repair() throws -> [String] {
         let sound = try database.query("PRAGMA quick_check(1)") { $0.text(0) }
         guard sound == ["ok"] else {
             throw StorageError.damaged(
@@ -275,6 +315,13 @@ extension Store {
         }
         let expected = try DatabaseCheck.expectedObjects(migrator)
         let found = try DatabaseCheck.schema(of: database)
+        // A schema without the tables the data is in is a damaged schema page, not a dropped
+        // index: making the tables again would write over what is still in the file.
+        guard found["conversation"] != nil, found["message"] != nil else {
+            throw StorageError.damaged(
+                path: database.path, detail: SQLiteError(extendedCode: SQLITE_CORRUPT, message: "its schema names no conversation or message table"))
+        }
+        let copies = try keepCopyBeforeRepair()
         try database.write {
             for object in expected where found[object.name] == nil && !object.isShadow {
                 try database.execute(object.sql)
@@ -284,6 +331,7 @@ extension Store {
             try repairOrder()
             try repairBranches()
         }
+        return copies
     }
 
     /// Each conversation whose messages are not stored parents first made so again: a loop of

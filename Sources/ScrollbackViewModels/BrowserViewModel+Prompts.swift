@@ -152,7 +152,8 @@ extension BrowserViewModel {
                     return
                 }
                 // The extension says the format: another one would get Markdown unasked.
-                guard [".md", ".json", ".jsonl"].contains(where: { path.lowercased().hasSuffix($0) }) else {
+                let name = PathText.lastComponent(of: path).lowercased()
+                guard [".md", ".json", ".jsonl"].contains(where: { name.hasSuffix($0) && name.count > $0.count }) else {
                     self.prompt = .export(ids: ids, editor: editor)
                     status = "End the name in .md, .json or .jsonl: it says the format"
                     return

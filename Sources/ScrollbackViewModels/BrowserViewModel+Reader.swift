@@ -223,7 +223,11 @@ extension BrowserViewModel {
             target = try repositories.conversations.conversation(matching: id)
         } catch let error as StorageError {
             guard case .notFound = error else { throw error }
-            status = "The subagent's conversation is not here: import its session's folder (subagents/ beside the session's file)"
+            let deleted = (try? repositories.conversations.deleteMark(publicID: id)) != nil
+            status =
+                deleted
+                ? "The subagent's conversation was deleted (u in the list undoes a delete made there)"
+                : "The subagent's conversation is not here: import its session's folder (subagents/ beside the session's file)"
             return
         }
         guard target.id != reader.conversation.id else { return }

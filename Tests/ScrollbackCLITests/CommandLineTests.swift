@@ -231,6 +231,34 @@ struct CommandLineTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: runner.databasePath)) == before)
     }
 
+    @Test("check --repair keeps the file and its -wal as they were before it writes: a damaged frame hides a transaction SQLite will not read, and the repair's checkpoint would drop it for good")
+    func repairKeepsACopy() throws {
+        let runner = try BinaryRunner()
+        _ = try runner.run(["demo", "--count", "300"])
+        let damaged = runner.folder.file("x.sqlite")
+        do {
+            let store = try Store.open(path: runner.databasePath)
+            try store.database.execute("PRAGMA wal_autocheckpoint = 0")
+            try store.database.write { try store.database.run("UPDATE conversation SET pinned = 1 - pinned") }
+            // Copied while it is open: the change is only in the -wal.
+            try FileManager.default.copyItem(atPath: runner.databasePath, toPath: damaged)
+            try FileManager.default.copyItem(atPath: runner.databasePath + "-wal", toPath: damaged + "-wal")
+        }
+        let pageSize = try Store.open(path: damaged, readOnly: true).database.scalarInt("PRAGMA page_size")
+        let handle = try #require(FileHandle(forUpdatingAtPath: damaged + "-wal"))
+        try handle.seek(toOffset: UInt64(32 + (24 + pageSize) + 24 + 500))
+        try handle.write(contentsOf: Data(repeating: 0xEE, count: 1_000))
+        try handle.close()
+        let log = try Data(contentsOf: URL(fileURLWithPath: damaged + "-wal"))
+        let main = try Data(contentsOf: URL(fileURLWithPath: damaged))
+        let repaired = try runner.run(["--db", damaged, "check", "--repair"], withDatabase: false)
+        let line = try #require(repaired.output.split(separator: "\n").first { $0.hasPrefix("Kept a copy of it as it was: ") }, "\(repaired.output)")
+        #expect(line.hasSuffix(" (and its -wal)"))
+        let copy = String(line.dropFirst("Kept a copy of it as it was: ".count).dropLast(" (and its -wal)".count))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: copy + "-wal")) == log)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == main)
+    }
+
     @Test("--readonly refuses every change, creates nothing and leaves the bytes alone")
     func readOnly() throws {
         let runner = try BinaryRunner()
