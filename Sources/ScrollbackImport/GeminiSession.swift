@@ -64,7 +64,11 @@ enum GeminiSession {
             defer { try? handle.close() }
             let data = try handle.readToEnd() ?? Data()
             readTo = data.count
-            guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            let root = try? JSONSerialization.jsonObject(with: data)
+            if let history = checkpointHistory(root) {
+                return (try checkpoint(history, path: path), readTo, skipped)
+            }
+            guard let object = root as? [String: Any] else {
                 throw ImportError(path: path, problem: "not a Gemini CLI session (not a JSON object)")
             }
             meta = object
@@ -126,7 +130,11 @@ enum GeminiSession {
     static func project(of sessionPath: String, hash: String?) -> String? {
         let chats = PathText.parent(of: sessionPath)
         guard PathText.lastComponent(of: chats) == "chats" else { return nil }
-        let folder = PathText.parent(of: chats)
+        return project(folder: PathText.parent(of: chats), hash: hash)
+    }
+
+    /// The folder a project's folder under `~/.gemini/tmp` stands for (see `project(of:hash:)`).
+    static func project(folder: String, hash: String?) -> String? {
         if let marker = smallFile(PathText.appending(to: folder, ".project_root")),
             let line = String(decoding: marker, as: UTF8.self).split(whereSeparator: \.isNewline).first,
             isAbsolute(String(line))
@@ -194,6 +202,77 @@ enum GeminiSession {
     }
 
     typealias Part = ClaudeCodeSession.Part
+
+    /// The history of a chat saved with `/chat save TAG`: a list of `{role, parts}` (before
+    /// 2025), or `{history: [...]}`; nil for anything else (a session object has `messages`).
+    static func checkpointHistory(_ root: Any?) -> [[String: Any]]? {
+        let list = (root as? [Any]) ?? ((root as? [String: Any]).flatMap { $0["messages"] == nil ? $0["history"] as? [Any] : nil })
+        guard let list else { return nil }
+        let contents = list.compactMap { $0 as? [String: Any] }
+        guard contents.count == list.count, contents.allSatisfy({ $0["parts"] is [Any] && $0["role"] is String }) else { return nil }
+        return contents
+    }
+
+    /// A chat saved with `/chat save TAG` (`~/.gemini/tmp/<project>/checkpoint-TAG.json`),
+    /// the model's history as Gemini's API keeps it: one conversation per saved tag (keyed
+    /// by its project's folder and tag, titled `Saved chat: TAG`), a chain. The file names no
+    /// times: every message is at the file's modification time. Seen: the prompts, the
+    /// answers, each function call and its response (collapsed); hidden: thoughts, and the
+    /// context Gemini CLI sends first (its "We are setting up the context" and the model's
+    /// "Got it").
+    static func checkpoint(_ history: [[String: Any]], path: String) throws -> [ImportedConversation] {
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw ImportError(path: path, problem: "cannot read the file") }
+        let seconds = Int64(status.st_mtim.tv_sec).multipliedReportingOverflow(by: 1_000)
+        let time = Timestamp(milliseconds: seconds.overflow ? 0 : seconds.partialValue &+ Int64(status.st_mtim.tv_nsec / 1_000_000))
+        let name = PathText.lastComponent(of: path)
+        let encoded = String(name.dropFirst("checkpoint-".count).dropLast(".json".count))
+        let tag = ImportText.oneLine(encoded.removingPercentEncoding ?? encoded)
+        var messages: [ImportedMessage] = []
+        var unknown = 0
+        var context = true
+        for (index, content) in history.enumerated() {
+            let model = content.string("role") == "model"
+            for case let part as [String: Any] in content.array("parts") ?? [] {
+                let node = "\(index)#\(messages.count)"
+                let made: (role: Role, text: String, kind: MessageKind)
+                if let text = part.string("text") {
+                    guard !ImportText.isBlank(text) else { continue }
+                    if (part["thought"] as? Bool) == true {
+                        made = (.assistant, text, .reasoning)
+                    } else if context && index < 2
+                        && (text.hasPrefix("This is the Gemini CLI. We are setting up the context") || (model && text.hasPrefix("Got it. Thanks for the context")))
+                    {
+                        made = (model ? .assistant : .user, text, .internal)
+                    } else {
+                        context = false
+                        made = (model ? .assistant : .user, text, .text)
+                    }
+                } else if let call = part.object("functionCall") {
+                    let arguments = call.object("args") ?? [:]
+                    let main = ["command", "absolute_path", "file_path", "path", "pattern", "query", "url"].lazy.compactMap { arguments.string($0) }.first ?? ""
+                    let line = main.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+                    made = (.assistant, "\(call.string("name") ?? "tool")(\(line.count > 100 ? String(line.prefix(99)) + "…" : line))\n" + ChatGPTMessage.rawJSON(arguments), .tool)
+                } else if let response = part.object("functionResponse") {
+                    let body = response.object("response")
+                    let output = body?.string("output") ?? body?.string("error").map { "Error: " + $0 } ?? body.map(ChatGPTMessage.rawJSON) ?? ""
+                    made = (.tool, "\(response.string("name") ?? "tool") → " + (ImportText.isBlank(output) ? "(no output)" : output), .tool)
+                } else {
+                    unknown += 1
+                    made = (model ? .assistant : .user, ChatGPTMessage.rawJSON(part), .unknown)
+                }
+                messages.append(ImportedMessage(role: made.role, content: made.text, createdAt: time, nodeID: node, kind: made.kind))
+            }
+        }
+        guard !messages.isEmpty else { return [] }
+        let folder = PathText.parent(of: path)
+        var conversation = ImportedConversation(
+            source: source, sourceID: "checkpoint/" + PathText.lastComponent(of: folder) + "/" + encoded,
+            title: "Saved chat: " + (tag.isEmpty ? "untitled" : tag), model: nil, createdAt: time, updatedAt: time, messages: messages)
+        conversation.unknownParts = unknown
+        conversation.project = project(folder: folder, hash: nil)
+        return [conversation]
+    }
 
     /// The first line of the file as an object (its metadata), read alone.
     static func firstLine(_ path: String) -> [String: Any]? {

@@ -210,6 +210,9 @@ public struct Importer {
             // Gemini CLI's sessions are whole JSON files in its `chats` folders.
             case .file where name.hasPrefix("session-") && name.hasSuffix(".json") && PathText.lastComponent(of: path) == "chats":
                 found.append(child)
+            // And the chats saved with /chat save, beside a project's `chats` folder.
+            case .file where name.hasPrefix("checkpoint-") && name.hasSuffix(".json") && PathText.lastComponent(of: PathText.parent(of: path)) == "tmp":
+                found.append(child)
             case .folder: found += sessionFiles(under: child, depth: depth - 1)
             default: break
             }
@@ -439,6 +442,8 @@ public struct Importer {
             guard let first else { throw ImportError(path: path, problem: "no conversations in the file") }
             if !first.isDisjoint(with: ["mapping", "current_node", "conversation_id"]) { return .chatgpt }
             if !first.isDisjoint(with: ["chat_messages", "uuid"]) { return .claude }
+            // A Gemini CLI chat saved with /chat save: the model's history, {role, parts}.
+            if first.isSuperset(of: ["role", "parts"]), PathText.lastComponent(of: path).hasPrefix("checkpoint-") { return .gemini }
             throw ImportError(path: path, problem: "a JSON array, but not of ChatGPT or Claude conversations")
         }
         // JSON Lines when one of the first lines is a scrollback record (a bad first line
@@ -479,10 +484,12 @@ extension Importer {
             // A Gemini CLI session object: {sessionId, projectHash, messages}.
             guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
             defer { try? handle.close() }
-            guard let data = try handle.read(upToCount: 256 << 20),
-                let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
-            else { return nil }
-            return object["sessionId"] is String && object["messages"] is [Any] ? .gemini : nil
+            guard let data = try handle.read(upToCount: 256 << 20), let root = try? JSONSerialization.jsonObject(with: data) else { return nil }
+            // A chat saved with /chat save: the model's history, a list (or {history}).
+            if PathText.lastComponent(of: path).hasPrefix("checkpoint-"), GeminiSession.checkpointHistory(root) != nil { return .gemini }
+            guard let object = root as? [String: Any] else { return nil }
+            if object["sessionId"] is String && object["messages"] is [Any] { return .gemini }
+            return GeminiSession.checkpointHistory(object) != nil && PathText.lastComponent(of: path).hasPrefix("checkpoint-") ? .gemini : nil
         }
         var found: ImportFormat?
         var looked = 0

@@ -34,7 +34,9 @@ public enum KnownSources {
         }
         // Gemini CLI: ~/.gemini/tmp/<project>/chats.
         let gemini = home + "/.gemini/tmp"
-        let chats = Importer.sessionFiles(under: gemini).filter { PathText.lastComponent(of: PathText.parent(of: $0)) == "chats" }
+        let chats = Importer.sessionFiles(under: gemini).filter {
+            PathText.lastComponent(of: PathText.parent(of: $0)) == "chats" || PathText.lastComponent(of: $0).hasPrefix("checkpoint-")
+        }
         if !chats.isEmpty {
             places.append(Place(name: "Gemini CLI sessions", path: gemini, files: chats.count, bytes: size(of: chats)))
         }

@@ -90,6 +90,46 @@ struct GeminiTests {
         #expect(try store.conversations.page(sort: .updated, filter: ConversationFilter(project: "/home/me/src/old"), at: .first, limit: 5).items.count == 1)
     }
 
+    @Test("chats saved with /chat save (checkpoint-TAG.json, a list or {history}): one conversation per tag, the context Gemini CLI sends first and thoughts hidden, calls and responses collapsed, at the file's time")
+    func savedChats() throws {
+        let folder = try TemporaryDirectory()
+        let project = folder.file("tmp/app")
+        try FileManager.default.createDirectory(atPath: project + "/chats", withIntermediateDirectories: true)
+        try "/home/me/src/app".write(toFile: project + "/.project_root", atomically: false, encoding: .utf8)
+        let history: [[String: Any]] = [
+            ["role": "user", "parts": [["text": "This is the Gemini CLI. We are setting up the context for our chat.\nToday's date is Monday."]]],
+            ["role": "model", "parts": [["text": "Got it. Thanks for the context!"]]],
+            ["role": "user", "parts": [["text": "Fix the \u{1B}[31mbug"]]],
+            ["role": "model", "parts": [
+                ["thought": true, "text": "Look at main.go"], ["text": "Let me look."],
+                ["functionCall": ["name": "read_file", "args": ["absolute_path": "/home/me/src/app/main.go"]]],
+            ]],
+            ["role": "user", "parts": [["functionResponse": ["name": "read_file", "response": ["output": "package main"]]]]],
+            ["role": "model", "parts": [["text": "Done."], ["inlineData": ["mimeType": "image/png", "data": "iVBOR"]]]],
+        ]
+        try Self.json(history).write(toFile: project + "/checkpoint-my%20feature.json", atomically: false, encoding: .utf8)
+        try Self.json(["history": Array(history.prefix(4)), "authType": "oauth"]).write(toFile: project + "/checkpoint-later.json", atomically: false, encoding: .utf8)
+        let store = try Store.open(path: ":memory:")
+        let summary = Importer(store: store).run(paths: [folder.file("tmp")], format: nil)
+        #expect(summary.inserted == 2 && summary.failed.isEmpty && summary.unknownParts == 1, "\(summary)")
+        let saved = try #require(try ImportTests.conversation(store, source: "gemini", id: "checkpoint/app/my%20feature"))
+        #expect(saved.title == "Saved chat: my feature" && saved.project == "/home/me/src/app")
+        let seen = try store.messages.page(try store.messages.branch(of: saved, leaf: nil), at: .first, limit: 20).items
+        #expect(seen.map { "\($0.role.rawValue) \($0.kind.rawValue)" } == ["user text", "assistant text", "assistant tool", "tool tool", "assistant text"], "\(seen.map(\.content))")
+        #expect(seen[2].content.hasPrefix("read_file(/home/me/src/app/main.go)\n") && seen[3].content == "read_file → package main")
+        let all = try store.messages.all(conversationID: saved.id, showingHidden: true)
+        #expect(all.filter { !$0.kind.isSeen }.map(\.kind) == [.internal, .internal, .reasoning, .unknown])
+        let modified = try #require(try FileManager.default.attributesOfItem(atPath: project + "/checkpoint-my%20feature.json")[.modificationDate] as? Date)
+        #expect(abs(Double(saved.createdAt.milliseconds) / 1_000 - modified.timeIntervalSince1970) < 1)
+        let later = try #require(try ImportTests.conversation(store, source: "gemini", id: "checkpoint/app/later"))
+        #expect(later.title == "Saved chat: later" && later.seenCount == 3)
+        // Saved again over the same tag (the file written whole): the same conversation, nothing doubled.
+        try Self.json(history).write(toFile: project + "/checkpoint-later.json", atomically: false, encoding: .utf8)
+        let again = Importer(store: store).run(paths: [project + "/checkpoint-later.json"], format: nil)
+        #expect(again.updated == 1 && again.inserted == 0, "\(again)")
+        #expect(try store.check().problems.isEmpty)
+    }
+
     @Test("a .jsonl session: records by id (a later one replaces), $set, $rewindTo as a branch, appended lines read alone")
     func records() throws {
         let folder = try TemporaryDirectory()
