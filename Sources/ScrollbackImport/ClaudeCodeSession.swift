@@ -86,11 +86,12 @@ enum ClaudeCodeSession {
                 if gathered.firstTime == nil { gathered.firstTime = stamped }
                 gathered.lastTime = max(gathered.lastTime ?? stamped, stamped)
             }
-            let node = object.string("uuid") ?? "@\(line.offset)"
+            let uuid = object.string("uuid")
+            let node = uuid ?? "@\(line.offset)"
             var parent: ImportedParent =
                 if let parent = object.string("parentUuid") ?? object.string("logicalParentUuid") {
                     .node(parent)
-                } else if object["parentUuid"] is NSNull || object.string("uuid") != nil {
+                } else if object["parentUuid"] is NSNull || uuid != nil {
                     .root
                 } else {
                     gathered.lastNode.map { .node($0) } ?? .root
@@ -99,7 +100,7 @@ enum ClaudeCodeSession {
             guard !parts.isEmpty else { return }
             // Lines without a uuid stand between the line before them and the next line with
             // one, not beside it: a snapshot before each prompt is no branch of the session.
-            if object.string("uuid") != nil, let between = gathered.between {
+            if uuid != nil, let between = gathered.between {
                 gathered.between = nil
                 let follows: String? = if case .node(let id) = parent { id } else { nil }
                 if between.after == nil, gathered.messages.indices.contains(between.head) {
@@ -133,7 +134,7 @@ enum ClaudeCodeSession {
                         role: part.role, content: part.text, createdAt: time, model: part.role == .assistant ? model : nil, nodeID: id,
                         parent: index == 0 ? parent : .node("\(node)#\(index - 1)"), usage: part.usage, kind: part.kind))
             }
-            if object.string("uuid") == nil {
+            if uuid == nil {
                 let head = gathered.messages.count - parts.count
                 gathered.between = gathered.between.map { ($0.head, $0.after, node) } ?? (head, gathered.lastNode, node)
             }
@@ -202,8 +203,12 @@ enum ClaudeCodeSession {
     /// name (letters, digits, `-_@.`, at most 100), else a name made from it (the same on
     /// both sides of a link), so that no line break or escape from a file reaches a key.
     static func agentKey(_ raw: String) -> String {
-        let plain = !raw.isEmpty && raw.count <= 100 && raw.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || "-_@.".contains($0) }
+        let plain = !raw.isEmpty && raw.count <= 100 && raw.allSatisfy(isAgentIDCharacter)
         return plain ? raw : "agent-" + StableID.uuid("agent", raw).replacingOccurrences(of: "-", with: "").prefix(16)
+    }
+
+    private static func isAgentIDCharacter(_ character: Character) -> Bool {
+        (character.isASCII && (character.isLetter || character.isNumber)) || "-_@.".contains(character)
     }
 
     /// The agent id in a result's text (`agentId: a87…`, as Claude Code writes it for the
@@ -212,7 +217,7 @@ enum ClaudeCodeSession {
         for line in text.split(whereSeparator: \.isNewline).prefix(50) {
             let trimmed = line.drop(while: { $0 == " " })
             guard trimmed.hasPrefix("agentId: ") else { continue }
-            let id = trimmed.dropFirst("agentId: ".count).prefix { ($0.isASCII && ($0.isLetter || $0.isNumber)) || "-_@.".contains($0) }
+            let id = trimmed.dropFirst("agentId: ".count).prefix(while: isAgentIDCharacter)
             return id.isEmpty || id.count > 100 ? nil : String(id)
         }
         return nil
@@ -315,12 +320,7 @@ enum ClaudeCodeSession {
         let keys = ["command", "file_path", "path", "pattern", "url", "query", "description", "prompt", "notebook_path"]
         let main = keys.lazy.compactMap { input.string($0) }.first
             ?? input.values.lazy.compactMap { $0 as? String }.first ?? ""
-        let line = main.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-        // A command of several lines says so on its one line: `ls` alone would hide an `rm`
-        // on the next.
-        let more = main.trimmingCharacters(in: .whitespacesAndNewlines).contains(where: \.isNewline)
-        let shown = line.count > 100 ? String(line.prefix(99)) + "…" : more ? line + " …" : line
-        var text = "\(name)(\(shown))"
+        var text = "\(name)(\(ImportText.callArgument(main)))"
         if !input.isEmpty, JSONSerialization.isValidJSONObject(input),
             let data = try? JSONSerialization.data(withJSONObject: input, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         {

@@ -206,10 +206,5 @@ enum CodexSession {
         }
     }
 
-    /// A call's main argument on one line; one of several lines says so (` …`).
-    private static func firstLine(_ text: String) -> String {
-        let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-        let more = text.trimmingCharacters(in: .whitespacesAndNewlines).contains(where: \.isNewline)
-        return line.count > 100 ? String(line.prefix(99)) + "…" : more ? line + " …" : line
-    }
+    private static func firstLine(_ text: String) -> String { ImportText.callArgument(text) }
 }

@@ -251,8 +251,7 @@ enum GeminiSession {
                 } else if let call = part.object("functionCall") {
                     let arguments = call.object("args") ?? [:]
                     let main = ["command", "absolute_path", "file_path", "path", "pattern", "query", "url"].lazy.compactMap { arguments.string($0) }.first ?? ""
-                    let line = main.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-                    made = (.assistant, "\(call.string("name") ?? "tool")(\(line.count > 100 ? String(line.prefix(99)) + "…" : line))\n" + ChatGPTMessage.rawJSON(arguments), .tool)
+                    made = (.assistant, "\(call.string("name") ?? "tool")(\(ImportText.callArgument(main)))\n" + ChatGPTMessage.rawJSON(arguments), .tool)
                 } else if let response = part.object("functionResponse") {
                     let body = response.object("response")
                     let output = body?.string("output") ?? body?.string("error").map { "Error: " + $0 } ?? body.map(ChatGPTMessage.rawJSON) ?? ""
@@ -302,8 +301,7 @@ enum GeminiSession {
                 let arguments = call.object("args") ?? [:]
                 let main = ["command", "file_path", "absolute_path", "path", "pattern", "query", "url"].lazy.compactMap { arguments.string($0) }.first
                     ?? call.string("description") ?? ""
-                let line = main.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-                var body = "\(name)(\(line.count > 100 ? String(line.prefix(99)) + "…" : line))"
+                var body = "\(name)(\(ImportText.callArgument(main)))"
                 if let status = call.string("status"), status != "success" { body += " · \(status)" }
                 let result = call.string("resultDisplay") ?? content(call["result"])
                 if !ImportText.isBlank(result) { body += "\n" + result }

@@ -488,8 +488,7 @@ extension Importer {
             // A chat saved with /chat save: the model's history, a list (or {history}).
             if PathText.lastComponent(of: path).hasPrefix("checkpoint-"), GeminiSession.checkpointHistory(root) != nil { return .gemini }
             guard let object = root as? [String: Any] else { return nil }
-            if object["sessionId"] is String && object["messages"] is [Any] { return .gemini }
-            return GeminiSession.checkpointHistory(object) != nil && PathText.lastComponent(of: path).hasPrefix("checkpoint-") ? .gemini : nil
+            return object["sessionId"] is String && object["messages"] is [Any] ? .gemini : nil
         }
         var found: ImportFormat?
         var looked = 0

@@ -147,6 +147,15 @@ enum ImportText {
         CodeFence.fenced(body, language: language)
     }
 
+    /// A tool call's main argument as its one-line header shows it: the first line, at most
+    /// 100 characters; an argument of several lines says so (` …`): `ls` alone would hide an
+    /// `rm` on the next line.
+    static func callArgument(_ text: String) -> String {
+        let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        if line.count > 100 { return String(line.prefix(99)) + "…" }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines).contains(where: \.isNewline) ? line + " …" : line
+    }
+
     /// A name on one line: line breaks and tabs as spaces, runs of them as one, at most 200
     /// characters (a name from a file must not start a line of its own in the text).
     static func oneLine(_ name: String) -> String {

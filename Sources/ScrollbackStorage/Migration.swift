@@ -145,7 +145,7 @@ public struct Migrator: Sendable {
         return path
     }
 
-    private static func fsync(path: String) throws {
+    static func fsync(path: String) throws {
         let descriptor = Foundation.open(path.isEmpty ? "." : path, O_RDONLY)
         guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         defer { close(descriptor) }

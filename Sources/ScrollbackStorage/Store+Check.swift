@@ -280,11 +280,7 @@ extension Store {
                 guard FileManager.default.fileExists(atPath: from) else { continue }
                 do {
                     try FileManager.default.copyItem(atPath: from, toPath: to)
-                    let descriptor = Foundation.open(to, O_RDONLY)
-                    if descriptor >= 0 {
-                        _ = fsync(descriptor)
-                        close(descriptor)
-                    }
+                    try Migrator.fsync(path: to)
                     copies.append(to)
                 } catch {
                     for copy in copies { try? FileManager.default.removeItem(atPath: copy) }
