@@ -3,6 +3,13 @@ import ScrollbackModel
 import ScrollbackViewModels
 import TerminalText
 
+/// A browser screen's drawing (each screen's in a file of its own, `ListScreen+Drawing.swift`).
+@MainActor
+protocol ScreenDrawing {
+    /// Draws the header and the content (the footer is drawn for every screen alike).
+    func draw(_ browser: BrowserViewModel, on screen: any Screen)
+}
+
 /// Draws the browser's state on a screen: a header row, the content, a footer row. Pure
 /// drawing: the same state and size always give the same screen.
 @MainActor
@@ -28,14 +35,11 @@ public enum BrowserRenderer {
             drawTooSmall(on: screen)
             return
         }
-        switch browser.mode {
-        case .list: drawList(browser, on: screen)
-        case .reader: drawReader(browser, on: screen)
-        case .searchResults: drawSearch(browser, on: screen)
-        case .outline: drawOutline(browser, on: screen)
-        }
+        // The screen shown, its footer, then what is drawn over it (the help).
+        let shown = browser.shownScreen
+        (shown as? any ScreenDrawing)?.draw(browser, on: screen)
         drawFooter(browser, on: screen)
-        if browser.showingHelp { drawHelp(browser, on: screen) }
+        for overlay in browser.screens.drop(while: { $0 !== shown }).dropFirst() { (overlay as? any ScreenDrawing)?.draw(browser, on: screen) }
     }
 
     static func drawTooSmall(on screen: any Screen) {
@@ -73,57 +77,21 @@ public enum BrowserRenderer {
             drawPrompt(prompt, of: browser, note: browser.status ?? browser.searching.map { _ in "searching…" }, row: row, on: screen)
             return
         }
-        var left: String
-        let hints: String
-        switch browser.mode {
-        case .list:
-            left = listPosition(browser.list)
-            if !browser.list.marks.isEmpty { left += " · \(NumberText.grouped(browser.list.marks.count)) marked" }
-            hints = browser.keymap.hints([.help, .search, .quit], on: .list)
-        case .reader:
-            let reader = browser.reader
-            let position = (reader?.focus ?? 0) + 1
-            let count = reader?.branchCount ?? 0
-            if count == 0, let hidden = reader?.conversation.hiddenCount, hidden > 0 {
-                // Every message of it is hidden (a conversation of only context or tool traffic).
-                left = "no message you saw · z shows the \(NumberText.grouped(hidden)) hidden"
-            } else {
-                left = "message \(NumberText.grouped(min(position, max(count, 1)))) of \(NumberText.grouped(count))"
-            }
-            if let find = reader?.find {
-                left += " · match \(NumberText.grouped(find.current + 1)) of \(NumberText.grouped(find.positions.count))"
-            }
-            let shown: [BrowserCommand] =
-                reader?.find != nil ? [.nextMatch, .back]
-                : reader?.focusedSiblings != nil ? [.previousVersion, .outline, .back]
-                : [.search, .copyMessage, .back]
-            hints = browser.keymap.hints(shown, on: .reader)
-        case .outline:
-            let outline = browser.outline
-            left = "branch \(NumberText.grouped(outline?.selectedBranchNumber ?? 0)) of \(NumberText.grouped(outline?.branchCount ?? 0))"
-            hints = browser.keymap.hints([.open, .back], on: .outline)
-        case .searchResults:
-            let search = browser.search
-            let count = search?.hits.count ?? 0
-            left = count == 0 ? "no matches" : "\(NumberText.grouped((search?.selection ?? 0) + 1)) of \(NumberText.grouped(count))\(search?.isComplete == false ? "+" : "")"
-            if let progress = browser.indexingProgress {
-                // On a narrow screen the note comes first, so that it is never cut.
-                let note = indexingText(progress)
-                left = DisplayWidth.of(" \(left) · \(note)") <= width ? left + " · " + note : note + " · " + left
-            }
-            hints = browser.keymap.hints([.open, .nextMatch, .back], on: .results)
-        }
+        let shown = browser.shownScreen
+        let footer = shown.footer(width: width)
+        var left = footer.left
+        let hints = browser.keymap.hints(footer.hints, on: shown.kind)
         if browser.isReadOnly { left += " · read-only" }
-        if let note = browser.syncNote, browser.mode == .list || browser.mode == .reader { left += " · " + note }
-        if let note = browser.sourceNote, browser.mode == .list || browser.mode == .reader { left += " · " + note }
+        if let note = browser.syncNote, footer.showsBackgroundNotes { left += " · " + note }
+        if let note = browser.sourceNote, footer.showsBackgroundNotes { left += " · " + note }
         if let query = browser.searching {
             left = "Searching “\(UntrustedText.sanitized(query))”… (Esc cancels)"
         }
         if let status = browser.status { left = status + (browser.isReadOnly && !status.contains("read-only") ? " · read-only" : "") }
         // A search's own line ("Searching…", "Nothing matches") still says the index is
         // being built: that is why it is slower.
-        if let progress = browser.indexingProgress, browser.searching != nil || (browser.status != nil && browser.mode == .searchResults) {
-            left += " · " + indexingText(progress)
+        if let progress = browser.indexingProgress, browser.searching != nil || (browser.status != nil && shown.kind == .results) {
+            left += " · " + ResultsScreen.indexingText(progress)
         }
         let leftWidth = DisplayWidth.of(left)
         if leftWidth + 2 + DisplayWidth.of(hints) <= width - 1 {
@@ -132,24 +100,6 @@ public enum BrowserRenderer {
         } else {
             screen.draw(DisplayWidth.truncated(" " + left, to: width), row: row, column: 0, style: .plain)
         }
-    }
-
-    /// `123 of 1,000,000`; `~123 of 1,000,000` while the index is being counted, `~` before
-    /// the total too while another process's change is being counted.
-    static func listPosition(_ list: ConversationListViewModel) -> String {
-        guard list.total > 0 else { return "0 conversations" }
-        let index = (list.isIndexExact ? "" : "~") + NumberText.grouped(list.selection + 1)
-        guard list.filter.isEmpty || list.isTotalExact else {
-            // Filtered, not counted yet: what is loaded is a lower bound.
-            return "\(index) of \(NumberText.grouped(list.total))+ (filtered)"
-        }
-        let total = (list.isTotalExact ? "" : "~") + NumberText.grouped(list.total)
-        return "\(index) of \(total)\(list.filter.isEmpty ? "" : " (filtered)")"
-    }
-
-    /// `indexing 37%` (never 100% while it is not done).
-    static func indexingText(_ progress: Double) -> String {
-        "indexing \(SearchViewModel.indexingPercent(progress))%"
     }
 
     static func drawPrompt(

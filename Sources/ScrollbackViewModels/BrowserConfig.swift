@@ -365,8 +365,17 @@ public struct BrowserConfig: Sendable, Equatable {
             let bindings = KeyBindings.table.filter { $0.command == command }
             guard let first = bindings.first else { continue }
             let keys = first.keys.compactMap(\.configName)
-            let screens = BrowserScreen.allCases.filter { screen in bindings.contains { $0.screens.contains(screen) } }
-            text += "# \(first.help) (\(screens.map(\.rawValue).joined(separator: ", ")))\n"
+            // What it does on each screen, the screens that say it alike together.
+            var said: [(help: String, screens: [BrowserScreen])] = []
+            for screen in BrowserScreen.allCases {
+                guard let help = bindings.first(where: { $0.screens.contains(screen) })?.help else { continue }
+                if let index = said.firstIndex(where: { $0.help == help }) { said[index].screens.append(screen) } else { said.append((help, [screen])) }
+            }
+            let parts = said.enumerated().map { index, part in
+                let help = index == 0 ? part.help : part.help.prefix(1).lowercased() + part.help.dropFirst()
+                return "\(help) (\(part.screens.map(\.rawValue).joined(separator: ", ")))"
+            }
+            text += "# \(parts.joined(separator: "; "))\n"
             text += "\(command.configName) = [\(keys.map(quoted).joined(separator: ", "))]\n"
         }
         text += """

@@ -21,6 +21,25 @@ extension BrowserViewModel {
         pipeSource = (conversation, branch, showingHidden)
     }
 
+    /// The export prompt, with a name made from the title (one conversation) or the count
+    /// and the day (several), in the folder and format of the last export, if any.
+    func openExportPrompt(ids: [Int64]) {
+        let day = String(now().iso8601.prefix(10))
+        let title = ids.count == 1 ? (try? repositories.conversations.conversations(ids: ids))?.first?.title : nil
+        let slug = title.map { PathText.slug(of: $0) } ?? ""
+        let name = ids.count > 1 ? "\(ids.count)-conversations-\(day)" : slug.isEmpty ? "conversation-\(day)" : slug
+        var folder = "", fileExtension = "md"
+        if let last = lastExport {
+            folder = PathText.parent(of: last)
+            let lastName = PathText.lastComponent(of: last)
+            if let dot = lastName.lastIndex(of: "."), ["md", "json", "jsonl"].contains(String(lastName[lastName.index(after: dot)...])) {
+                fileExtension = String(lastName[lastName.index(after: dot)...])
+            }
+        }
+        let suggested = PathText.appending(to: folder, name + "." + fileExtension)
+        prompt = .export(ids: ids, editor: LineEditor(text: suggested, selected: true))
+    }
+
     /// A conversation as Markdown, as `export` writes it: the branch given (the one the
     /// reader shows), else its current one, then the other branches by their first lines;
     /// `showingHidden` (the reader's `z`, whose branch then holds them) lists the other
@@ -46,24 +65,14 @@ extension BrowserViewModel {
     }
 
     // MARK: Actions
-    func allowWrite(_ action: String) -> Bool {
-        if isReadOnly {
-            status = "read-only: cannot \(action)"
-            return false
-        }
-        return true
-    }
-
     /// Deletes `ids` (keeping snapshots for undo). `redoing`: this is `Ctrl-R` doing it again,
     /// which keeps what else there is to redo.
     func delete(ids: [Int64], redoing: Bool = false) throws {
         let doomed = Set(ids)
         if let reader, doomed.contains(reader.conversation.id) {
             // Deleted from the reader: back to the list, on the row after it.
-            self.reader = nil
-            outline = nil
             // (Opened from the list, it is the list's selection, which the next row replaces.)
-            mode = .list
+            stack = []
         }
         let fallbacks = list.neighbours(of: list.selection, excluding: doomed)
         let keep = list.selected.map(\.id).flatMap { doomed.contains($0) ? nil : $0 }
@@ -197,7 +206,6 @@ extension BrowserViewModel {
     /// footer says so, and the next `u` reaches the one before. Returns whether it undid one.
     @discardableResult
     func undo() throws -> Bool {
-        guard allowWrite("undo") else { return false }
         if let slow = slowChange {
             // One is on its way: the footer says so again.
             status = Self.saying(slow.change)
@@ -398,7 +406,6 @@ extension BrowserViewModel {
     /// Returns whether it did one again.
     @discardableResult
     func redo() throws -> Bool {
-        guard allowWrite("redo") else { return false }
         if let slow = slowChange {
             status = Self.saying(slow.change)
             return false

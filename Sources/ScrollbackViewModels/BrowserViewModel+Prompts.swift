@@ -80,14 +80,14 @@ extension BrowserViewModel {
             }
         case .find(var editor):
             guard let outcome = edit(&editor, key, reopen: { .find(editor: $0) }) else { return }
-            if outcome == .submitted { try find(editor.text) }
+            if outcome == .submitted { try readerScreen?.find(editor.text) }
         case .filter(var editor):
             guard let outcome = edit(&editor, key, reopen: { .filter(editor: $0) }) else { return }
             if outcome == .submitted {
                 do {
                     let filter = try ConversationFilter.parse(editor.text, now: now())
                     try list.setFilter(filter)
-                    status = filter.isEmpty ? "Filter cleared: every conversation" : "Filtered — " + escClears
+                    status = filter.isEmpty ? "Filter cleared: every conversation" : "Filtered — " + listScreen.escClears
                 } catch let error as FilterError {
                     // The words stay for fixing.
                     self.prompt = .filter(editor: editor)
@@ -114,7 +114,7 @@ extension BrowserViewModel {
                 try list.restoreMarks(marks)
                 status = "Narrowing cancelled"
             case .submitted:
-                try narrowList(to: editor.text, final: true)
+                try listScreen.narrow(to: editor.text, final: true)
                 try list.restoreMarks(marks)
             }
         case .jump(var editor):
@@ -160,7 +160,7 @@ extension BrowserViewModel {
                 }
                 lastExport = path
                 // From the reader, what it shows: with `z` on, the hidden messages too.
-                effect = .export(ids: ids, path: path, showingHidden: mode == .reader && reader?.showsHidden == true)
+                effect = .export(ids: ids, path: path, showingHidden: screen == .reader && reader?.showsHidden == true)
             }
         case .pipe(var editor):
             guard let outcome = edit(&editor, key, reopen: { .pipe(editor: $0) }) else { return }

@@ -1,16 +1,12 @@
 import ScrollbackModel
 import TerminalText
 
-/// The whole browser: which screen is showing, the prompt if one is open, the footer's
-/// message, undo. Takes keys, talks to repositories, and exposes plain values to draw.
+/// The whole browser: a stack of screens over the list (`BrowserScreenModel`), and what they
+/// share: the prompt line, the footer's message, undo, the effects asked of the front end.
+/// Takes keys, gives each to the screen on top (what it does not handle falls through to the
+/// shared handler), and exposes plain values to draw.
 @MainActor
 public final class BrowserViewModel {
-    public enum Mode: Equatable, Sendable {
-        case list, reader, searchResults
-        /// The outline of the branches of the conversation being read.
-        case outline
-    }
-
     public enum Prompt: Equatable, Sendable {
         /// Delete these? `titles` are those of the first few, `messages` the total.
         case confirmDelete(ids: [Int64], titles: [String], messages: Int)
@@ -116,15 +112,11 @@ public final class BrowserViewModel {
         }
     }
 
-    public internal(set) var mode: Mode = .list
     public internal(set) var prompt: Prompt?
     /// A one-line message for the footer (beside an open editor); cleared by the next key.
     public internal(set) var status: String?
-    public internal(set) var showingHelp = false
     /// The count typed before a moving key (`5j`), while it is typed.
     public internal(set) var count: Int?
-    /// The first line of the help shown (it scrolls when it does not fit).
-    public internal(set) var helpTop = 0
     /// Rows the mouse wheel scrolls.
     public var wheelStep = 3
     /// The background sync, when sync is on for this database.
@@ -142,19 +134,69 @@ public final class BrowserViewModel {
     /// How the reader writes times (strftime), when the config file says.
     public var dateFormat: String?
 
+    // MARK: The stack of screens
+    /// The list, always at the bottom.
+    public private(set) lazy var listScreen = ListScreen(list: list, browser: self)
+    /// The screens over the list, the top one last.
+    var stack: [any BrowserScreenModel] = []
+    /// Every screen, from the list at the bottom to the one on top.
+    public var screens: [any BrowserScreenModel] { [listScreen] + stack }
+    /// The screen that takes the keys.
+    public var top: any BrowserScreenModel { stack.last ?? listScreen }
+    /// The screen drawn (under an overlay such as the help), with its footer.
+    public var shownScreen: any BrowserScreenModel { stack.last { !$0.isOverlay } ?? listScreen }
     /// The screen showing: its keymap is the one keys go by.
-    public var screen: BrowserScreen {
-        switch mode {
-        case .list: .list
-        case .reader: .reader
-        case .searchResults: .results
-        case .outline: .outline
-        }
-    }
+    public var screen: BrowserScreen { top.kind }
+    /// The last search's results, shown or not (`n` in the list shows them again).
+    public internal(set) var lastResults: ResultsScreen?
+
     public let list: ConversationListViewModel
-    public internal(set) var reader: ReaderViewModel?
-    public internal(set) var search: SearchViewModel?
-    public internal(set) var outline: OutlineViewModel?
+    /// The reader on the stack, if one is.
+    var readerScreen: ReaderScreen? { stack.last { $0 is ReaderScreen } as? ReaderScreen }
+    /// The conversation being read, when the reader is on the stack.
+    public var reader: ReaderViewModel? { readerScreen?.reader }
+    /// The last search's results.
+    public var search: SearchViewModel? { lastResults?.search }
+    /// The outline of branches, when it shows.
+    public var outline: OutlineViewModel? { (stack.last { $0 is OutlineScreen } as? OutlineScreen)?.outline }
+    /// The help over the screen, when it is open.
+    public var help: HelpScreen? { stack.last as? HelpScreen }
+    public var showingHelp: Bool { help != nil }
+    /// The first line of the help shown.
+    public var helpTop: Int { help?.top ?? 0 }
+
+    /// `screen` on top of the others.
+    func push(_ screen: any BrowserScreenModel) {
+        screen.resize(width: width, contentHeight: contentHeight)
+        stack.append(screen)
+    }
+
+    /// `screen` and every screen over it off the stack (the list stays).
+    func remove(_ screen: any BrowserScreenModel) {
+        guard let index = stack.firstIndex(where: { $0 === screen }) else { return }
+        stack.removeSubrange(index...)
+    }
+
+    /// What the screen under `screen` is.
+    func kind(below screen: any BrowserScreenModel) -> BrowserScreen? {
+        guard let index = stack.firstIndex(where: { $0 === screen }) else { return nil }
+        return index == 0 ? .list : stack[index - 1].kind
+    }
+
+    /// The reader over the screen on top, on `conversation` (or, from the reader, the reader
+    /// on it instead).
+    func openReader(_ conversation: ConversationDTO, at position: Int, highlights: [String]) throws {
+        if let reader = top as? ReaderScreen {
+            try reader.show(conversation, at: position, highlights: highlights)
+            return
+        }
+        let reader = try ReaderScreen.makeReader(conversation, highlights: highlights, browser: self)
+        try reader.open(at: position)
+        push(ReaderScreen(reader, browser: self))
+    }
+
+    /// After another process's change, the conversation being read as it is now.
+    func refreshReader() throws { try readerScreen?.refresh() }
     public let isReadOnly: Bool
     /// Shown in the header.
     public let databasePath: String
@@ -172,7 +214,7 @@ public final class BrowserViewModel {
     /// once it pauses for `searchDelay`).
     var searchDue: (query: String, at: Timestamp)?
     /// What the screen showed when the search prompt opened, for Esc to go back to.
-    var beforeSearchPrompt: (mode: Mode, search: SearchViewModel?)?
+    var beforeSearchPrompt: (stack: [any BrowserScreenModel], results: ResultsScreen?)?
     /// How long typing must pause before the search runs, in milliseconds.
     public static let searchDelay: Int64 = 150
     /// When the list narrows to what is typed in the narrowing prompt (a burst of keys is
@@ -213,7 +255,6 @@ public final class BrowserViewModel {
     /// The most messages the deleted conversations kept for undo may hold together; the
     /// oldest changes are forgotten beyond it (the last delete is always kept, whatever its size).
     public var undoMessageBudget = 500_000
-    var readerOrigin: Mode = .list
     var lastQuery = ""
     var changeToken: Int64 = 0
     /// False from the moment a yes/no question opens until the front end has drawn it:
@@ -250,10 +291,8 @@ public final class BrowserViewModel {
     public func resize(width: Int, height: Int) {
         self.width = max(width, 0)
         self.height = max(height, 0)
-        list.viewportHeight = contentHeight
-        search?.viewportHits = max(contentHeight / 2, 1)
-        reader?.resize(width: max(width, 1), height: contentHeight)
-        outline?.viewportHeight = contentHeight
+        for screen in screens { screen.resize(width: self.width, contentHeight: contentHeight) }
+        if let lastResults, !stack.contains(where: { $0 === lastResults }) { lastResults.resize(width: self.width, contentHeight: contentHeight) }
     }
 
 
@@ -284,23 +323,9 @@ public final class BrowserViewModel {
         if slowChange != nil { performSlowChange() }
         // Nothing is on screen to act on (the screen says it is too small): a key must not
         // delete, rename or answer a question no one can see.
-        if isTooSmall { return !(prompt == nil && mode == .list && keymap.command(for: key, on: .list) == .quit) }
-        if showingHelp {
-            // The help scrolls with the moving keys; any other key closes it.
-            let lines = keymap.helpLines(for: screen, wheelStep: wheelStep).count
-            let page = max(contentHeight - 4, 1)
-            let last = max(lines - page, 0)
-            switch key == .wheelDown ? .down : key == .wheelUp ? .up : keymap.command(for: key, on: screen) {
-            case .down: helpTop = min(helpTop + (key == .wheelDown ? wheelStep : 1), last)
-            case .up: helpTop = max(helpTop - (key == .wheelUp ? wheelStep : 1), 0)
-            case .pageDown, .halfPageDown, .open: helpTop = min(helpTop + page, last)
-            case .pageUp, .halfPageUp: helpTop = max(helpTop - page, 0)
-            case .top: helpTop = 0
-            case .bottom: helpTop = last
-            default:
-                showingHelp = false
-                if case .paste = key { status = Self.pasteIgnored }
-            }
+        if isTooSmall { return !(prompt == nil && screen == .list && keymap.command(for: key, on: .list) == .quit) }
+        if let help {
+            help.take(key)
             return true
         }
         // What an editor left out stays said while typing goes on (a burst of typed keys,
@@ -319,14 +344,14 @@ public final class BrowserViewModel {
         }
         switch key {
         case .wheelDown, .wheelUp:
-            try wheel(by: key == .wheelDown ? wheelStep : -wheelStep)
+            try top.wheel(by: key == .wheelDown ? wheelStep : -wheelStep)
             return true
-        case .click(let row, _):
-            // Not while a search is on its way: its results take the screen.
-            if pendingSearch == nil { try click(row: row, open: false) }
-            return true
-        case .doubleClick(let row, _):
-            if pendingSearch == nil { try click(row: row, open: true) }
+        case .click(let row, _), .doubleClick(let row, _):
+            // Not while a search is on its way: its results take the screen. The header and
+            // the footer take no clicks.
+            if pendingSearch == nil, row >= 1, row <= contentHeight {
+                if case .doubleClick = key { try top.click(line: row - 1, open: true) } else { try top.click(line: row - 1, open: false) }
+            }
             return true
         default:
             break
@@ -337,7 +362,7 @@ public final class BrowserViewModel {
             status = "Search cancelled"
             return true
         }
-        guard let command = keymap.command(for: key, on: screen) else {
+        guard let binding = keymap.binding(for: key, on: screen) else {
             if case .character(let digit) = key, let value = digit.wholeNumberValue, digit.isASCII, value > 0 || count != nil {
                 // A count for the next moving key, as less and vim take one: 5j.
                 count = min((count ?? 0) * 10 + value, 9_999)
@@ -348,40 +373,47 @@ public final class BrowserViewModel {
             status = unboundNote(key)
             return true
         }
+        let command = binding.command
         let times = count ?? 1
         count = nil
-        if times > 1, let moved = try move(command, times: times) { return moved }
-        if pendingSearch != nil && prompt == nil {
-            // A search was asked for and its results are not shown yet: what acts on a
-            // conversation must not reach the one behind them (a query pasted with a line
-            // break and a `d` after it deleted the list's selection).
-            switch command {
-            case .rename, .delete, .toggleMark, .deleteMarked, .undo, .redo, .open, .nextMatch, .previousMatch, .copyMessage, .copyCode,
-                .copyConversation, .pipe, .pager, .editor, .pin, .filter, .narrow, .jumpToDate, .export:
-                status = "Searching… the results come first (Esc cancels)"
-                return true
-            case .quit, .back:
-                pendingSearch?.job.cancel()
-                pendingSearch = nil
-                status = "Search cancelled"
-                return true
-            default:
-                break
+        if let reason = disabledReason(binding) {
+            status = reason
+            return true
+        }
+        if pendingSearch != nil, command == .quit || command == .back {
+            // The search asked for is what they go back from.
+            pendingSearch?.job.cancel()
+            pendingSearch = nil
+            status = "Search cancelled"
+            return true
+        }
+        if times > 1, binding.repeats {
+            // At once where the screen can (5j is one move), else one at a time, each by the
+            // screen on top then (3n in the list shows the results, then moves in them).
+            if try !top.perform(command, times: times) {
+                for _ in 0..<min(times, 1_000) { _ = try perform(command) }
             }
+            return true
         }
-        let handled: Bool
-        switch mode {
-        case .list: handled = try handleInList(command)
-        case .reader: try handleInReader(command); handled = true
-        case .searchResults: try handleInSearch(command); handled = true
-        case .outline: try handleInOutline(command); handled = true
-        }
+        let answer = try perform(command)
         // A count before a key it does not repeat (3z, 2d) is not kept for the next key, and
         // not dropped without a word: the key acted once.
         if times > 1, prompt == nil {
             status = (status.map { $0 + " · " } ?? "") + "once: a count repeats only moving keys"
         }
-        return handled
+        return answer != .quit
+    }
+
+    /// `command` by the screen on top, else by what every screen shares.
+    func perform(_ command: BrowserCommand) throws -> ScreenAnswer {
+        let answer = try top.perform(command)
+        guard answer == .unhandled else { return answer }
+        switch command {
+        case .help: openHelp()
+        case .suspend: break  // the front end's (it owns the terminal)
+        default: status = "That key does nothing here (? lists the keys of this screen)"
+        }
+        return .handled
     }
 
     /// A key the terminal sent that scrollback has no name for (F5, Shift-Tab, Ctrl-]): it
@@ -409,38 +441,6 @@ public final class BrowserViewModel {
         return "\(shown) does nothing here (in \(first)); ? lists the keys of this screen"
     }
 
-    /// `command` `times` times, for a count before a moving key; nil for a command a count
-    /// does not repeat (it then acts once).
-    func move(_ command: BrowserCommand, times: Int) throws -> Bool? {
-        switch (mode, command) {
-        case (.list, .down), (.list, .up):
-            try list.move(by: command == .down ? times : -times)
-        case (.reader, .down), (.reader, .up):
-            try reader?.scroll(by: command == .down ? times : -times)
-        case (_, .down), (_, .up), (_, .pageDown), (_, .pageUp), (_, .halfPageDown), (_, .halfPageUp), (.reader, .nextMessage),
-            (.reader, .previousMessage), (_, .nextMatch), (_, .previousMatch), (.reader, .nextConversation), (.reader, .previousConversation),
-            (.reader, .nextVersion), (.reader, .previousVersion):
-            for _ in 0..<min(times, 1_000) {
-                switch mode {
-                case .list: _ = try handleInList(command)
-                case .reader: try handleInReader(command)
-                case .searchResults: try handleInSearch(command)
-                case .outline: try handleInOutline(command)
-                }
-            }
-        case (.list, .undo), (.list, .redo), (.reader, .undo), (.reader, .redo):
-            try repeatUndo(times: min(times, Self.undoLevels), redoing: command == .redo)
-            if mode == .reader { try refreshReader() }
-        default:
-            return nil
-        }
-        return true
-    }
-
-    /// The conversations `f` left, newest last, with the message focused in each: Esc goes
-    /// back through them before it leaves the reader.
-    var readerTrail: [(conversation: Int64, focus: Int)] = []
-
     /// The file last exported to, offered again (selected) at the next `x`.
     var lastExport: String?
 
@@ -450,46 +450,7 @@ public final class BrowserViewModel {
     var lastPipe = ""
 
     func openHelp() {
-        showingHelp = true
-        helpTop = 0
-    }
-
-    /// The wheel: `delta` rows down (up when negative), in whatever is showing.
-    func wheel(by delta: Int) throws {
-        switch mode {
-        case .list: try list.move(by: delta)
-        case .reader: try reader?.scroll(by: delta)
-        case .searchResults: try search?.move(by: delta > 0 ? max(delta / 2, 1) : min(delta / 2, -1))
-        case .outline: outline?.move(by: delta)
-        }
-    }
-
-    /// A click on screen row `row` selects what is there; with `open` (a double click), it
-    /// also opens it. The header and the footer take no clicks.
-    func click(row: Int, open: Bool) throws {
-        guard row >= 1, row <= contentHeight else { return }
-        let line = row - 1
-        switch mode {
-        case .list:
-            let index = list.top + line
-            guard index < list.total, list.row(at: index) != nil else { return }
-            try list.move(by: index - list.selection)
-            if open { try openSelected() }
-        case .searchResults:
-            guard let search, let first = search.visibleHits.first?.index else { return }
-            let index = first + line / 2
-            guard search.hits.indices.contains(index) else { return }
-            try search.move(by: index - search.selection)
-            if open { try openSearchHit() }
-        case .reader:
-            // A click on a message focuses it.
-            guard let reader, let clicked = reader.visibleLines.dropFirst(line).first else { return }
-            _ = try reader.moveFocus(by: clicked.position - reader.focus)
-        case .outline:
-            guard let outline else { return }
-            outline.move(by: outline.top + line - outline.selection)
-            if open { try handleInOutline(.open) }
-        }
+        push(HelpScreen(keysOf: screen, browser: self))
     }
 
     static let pasteIgnored = "Paste ignored: paste into the editor (r renames, / searches)"
@@ -526,7 +487,7 @@ public final class BrowserViewModel {
         if let due = narrowDue, now() >= due.at {
             narrowDue = nil
             do {
-                try narrowList(to: due.words, final: false)
+                try listScreen.narrow(to: due.words, final: false)
             } catch {
                 report(error)
             }
@@ -553,7 +514,7 @@ public final class BrowserViewModel {
             case .delete(let ids):
                 try delete(ids: ids)
             }
-            if mode == .reader { try refreshReader() }
+            if screen == .reader { try refreshReader() }
         } catch {
             report(error)
         }
@@ -584,7 +545,7 @@ public final class BrowserViewModel {
     @discardableResult
     public func idle() throws -> Bool {
         var changed = false
-        if indexingProgress != nil || mode == .searchResults {
+        if indexingProgress != nil || screen == .results {
             let before = indexingProgress
             refreshIndexingProgress()
             changed = indexingProgress != before

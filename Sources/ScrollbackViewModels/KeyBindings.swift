@@ -26,7 +26,7 @@ public enum BrowserCommand: String, CaseIterable, Sendable {
 
 /// The browser's screens. Each has a keymap of its own: the keys that act there, what they
 /// do there, and the footer's hints; the help overlay shows the keymap of the screen it was
-/// opened from, and the man page lists each.
+/// opened from, and the man page lists each. Each screen's type lists its bindings.
 public enum BrowserScreen: String, CaseIterable, Sendable {
     case list, reader, results, outline
 
@@ -39,6 +39,26 @@ public enum BrowserScreen: String, CaseIterable, Sendable {
         case .outline: "The outline of branches"
         }
     }
+
+    /// The bindings of this screen's own, in the order help lists them (the shared ones,
+    /// `KeyBindings.shared`, follow them).
+    public var bindings: [KeyBinding] {
+        switch self {
+        case .list: ListScreen.bindings
+        case .reader: ReaderScreen.bindings
+        case .results: ResultsScreen.bindings
+        case .outline: OutlineScreen.bindings
+        }
+    }
+
+    /// What its help says after the keys and the mouse.
+    var helpNotes: [String] {
+        switch self {
+        case .list: ListScreen.helpNotes
+        case .reader: ReaderScreen.helpNotes
+        case .results, .outline: []
+        }
+    }
 }
 
 /// A command, its keys and what it does, on the screens it belongs to.
@@ -49,86 +69,96 @@ public struct KeyBinding: Sendable {
     /// The footer's short word for it (`search`, `quit`), when the footer may show it.
     public let hint: String?
     public let screens: Set<BrowserScreen>
+    /// When it cannot act (`BrowserViewModel.disabledReason` says why).
+    public let conditions: [BindingCondition]
+    /// Whether a count before it repeats it (`5j`, `3]`); before another key a count acts once.
+    public let repeats: Bool
 
-    init(_ command: BrowserCommand, _ keys: [Key], _ help: String, hint: String? = nil, on screens: Set<BrowserScreen> = Set(BrowserScreen.allCases)) {
+    init(
+        _ command: BrowserCommand, _ keys: [Key], _ help: String, hint: String? = nil, on screens: Set<BrowserScreen> = Set(BrowserScreen.allCases),
+        when conditions: [BindingCondition] = [], repeats: Bool = false
+    ) {
         self.command = command
         self.keys = keys
         self.help = help
         self.hint = hint
         self.screens = screens
+        self.conditions = conditions
+        self.repeats = repeats
+    }
+
+    /// The same binding on `keys`.
+    func on(_ keys: [Key]) -> KeyBinding {
+        KeyBinding(command, keys, help, hint: hint, on: screens, when: conditions, repeats: repeats)
+    }
+}
+
+extension KeyBinding {
+    // What the list and the reader do alike to a conversation (the selected one, the one read).
+    static func rename(on screen: BrowserScreen) -> KeyBinding {
+        KeyBinding(.rename, [.character("r")], "Rename the conversation", on: [screen], when: actsOnShown(screen) + [.writes(verb: "rename")])
+    }
+    static func delete(on screen: BrowserScreen) -> KeyBinding {
+        KeyBinding(.delete, [.character("d")], "Delete the conversation (asks first)", on: [screen], when: actsOnShown(screen) + [.writes(verb: "delete")])
+    }
+    static func undo(on screen: BrowserScreen) -> KeyBinding {
+        KeyBinding(
+            .undo, [.character("u")], "Undo the last delete, rename or pin; again for the one before (up to 100)", on: [screen],
+            when: actsOnShown(screen) + [.writes(verb: "undo")], repeats: true)
+    }
+    static func redo(on screen: BrowserScreen) -> KeyBinding {
+        KeyBinding(
+            .redo, [.control("r")], "Redo what u undid (until the next change)", on: [screen], when: actsOnShown(screen) + [.writes(verb: "redo")],
+            repeats: true)
+    }
+    static func pipe(on screen: BrowserScreen) -> KeyBinding {
+        KeyBinding(.pipe, [.character("|")], "Pipe the conversation (Markdown, exact) to a shell command", on: [screen], when: actsOnShown(screen))
+    }
+    static func pager(on screen: BrowserScreen) -> KeyBinding {
+        KeyBinding(.pager, [.character("o")], "Open the conversation in $PAGER (less -R)", on: [screen], when: actsOnShown(screen))
+    }
+    static func editor(on screen: BrowserScreen) -> KeyBinding {
+        KeyBinding(.editor, [.character("e")], "Open the conversation in $EDITOR, read-only", on: [screen], when: actsOnShown(screen))
+    }
+
+    /// A search is on its way only from the prompt of the list or the results: what acts on
+    /// the conversation shown waits for it there.
+    private static func actsOnShown(_ screen: BrowserScreen) -> [BindingCondition] {
+        screen == .list || screen == .results ? [.actsOnShown] : []
     }
 }
 
 public enum KeyBindings {
-    private static let moving: Set<BrowserScreen> = [.list, .reader, .results, .outline]
-    private static let lists: Set<BrowserScreen> = [.list, .results]
+    /// Every binding, screen by screen as each lists its own, then the shared ones.
+    public static let table: [KeyBinding] = BrowserScreen.allCases.flatMap(\.bindings) + shared
 
-    /// Every binding, in the order help lists them. A command may appear once per screen
-    /// with its own words there.
-    public static let table: [KeyBinding] = [
-        KeyBinding(.down, [.character("j"), .down, .control("n")], "Move down (a count first moves that many: 5j)", on: moving),
-        KeyBinding(.up, [.character("k"), .up, .control("p")], "Move up", on: moving),
-        KeyBinding(.pageDown, [.pageDown, .control("f")], "Scroll a page down (the selection keeps its line)", on: [.list]),
-        KeyBinding(.pageUp, [.pageUp, .control("b")], "Scroll a page up", on: [.list]),
-        KeyBinding(.pageDown, [.pageDown, .control("f"), .character(" ")], "Page down", on: [.reader]),
-        KeyBinding(.pageUp, [.pageUp, .control("b"), .character("b")], "Page up", on: [.reader]),
-        KeyBinding(.pageDown, [.pageDown, .control("f")], "Page down", on: [.results, .outline]),
-        KeyBinding(.pageUp, [.pageUp, .control("b")], "Page up", on: [.results, .outline]),
-        KeyBinding(.halfPageDown, [.control("d")], "Half a page down", on: moving),
-        KeyBinding(.halfPageUp, [.control("u")], "Half a page up", on: moving),
-        KeyBinding(.top, [.character("g"), .home], "Go to the first", on: moving),
-        KeyBinding(.bottom, [.character("G"), .end], "Go to the last", on: moving),
-        KeyBinding(.open, [.enter, .character("l"), .right], "Open the conversation", hint: "open", on: lists),
-        KeyBinding(.open, [.enter, .character("l"), .right], "Page down", on: [.reader]),
-        KeyBinding(.open, [.enter], "Show the branch selected", hint: "show", on: [.outline]),
-        KeyBinding(.back, [.escape, .character("h"), .left], "Clear the marks, then the filter", on: [.list]),
-        KeyBinding(.back, [.escape, .character("h"), .left], "Back", hint: "back", on: [.reader, .results, .outline]),
-        KeyBinding(.quit, [.character("q"), .control("c")], "Quit (Ctrl-C quits from anywhere)", hint: "quit", on: [.list]),
-        KeyBinding(.quit, [.character("q")], "Back", on: [.reader, .results, .outline]),
-        KeyBinding(.search, [.character("/")], "Search everything, as you type", hint: "search", on: lists),
-        KeyBinding(.search, [.character("/")], "Find in this conversation (the branch shown)", hint: "find", on: [.reader]),
-        KeyBinding(.nextMatch, [.character("n")], "Next hit", hint: "next", on: [.results]),
-        KeyBinding(.previousMatch, [.character("N")], "Previous hit", on: [.results]),
-        KeyBinding(.nextMatch, [.character("n")], "Next match in this conversation (wraps, and says so)", hint: "match", on: [.reader]),
-        KeyBinding(.previousMatch, [.character("N")], "Previous match in this conversation", on: [.reader]),
-        KeyBinding(.nextMatch, [.character("n")], "Back to the last search's results", on: [.list]),
-        KeyBinding(.filter, [.character("f")], "Filter: source:NAME model:NAME project:FOLDER since:DATE until:DATE pinned title:WORDS (plain words are the title's)", hint: "filter", on: [.list]),
-        KeyBinding(.narrow, [.character("\\")], "Narrow by title as you type (words as / finds them); Enter keeps it, Esc puts back the list", hint: "narrow", on: [.list]),
-        KeyBinding(.jumpToDate, [.character(":")], "Go to a date: the newest conversation at or before it (2025-03-14, 2025-03, 3w)", on: [.list]),
-        KeyBinding(.toggleMark, [.character(" ")], "Mark or unmark (marks act together: p, c, D)", on: [.list]),
-        KeyBinding(.pin, [.character("p")], "Pin or unpin (the marked ones); pinned come first in every order", on: [.list]),
-        KeyBinding(.pin, [.character("p")], "Pin or unpin this conversation", on: [.reader]),
-        KeyBinding(.rename, [.character("r")], "Rename the conversation", on: [.list, .reader]),
-        KeyBinding(.delete, [.character("d")], "Delete the conversation (asks first)", on: [.list, .reader]),
-        KeyBinding(.deleteMarked, [.character("D")], "Delete every marked conversation (asks first)", on: [.list]),
-        KeyBinding(.undo, [.character("u")], "Undo the last delete, rename or pin; again for the one before (up to 100)", on: [.list, .reader]),
-        KeyBinding(.redo, [.control("r")], "Redo what u undid (until the next change)", on: [.list, .reader]),
-        KeyBinding(.cycleSort, [.character("s")], "Sort by updated, created or title", on: [.list]),
-        KeyBinding(.previousMessage, [.character("{")], "Focus the previous message", on: [.reader]),
-        KeyBinding(.nextMessage, [.character("}")], "Focus the next message", on: [.reader]),
-        KeyBinding(.previousVersion, [.character("[")], "Previous version of the focused message (‹ 2/3 ›)", hint: "version", on: [.reader]),
-        KeyBinding(.nextVersion, [.character("]")], "Next version; the rest follows its branch", on: [.reader]),
-        KeyBinding(.nextConversation, [.character("J")], "The next conversation of the list", on: [.reader]),
-        KeyBinding(.previousConversation, [.character("K")], "The previous conversation of the list", on: [.reader]),
-        KeyBinding(.outline, [.character("t")], "Outline of every branch, to show one", hint: "outline", on: [.reader]),
-        KeyBinding(
-            .toggleHidden, [.character("z")],
-            "Show or hide the hidden messages (tool traffic, reasoning, context), dimmed and marked", on: [.reader]),
-        KeyBinding(.toggleExpanded, [.tab], "Open or close the focused tool line (▸)", on: [.reader]),
-        KeyBinding(.followLink, [.character("f")], "Open the subagent's conversation the focused tool result names; Esc comes back", on: [.reader]),
-        KeyBinding(.outline, [.character("t")], "Back to the reader", on: [.outline]),
-        KeyBinding(.copyMessage, [.character("y")], "Copy the focused message", hint: "copy", on: [.reader]),
-        KeyBinding(.copyCode, [.character("Y")], "Copy the code block under the cursor", on: [.reader]),
-        KeyBinding(.copyConversation, [.character("c")], "Copy the conversation as Markdown (the branch shown)", on: [.reader]),
-        KeyBinding(.copyConversation, [.character("c")], "Copy as Markdown: the marked conversations, else the selected one", on: [.list]),
-        KeyBinding(.pipe, [.character("|")], "Pipe the conversation (Markdown, exact) to a shell command", on: [.list, .reader]),
-        KeyBinding(.export, [.character("x")], "Export to a file (.md, .json, .jsonl): the marked conversations, else the selected one", on: [.list]),
-        KeyBinding(.export, [.character("x")], "Export this conversation to a file (.md, .json, .jsonl)", on: [.reader]),
-        KeyBinding(.pager, [.character("o")], "Open the conversation in $PAGER (less -R)", on: [.list, .reader]),
-        KeyBinding(.editor, [.character("e")], "Open the conversation in $EDITOR, read-only", on: [.list, .reader]),
+    /// What every screen takes alike.
+    static let shared: [KeyBinding] = [
         KeyBinding(.help, [.character("?")], "Show or hide this help", hint: "help"),
         KeyBinding(.suspend, [.control("z")], "Suspend to the shell (fg comes back)"),
     ]
+
+    /// The moving keys of `screen`: down and up, its own paging (`pages`), half pages, the
+    /// first and the last.
+    static func moving(on screen: BrowserScreen, pages: [KeyBinding]) -> [KeyBinding] {
+        [
+            KeyBinding(.down, [.character("j"), .down, .control("n")], "Move down (a count first moves that many: 5j)", on: [screen], repeats: true),
+            KeyBinding(.up, [.character("k"), .up, .control("p")], "Move up", on: [screen], repeats: true),
+        ] + pages + [
+            KeyBinding(.halfPageDown, [.control("d")], "Half a page down", on: [screen], repeats: true),
+            KeyBinding(.halfPageUp, [.control("u")], "Half a page up", on: [screen], repeats: true),
+            KeyBinding(.top, [.character("g"), .home], "Go to the first", on: [screen]),
+            KeyBinding(.bottom, [.character("G"), .end], "Go to the last", on: [screen]),
+        ]
+    }
+
+    /// Paging by `PgDn`/`Ctrl-F` and `PgUp`/`Ctrl-B`, said `down` and `up`.
+    static func pages(on screen: BrowserScreen, down: String = "Page down", up: String = "Page up") -> [KeyBinding] {
+        [
+            KeyBinding(.pageDown, [.pageDown, .control("f")], down, on: [screen], repeats: true),
+            KeyBinding(.pageUp, [.pageUp, .control("b")], up, on: [screen], repeats: true),
+        ]
+    }
 
     /// The command `key` gives on `screen`, if any, by the standard keys.
     public static func command(for key: Key, on screen: BrowserScreen) -> BrowserCommand? { Keymap.standard.command(for: key, on: screen) }
@@ -151,17 +181,17 @@ public enum KeyBindings {
 /// shows or reads keys (the key handling, help, the footer's hints) asks this.
 public struct Keymap: Sendable {
     public let bindings: [KeyBinding]
-    private let byScreen: [BrowserScreen: [Key: BrowserCommand]]
+    private let byScreen: [BrowserScreen: [Key: KeyBinding]]
 
     public static let standard = Keymap(KeyBindings.table)
 
     public init(_ bindings: [KeyBinding]) {
         self.bindings = bindings
-        var maps: [BrowserScreen: [Key: BrowserCommand]] = [:]
+        var maps: [BrowserScreen: [Key: KeyBinding]] = [:]
         for screen in BrowserScreen.allCases {
-            var map: [Key: BrowserCommand] = [:]
+            var map: [Key: KeyBinding] = [:]
             for binding in bindings where binding.screens.contains(screen) {
-                for key in binding.keys where map[key] == nil { map[key] = binding.command }
+                for key in binding.keys where map[key] == nil { map[key] = binding }
             }
             maps[screen] = map
         }
@@ -179,15 +209,15 @@ public struct Keymap: Sendable {
         }
         return Keymap(
             bindings.map { binding in
-                if let chosen = keys[binding.command] {
-                    return KeyBinding(binding.command, chosen, binding.help, hint: binding.hint, on: binding.screens)
-                }
-                let kept = binding.keys.filter { key in !binding.screens.contains { taken[$0]?.contains(key) == true } }
-                return KeyBinding(binding.command, kept, binding.help, hint: binding.hint, on: binding.screens)
+                if let chosen = keys[binding.command] { return binding.on(chosen) }
+                return binding.on(binding.keys.filter { key in !binding.screens.contains { taken[$0]?.contains(key) == true } })
             })
     }
 
-    public func command(for key: Key, on screen: BrowserScreen) -> BrowserCommand? { byScreen[screen]?[key] }
+    public func command(for key: Key, on screen: BrowserScreen) -> BrowserCommand? { byScreen[screen]?[key]?.command }
+
+    /// The binding `key` acts by on `screen`, if any.
+    public func binding(for key: Key, on screen: BrowserScreen) -> KeyBinding? { byScreen[screen]?[key] }
 
     /// The bindings of one screen, in table order (a command left with no key is not there).
     public func keymap(for screen: BrowserScreen) -> [KeyBinding] {
@@ -204,15 +234,7 @@ public struct Keymap: Sendable {
             label + String(repeating: " ", count: width - label.count) + binding.help
         }
         lines += ["", "Mouse: a click selects, a double click opens, the wheel scrolls \(wheelStep) rows.", "Shift with the mouse selects text, as without scrollback."]
-        switch screen {
-        case .list:
-            lines += ["Pinned conversations come first in every order.", "Editing a line: ← → Home End, Ctrl-A Ctrl-E Ctrl-W Ctrl-U, Alt-B Alt-F."]
-        case .reader:
-            lines += ["In a prompt: Enter accepts, Esc cancels."]
-        case .results, .outline:
-            break
-        }
-        return lines
+        return lines + screen.helpNotes
     }
 
     /// The footer's hints for `commands` on `screen`, from the table: `? help  / search`.

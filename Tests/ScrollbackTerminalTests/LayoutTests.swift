@@ -192,7 +192,7 @@ struct LayoutTests {
         let end = Self.render(browser, width: width, height: 14)
         #expect(end.text.contains("Pinned conversations") || width < 46)
         _ = try browser.handle(.character("x"))
-        #expect(!browser.showingHelp && browser.mode == .list)
+        #expect(!browser.showingHelp && browser.screen == .list)
         _ = try browser.handle(.enter)
         _ = try browser.handle(.character("?"))
         let reader = Self.render(browser, width: width, height: 14)

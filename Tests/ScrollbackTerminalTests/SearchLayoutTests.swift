@@ -141,11 +141,11 @@ struct SearchLayoutTests {
         _ = try browser.handle(.character("s"))
         let list = browser.list
         #expect(!list.isIndexExact)
-        #expect(BrowserRenderer.listPosition(list) == "~\(NumberText.grouped(list.selection + 1)) of 400")
+        #expect(ListScreen.position(list) == "~\(NumberText.grouped(list.selection + 1)) of 400")
         for _ in 0..<5_000 where list.isFindingPosition {
             browser.poll()
             usleep(2_000)
         }
-        #expect(BrowserRenderer.listPosition(list) == "\(NumberText.grouped(list.selection + 1)) of 400")
+        #expect(ListScreen.position(list) == "\(NumberText.grouped(list.selection + 1)) of 400")
     }
 }

@@ -86,7 +86,7 @@ struct BranchReaderTests {
     func outline() throws {
         let fixture = try BrowserFixture(store: Self.store())
         try fixture.press(.enter, .character("t"))
-        #expect(fixture.browser.mode == .outline)
+        #expect(fixture.browser.screen == .outline)
         let outline = try #require(fixture.browser.outline)
         // The question the three answers share has a line of its own, above them.
         #expect(outline.entries.map(\.firstLine) == ["How do I sort a list?", "Use sorted().", "Call sort() in place.", "Either works."])
@@ -95,7 +95,7 @@ struct BranchReaderTests {
         #expect(outline.entries.map(\.isShown) == [false, false, true, false] && outline.selection == 2)
         #expect(outline.selectedBranchNumber == 2)
         try fixture.press(.character("j"), .enter)
-        #expect(fixture.browser.mode == .reader)
+        #expect(fixture.browser.screen == .reader)
         let reader = try #require(fixture.browser.reader)
         #expect(try Self.shown(reader, fixture.store) == ["How do I sort a list?", "Either works."])
         #expect(reader.focus == 1)
@@ -167,10 +167,10 @@ struct BranchReaderTests {
 
         // And then deletes it, while the outline is open.
         try fixture.press(.character("t"))
-        #expect(fixture.browser.mode == .outline)
+        #expect(fixture.browser.screen == .outline)
         #expect(try other.conversations.delete(ids: [conversation.id]) == 1)
         #expect(try fixture.browser.idle())
-        #expect(fixture.browser.mode == .list && fixture.browser.reader == nil)
+        #expect(fixture.browser.screen == .list && fixture.browser.reader == nil)
         #expect(fixture.browser.status == "“Sorting” was deleted by another process")
     }
 
@@ -199,7 +199,7 @@ struct BranchReaderTests {
 
         // The outline keeps its selection when another process writes.
         try fixture.press(.character("t"), .character("j"), .character("j"))
-        #expect(fixture.browser.mode == .outline && fixture.browser.outline?.selection == 4)
+        #expect(fixture.browser.screen == .outline && fixture.browser.outline?.selection == 4)
         let selected = try #require(fixture.browser.outline?.selected?.leaf)
         try other.addConversation(title: "unrelated", createdAt: Self.start)
         #expect(try fixture.browser.idle())

@@ -223,7 +223,7 @@ struct ConversationListTests {
             try fixture.press(.enter, .character("j"), .escape, .character("/"))
             try fixture.type("c1")
             try fixture.press(.enter)
-            #expect(browser.mode == .searchResults)
+            #expect(browser.screen == .results)
         }
         #expect(try sha256(ofFile: path) == before)
         #expect(try folder.listing().filter { !$0.hasSuffix("-shm") && !$0.hasSuffix("-wal") } == ["h.sqlite"])

@@ -31,7 +31,7 @@ struct EditorHardeningTests {
         let fixture = try BrowserFixture(store: BrowserFixture.store(count: 5))
         let browser = fixture.browser
         try fixture.press(.paste("dyq"))
-        #expect(browser.prompt == nil && browser.mode == .list)
+        #expect(browser.prompt == nil && browser.screen == .list)
         #expect(browser.status?.hasPrefix("Paste ignored") == true)
         try fixture.press(.character("d"), .paste("y"))
         #expect(browser.prompt != nil)
@@ -147,7 +147,7 @@ struct EditorHardeningTests {
         let fixture = try BrowserFixture(store: BrowserFixture.store(count: 5))
         let browser = fixture.browser
         try fixture.press(.alt("q"), .alt("d"), .alt("D"))
-        #expect(browser.prompt == nil && browser.mode == .list)
+        #expect(browser.prompt == nil && browser.screen == .list)
         try fixture.press(.character("r"), .alt("b"), .character("#"), .alt("b"), .alt("b"), .alt("f"), .character("!"))
         guard case .rename(_, let editor) = browser.prompt else {
             Issue.record("the editor should still be open")

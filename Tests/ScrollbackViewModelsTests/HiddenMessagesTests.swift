@@ -142,7 +142,7 @@ struct HiddenMessagesTests {
         #expect(fixture.browser.reader?.conversation.title == "Clean up")
         #expect(fixture.browser.status?.hasPrefix("The subagent's conversation is not here") == true, "\(fixture.browser.status ?? "")")
         try fixture.press(.escape)
-        #expect(fixture.browser.mode == .list)
+        #expect(fixture.browser.screen == .list)
     }
 
     @Test("Tab opens and closes the focused tool line; elsewhere it says what it does; z where nothing is hidden says so")

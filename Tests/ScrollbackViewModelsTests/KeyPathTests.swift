@@ -173,11 +173,11 @@ struct SearchAsYouTypeTests {
         try type("rye", into: browser)
         clock.advance(BrowserViewModel.searchDelay - 1)
         #expect(!browser.poll())
-        #expect(browser.search == nil && browser.mode == .list)
+        #expect(browser.search == nil && browser.screen == .list)
         #expect(browser.millisecondsUntilSearch == 1)
         clock.advance(1)
         #expect(browser.poll())
-        #expect(browser.mode == .searchResults)
+        #expect(browser.screen == .results)
         #expect(browser.search?.query == "rye")
         #expect(browser.search?.hits.count == 30)
         // The prompt stays open for more typing.
@@ -203,17 +203,17 @@ struct SearchAsYouTypeTests {
         // Esc: the list, as it was before the prompt opened.
         _ = try browser.handle(.escape)
         #expect(browser.prompt == nil)
-        #expect(browser.mode == .list)
+        #expect(browser.screen == .list)
         #expect(browser.millisecondsUntilSearch == nil)
         // Enter on an emptied prompt is Esc too: the typed results do not stay.
         _ = try browser.handle(.character("/"))
         try type("rye", into: browser)
         clock.advance(BrowserViewModel.searchDelay)
         #expect(browser.poll())
-        #expect(browser.mode == .searchResults)
+        #expect(browser.screen == .results)
         _ = try browser.handle(.control("u"))
         _ = try browser.handle(.enter)
-        #expect(browser.prompt == nil && browser.mode == .list)
+        #expect(browser.prompt == nil && browser.screen == .list)
     }
 
     @Test("each new key cancels the search running in the background")
@@ -301,7 +301,7 @@ struct SearchAsYouTypeTests {
         try type("KIWI", into: browser)
         _ = try browser.handle(.enter)
         let reader = try #require(browser.reader)
-        #expect(browser.mode == .reader)
+        #expect(browser.screen == .reader)
         #expect(reader.find?.positions == [5, 25, 45])
         #expect(reader.find?.current == 0)
         #expect(reader.topPosition == 5)

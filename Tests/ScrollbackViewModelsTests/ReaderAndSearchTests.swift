@@ -89,12 +89,12 @@ struct ReaderAndSearchTests {
         try fixture.press(.character("/"))
         try fixture.type("walrus")
         try fixture.press(.enter)
-        #expect(browser.mode == .searchResults)
+        #expect(browser.screen == .results)
         let search = try #require(browser.search)
         #expect(search.hits.count == 30)
         #expect(search.selected?.conversation.title == "chat 29")
         try fixture.press(.character("n"), .enter)
-        #expect(browser.mode == .reader)
+        #expect(browser.screen == .reader)
         #expect(browser.reader?.conversation.title == "chat 28")
         #expect(browser.reader?.topPosition == 25)
         #expect(browser.reader?.visibleLines.dropFirst().first?.text == "the walrus 28 said hello")
@@ -107,9 +107,9 @@ struct ReaderAndSearchTests {
         try fixture.press(.character("N"), .character("N"))
         #expect(browser.reader?.conversation.title == "chat 28")
         try fixture.press(.escape)
-        #expect(browser.mode == .searchResults)
+        #expect(browser.screen == .results)
         try fixture.press(.escape)
-        #expect(browser.mode == .list)
+        #expect(browser.screen == .list)
         #expect(fixture.selectedTitle == "chat 27")
         // A query with FTS syntax is just text.
         try fixture.press(.character("/"), .control("u"))
@@ -151,10 +151,10 @@ struct BackgroundSearchTests {
         _ = try browser.handle(.character("/"))
         for character in "walrus" { _ = try browser.handle(.character(character)) }
         _ = try browser.handle(.enter)
-        #expect(browser.searching == "walrus" || browser.mode == .list)
+        #expect(browser.searching == "walrus" || browser.screen == .list)
         _ = try browser.handle(.character("j"))  // keys still work meanwhile
         #expect(Self.waitForPoll(browser))
-        #expect(browser.mode == .searchResults)
+        #expect(browser.screen == .results)
         #expect(browser.searching == nil)
         #expect(browser.search?.hits.count == 40)
         try browser.search?.move(by: 39)
@@ -173,7 +173,7 @@ struct BackgroundSearchTests {
         #expect(browser.searching == nil)
         usleep(200_000)
         #expect(!browser.poll())
-        #expect(browser.mode == .list)
+        #expect(browser.screen == .list)
     }
 
     @Test("keys that act on a conversation, between a search asked for and its results, never reach the list behind")

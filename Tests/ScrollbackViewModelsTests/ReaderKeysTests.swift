@@ -33,7 +33,7 @@ struct ReaderKeysTests {
         try fixture.press(.character("K"))
         #expect(fixture.browser.reader?.conversation.title == "conversation 1")
         try fixture.press(.escape)
-        #expect(fixture.browser.mode == .list && fixture.selectedTitle == "conversation 1")
+        #expect(fixture.browser.screen == .list && fixture.selectedTitle == "conversation 1")
     }
 
     @Test("Ctrl-N and Ctrl-P move; a count moves that many (5j), shown as it is typed; it does not repeat what is not a move")

@@ -419,7 +419,7 @@ struct UndoRedoTests {
         #expect(browser.reader?.conversation.title == "Two")
         // Deleted from the reader, undone, redone: back on the list each time it is gone.
         try fixture.press(.character("d"), .character("y"))
-        #expect(browser.mode == .list)
+        #expect(browser.screen == .list)
         try fixture.press(.character("u"), .control("r"))
         #expect(browser.status == "Deleted 1 conversation again — u undoes")
         #expect(try fixture.store.conversations.count() == 4)

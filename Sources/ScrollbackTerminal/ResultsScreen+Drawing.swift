@@ -4,6 +4,10 @@ import ScrollbackViewModels
 import TerminalText
 
 /// Drawing search results.
+extension ResultsScreen: ScreenDrawing {
+    func draw(_ browser: BrowserViewModel, on screen: any Screen) { BrowserRenderer.drawSearch(browser, on: screen) }
+}
+
 extension BrowserRenderer {
     static func drawSearch(_ browser: BrowserViewModel, on screen: any Screen) {
         guard let search = browser.search else { return }

@@ -4,6 +4,10 @@ import ScrollbackViewModels
 import TerminalText
 
 /// Drawing the list screen: its header, rows and columns.
+extension ListScreen: ScreenDrawing {
+    func draw(_ browser: BrowserViewModel, on screen: any Screen) { BrowserRenderer.drawList(browser, on: screen) }
+}
+
 extension BrowserRenderer {
     static func drawList(_ browser: BrowserViewModel, on screen: any Screen) {
         let list = browser.list

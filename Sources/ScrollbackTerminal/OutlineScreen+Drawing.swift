@@ -4,6 +4,10 @@ import ScrollbackViewModels
 import TerminalText
 
 /// Drawing the outline of branches.
+extension OutlineScreen: ScreenDrawing {
+    func draw(_ browser: BrowserViewModel, on screen: any Screen) { BrowserRenderer.drawOutline(browser, on: screen) }
+}
+
 extension BrowserRenderer {
     /// One line per branch, indented by its branch points (two cells each, at most a third of
     /// the width), `#place role: first line` (no role below 40 columns); the branch shown is

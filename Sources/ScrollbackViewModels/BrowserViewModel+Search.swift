@@ -2,38 +2,12 @@ import Foundation
 import ScrollbackModel
 import TerminalText
 
-/// Search results, and the search as you type that makes them: their keys' handling.
+/// The search as you type (the prompt line's `/` from the list and the results), which makes
+/// the results screen.
 extension BrowserViewModel {
-    func handleInSearch(_ command: BrowserCommand) throws {
-        guard let search else {
-            mode = .list
-            return
-        }
-        switch command {
-        case .down, .nextMatch: try search.move(by: 1)
-        case .up, .previousMatch: try search.move(by: -1)
-        case .pageDown, .halfPageDown: try search.move(by: max(search.viewportHits - 1, 1))
-        case .pageUp, .halfPageUp: try search.move(by: -max(search.viewportHits - 1, 1))
-        case .top: search.moveToStart()
-        case .bottom: try search.move(by: SearchViewModel.maximumHits)
-        case .open: try openSearchHit()
-        case .back, .quit: mode = .list
-        case .search: openSearchPrompt()
-        case .help: openHelp()
-        case .suspend: break  // the front end's (it owns the terminal)
-        case .rename, .delete, .toggleMark, .deleteMarked, .undo, .redo, .cycleSort:
-            status = "Back to the list (Esc) to do that"
-        case .previousMessage, .nextMessage, .previousVersion, .nextVersion, .outline, .nextConversation, .previousConversation, .copyMessage, .copyCode, .copyConversation,
-            .pipe, .pager, .editor, .pin, .export, .toggleHidden, .toggleExpanded, .followLink:
-            status = "Open a result (Enter) to do that"
-        case .filter, .narrow, .jumpToDate:
-            status = "Back to the list (Esc) to do that"
-        }
-    }
-
     // MARK: Search as you type
     func openSearchPrompt() {
-        beforeSearchPrompt = (mode, search)
+        beforeSearchPrompt = (stack, lastResults)
         prompt = .search(editor: LineEditor(text: lastQuery, selected: true))
     }
 
@@ -42,7 +16,7 @@ extension BrowserViewModel {
     func searchAsTyped(_ text: String) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         // A space typed at either end changes nothing: what runs or shows stays.
-        if pendingSearch?.query == trimmed || (pendingSearch == nil && mode == .searchResults && search?.query == trimmed) {
+        if pendingSearch?.query == trimmed || (pendingSearch == nil && screen == .results && search?.query == trimmed) {
             searchDue = nil
             return
         }
@@ -65,7 +39,7 @@ extension BrowserViewModel {
         }
         searchDue = nil
         beforeSearchPrompt = nil
-        if let search, search.query == trimmed, pendingSearch == nil, mode == .searchResults {
+        if let search, search.query == trimmed, pendingSearch == nil, screen == .results {
             // What was typed is already shown: Enter just closes the prompt.
             lastQuery = trimmed
             if search.hits.isEmpty { status = "Nothing matches “\(UntrustedText.sanitized(search.query))”" }
@@ -81,9 +55,9 @@ extension BrowserViewModel {
         pendingSearch = nil
         searchDue = nil
         if let before = beforeSearchPrompt {
-            search = before.search
-            mode = before.mode == .searchResults && before.search == nil ? .list : before.mode
-            if mode == .searchResults { search?.viewportHits = max(contentHeight / 2, 1) }
+            stack = before.stack
+            lastResults = before.results
+            lastResults?.resize(width: width, contentHeight: contentHeight)
         }
         beforeSearchPrompt = nil
     }
@@ -96,23 +70,6 @@ extension BrowserViewModel {
         return overflow ? 0 : max(left, 0)
     }
 
-
-    /// Opens the reader on the hit's branch, the matched message in view.
-    func openSearchHit() throws {
-        guard let search, let hit = search.selected else { return }
-        guard try repositories.conversations.conversation(id: hit.conversation.id) != nil else {
-            status = "“\(DisplayWidth.truncated(UntrustedText.sanitized(hit.conversation.title), to: 40))” was deleted by another process"
-            return
-        }
-        let reader = try makeReader(hit.conversation, highlights: search.terms)
-        if let message = hit.message { try reader.open(message: message.id) } else { try reader.open(at: 0) }
-        // n and N then go through this conversation's matches, in order, from the hit.
-        let positions = try matchingPositions(of: search.query, in: reader)
-        try reader.setFind(query: search.query, positions: positions, keeping: hit.message != nil ? reader.focus : nil)
-        self.reader = reader
-        mode = .reader
-        readerOrigin = .searchResults
-    }
 
     func runSearch(_ query: String) throws {
         let trimmed = query.trimmingCharacters(in: .whitespaces)
@@ -133,10 +90,10 @@ extension BrowserViewModel {
     }
 
     func showResults(_ search: SearchViewModel) {
-        search.viewportHits = max(contentHeight / 2, 1)
-        self.search = search
-        mode = .searchResults
-        reader = nil
+        let results = ResultsScreen(search, browser: self)
+        lastResults = results
+        stack = []
+        push(results)
         refreshIndexingProgress()
         // While the prompt is open the results follow the typing: no message over them.
         if search.hits.isEmpty && prompt == nil { status = "Nothing matches “\(UntrustedText.sanitized(search.query))”" }

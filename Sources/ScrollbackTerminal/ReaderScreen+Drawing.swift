@@ -4,6 +4,10 @@ import ScrollbackViewModels
 import TerminalText
 
 /// Drawing the reader screen.
+extension ReaderScreen: ScreenDrawing {
+    func draw(_ browser: BrowserViewModel, on screen: any Screen) { BrowserRenderer.drawReader(browser, on: screen) }
+}
+
 extension BrowserRenderer {
     static func drawReader(_ browser: BrowserViewModel, on screen: any Screen) {
         guard let reader = browser.reader else { return }

@@ -4,6 +4,10 @@ import ScrollbackViewModels
 import TerminalText
 
 /// Drawing the help overlay: the keys of the screen it was opened from.
+extension HelpScreen: ScreenDrawing {
+    func draw(_ browser: BrowserViewModel, on screen: any Screen) { BrowserRenderer.drawHelp(browser, on: screen) }
+}
+
 extension BrowserRenderer {
     /// The keys of the screen the help was opened from, in a box; when they do not fit,
     /// they scroll (j k PgDn PgUp g G) and the box says where it is.
