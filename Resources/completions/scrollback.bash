@@ -90,6 +90,12 @@ _scrollback() {
         "export --since") COMPREPLY=(); return ;;
         "export --until") COMPREPLY=(); return ;;
         "export --title") COMPREPLY=(); return ;;
+        "stats --source") _scrollback_offer "$current" < <(_scrollback_words "${COMP_WORDS[0]}" "$db" source); return ;;
+        "stats --model") _scrollback_offer "$current" < <(_scrollback_words "${COMP_WORDS[0]}" "$db" model); return ;;
+        "stats --project") COMPREPLY=(); return ;;
+        "stats --since") COMPREPLY=(); return ;;
+        "stats --until") COMPREPLY=(); return ;;
+        "stats --title") COMPREPLY=(); return ;;
         "demo --count") COMPREPLY=(); return ;;
         "demo --seed") COMPREPLY=(); return ;;
     esac
@@ -104,7 +110,7 @@ _scrollback() {
         delete) _scrollback_offer "$current" < <(printf '%s\n' --yes --source --db --readonly --demo --verbose --help) ;;
         import) if [[ "$current" == -* ]]; then _scrollback_offer "$current" < <(printf '%s\n' --format --yes --quiet --restore --unzip-limit --db --readonly --demo --verbose --help); else mapfile -t COMPREPLY < <(compgen -f -- "$current"); fi ;;
         export) _scrollback_offer "$current" < <(printf '%s\n' --format --out --out-dir --force --hidden --source --model --project --since --until --pinned --title --db --readonly --demo --verbose --help) ;;
-        stats) _scrollback_offer "$current" < <(printf '%s\n' --json --db --readonly --demo --verbose --help) ;;
+        stats) _scrollback_offer "$current" < <(printf '%s\n' --chart --json --source --model --project --since --until --pinned --title --db --readonly --demo --verbose --help) ;;
         check) _scrollback_offer "$current" < <(printf '%s\n' --repair --db --readonly --demo --verbose --help) ;;
         demo) _scrollback_offer "$current" < <(printf '%s\n' --count --seed --yes --db --readonly --demo --verbose --help) ;;
         sync)

@@ -35,9 +35,10 @@ struct BrowseCommand {
         let browser = try BrowserViewModel(
             repositories: .init(
                 conversations: store.conversations, messages: store.messages, search: store.search,
-                settings: store.settings),
+                settings: store.settings, activity: store.activity),
             databasePath: store.path, isReadOnly: store.isReadOnly, isSnapshot: store.isSnapshot,
-            searchRunner: BackgroundSearchRunner(path: store.path), positionRunner: BackgroundPositionRunner(path: store.path))
+            searchRunner: BackgroundSearchRunner(path: store.path), positionRunner: BackgroundPositionRunner(path: store.path),
+            activityRunner: BackgroundActivityRunner(path: store.path))
         // The config file: keys, colours, dates, the wheel, programs. A bad line is said in
         // the footer (all of them by `scrollback config --check`); the rest still counts.
         let config = ConfigLocation.load(environment: context.environment)

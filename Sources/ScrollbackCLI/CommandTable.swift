@@ -155,9 +155,15 @@ enum CommandTable {
                     help: "Markdown: the hidden messages too (tool traffic, reasoning, context), each marked with its kind (JSON and JSON Lines always hold every message, with its kind)"),
             ] + filters, example: "scrollback export --format jsonl --out backup.jsonl"),
         CommandSpec(
-            name: "stats", summary: "Counts, size, schema version, oldest and newest; per model, conversations, messages and tokens",
+            name: "stats", summary: "Counts, size, schema version, oldest and newest; per model, conversations, messages and tokens; --chart draws the activity",
             arguments: "", minimumArguments: 0,
-            maximumArguments: 0, options: [json], example: "scrollback stats --json"),
+            maximumArguments: 0,
+            options: [
+                OptionSpec(
+                    name: "--chart", value: nil,
+                    help: "bar charts instead: conversations and tokens per month (the last 24, or the filter's), per model, per source, the busiest days"),
+                json,
+            ] + filters, example: "scrollback stats --chart --since 2025"),
         CommandSpec(
             name: "check", summary: "Check integrity, foreign keys and search indexes; non-zero exit on problems",
             arguments: "", minimumArguments: 0, maximumArguments: 0,

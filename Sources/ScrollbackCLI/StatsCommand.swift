@@ -1,4 +1,5 @@
 import ScrollbackModel
+import ScrollbackStorage
 import ScrollbackViewModels
 import TerminalText
 
@@ -41,6 +42,10 @@ struct StatsCommand {
     static let modelWidth = 32
 
     func run() throws {
+        if context.parsed.has("--chart") { return try runChart() }
+        if let option = CommandTable.filters.map(\.name).first(where: { context.parsed.has($0) || context.parsed.value($0) != nil }) {
+            throw UsageError(message: "\(option) chooses what --chart counts: add --chart (the counts without it are of the whole database)", command: "stats")
+        }
         let store = try context.openStore(forReading: true)
         let stats = try store.stats(perModel: context.wantsJSON)
         if context.wantsJSON {

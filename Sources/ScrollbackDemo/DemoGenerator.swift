@@ -65,14 +65,21 @@ public struct DemoGenerator: Sendable {
     }
 
     private func imported(_ conversation: DemoConversation, index: Int) -> ImportedConversation {
-        ImportedConversation(
+        // Token counts as an API reports them, about four bytes a token: each answer's input
+        // is what came before it, its output its own text (made from the text, not drawn, so
+        // that every title and text stays as it was).
+        var context: Int64 = 0
+        return ImportedConversation(
             source: "demo", sourceID: "\(seed)-\(index)", title: conversation.title, model: conversation.model,
             createdAt: Timestamp(milliseconds: conversation.createdAt), updatedAt: Timestamp(milliseconds: conversation.createdAt),
             messages: conversation.messages.map { message in
-                ImportedMessage(
+                let bytes = Int64(message.content.utf8.count)
+                defer { context += bytes }
+                return ImportedMessage(
                     role: message.role, content: message.content, createdAt: Timestamp(milliseconds: message.createdAt),
                     model: message.role == .assistant ? conversation.model : nil, publicID: message.publicID,
-                    parent: message.parent.map { .index($0) } ?? .previous)
+                    parent: message.parent.map { .index($0) } ?? .previous,
+                    usage: message.role == .assistant ? MessageUsage(inputTokens: context / 4 + 1, outputTokens: bytes / 4 + 1) : MessageUsage())
             },
             publicID: conversation.publicID, pinned: conversation.pinned)
     }

@@ -88,3 +88,4 @@ final class BackgroundQuery<Value: Sendable>: @unchecked Sendable {
 
 extension BackgroundQuery: SearchJob where Value == Page<SearchHit> {}
 extension BackgroundQuery: PositionJob where Value == ListPosition {}
+extension BackgroundQuery: ActivityJob where Value == ActivityChartData {}

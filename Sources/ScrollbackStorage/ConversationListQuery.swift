@@ -125,6 +125,13 @@ struct ConversationListQuery {
         return (sql, arguments, access)
     }
 
+    /// The filter's conditions on a conversation's columns (unqualified), each after ` AND`,
+    /// with their arguments: what the overview's grouped queries add to their own.
+    func filterConditions(in database: Database) throws -> (sql: String, arguments: [SQLValue]) {
+        let (sql, arguments, _) = conditions(proposal: try proposal(database))
+        return (sql, arguments)
+    }
+
     /// The filter's pin condition for a query over the whole table.
     private var pinCondition: String { filter.pinnedOnly ? "pinned = 1" : "1" }
 

@@ -14,6 +14,7 @@ public final class Store {
     public let messages: SQLiteMessageRepository
     public let settings: SQLiteSettingsRepository
     public let search: SQLiteSearchRepository
+    public let activity: SQLiteActivityRepository
 
     public var path: String { database.path }
     public var isReadOnly: Bool { database.isReadOnly }
@@ -87,6 +88,7 @@ public final class Store {
         messages = SQLiteMessageRepository(database: database)
         settings = SQLiteSettingsRepository(database: database)
         search = SQLiteSearchRepository(database: database)
+        activity = SQLiteActivityRepository(database: database)
     }
 
     /// How long a write waits for another process's write to end before it fails with

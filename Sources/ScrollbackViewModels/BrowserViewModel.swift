@@ -100,11 +100,13 @@ public final class BrowserViewModel {
         public var messages: any MessageRepository
         public var search: any SearchRepository
         public var settings: any SettingsRepository
+        public var activity: any ActivityRepository
 
         public init(
             conversations: any ConversationRepository, messages: any MessageRepository, search: any SearchRepository,
-            settings: any SettingsRepository
+            settings: any SettingsRepository, activity: any ActivityRepository
         ) {
+            self.activity = activity
             self.conversations = conversations
             self.messages = messages
             self.search = search
@@ -138,7 +140,11 @@ public final class BrowserViewModel {
     /// The list, always at the bottom.
     public private(set) lazy var listScreen = ListScreen(list: list, browser: self)
     /// The screens over the list, the top one last.
-    var stack: [any BrowserScreenModel] = []
+    var stack: [any BrowserScreenModel] = [] {
+        didSet {
+            for screen in oldValue where !stack.contains(where: { $0 === screen }) { screen.leave() }
+        }
+    }
     /// Every screen, from the list at the bottom to the one on top.
     public var screens: [any BrowserScreenModel] { [listScreen] + stack }
     /// The screen that takes the keys.
@@ -261,14 +267,17 @@ public final class BrowserViewModel {
     /// keys already queued (a paste, a burst) must not answer a question not yet seen.
     var questionShown = false
     public internal(set) var width = 80
+    /// Counts the overview's charts in the background; without one they are counted as it opens.
+    let activityRunner: (any ActivityRunner)?
     public internal(set) var height = 24
 
     public init(
         repositories: Repositories, databasePath: String, isReadOnly: Bool, isSnapshot: Bool = false,
         searchRunner: (any SearchRunner)? = nil, positionRunner: (any PositionRunner)? = nil,
-        now: @escaping () -> Timestamp = { .now() }
+        activityRunner: (any ActivityRunner)? = nil, now: @escaping () -> Timestamp = { .now() }
     ) throws {
         self.repositories = repositories
+        self.activityRunner = activityRunner
         self.searchRunner = searchRunner
         self.databasePath = databasePath
         self.isReadOnly = isReadOnly
@@ -460,6 +469,7 @@ public final class BrowserViewModel {
     @discardableResult
     public func poll() -> Bool {
         var changed = list.takePosition()
+        for screen in stack where screen.poll() { changed = true }
         if let monitor = syncMonitor {
             let note = Self.syncNote(monitor.state, now: now())
             if note != syncNote {
@@ -557,6 +567,7 @@ public final class BrowserViewModel {
         guard token != changeToken else { return changed }
         changeToken = token
         try refreshReader()
+        for screen in stack { try screen.dataChanged() }
         try list.pruneMarks()
         let fallbacks = list.neighbours(of: list.selection, excluding: [])
         // Another process changed the data: how many there are now is counted away from

@@ -8,7 +8,7 @@ public enum BrowserCommand: String, CaseIterable, Sendable {
     case previousMessage, nextMessage, previousVersion, nextVersion, outline, nextConversation, previousConversation
     case toggleHidden, toggleExpanded, followLink
     case copyMessage, copyCode, copyConversation, pipe, pager, editor
-    case pin, filter, narrow, jumpToDate, export
+    case pin, filter, narrow, jumpToDate, export, overview
 
     /// Its name in the config file's `[keys]`: `page_down`, `copy_message`.
     public var configName: String {
@@ -28,37 +28,28 @@ public enum BrowserCommand: String, CaseIterable, Sendable {
 /// do there, and the footer's hints; the help overlay shows the keymap of the screen it was
 /// opened from, and the man page lists each. Each screen's type lists its bindings.
 public enum BrowserScreen: String, CaseIterable, Sendable {
-    case list, reader, results, outline
+    case list, reader, results, outline, overview
 
-    /// How the man page and help name it.
-    public var title: String {
+    /// The screen's type: its bindings, title and help notes.
+    var type: any BrowserScreenModel.Type {
         switch self {
-        case .list: "The list"
-        case .reader: "The reader"
-        case .results: "Search results"
-        case .outline: "The outline of branches"
+        case .list: ListScreen.self
+        case .reader: ReaderScreen.self
+        case .results: ResultsScreen.self
+        case .outline: OutlineScreen.self
+        case .overview: OverviewScreen.self
         }
     }
+
+    /// How the man page and help name it.
+    public var title: String { type.title }
 
     /// The bindings of this screen's own, in the order help lists them (the shared ones,
     /// `KeyBindings.shared`, follow them).
-    public var bindings: [KeyBinding] {
-        switch self {
-        case .list: ListScreen.bindings
-        case .reader: ReaderScreen.bindings
-        case .results: ResultsScreen.bindings
-        case .outline: OutlineScreen.bindings
-        }
-    }
+    public var bindings: [KeyBinding] { type.bindings }
 
     /// What its help says after the keys and the mouse.
-    var helpNotes: [String] {
-        switch self {
-        case .list: ListScreen.helpNotes
-        case .reader: ReaderScreen.helpNotes
-        case .results, .outline: []
-        }
-    }
+    var helpNotes: [String] { type.helpNotes }
 }
 
 /// A command, its keys and what it does, on the screens it belongs to.

@@ -214,7 +214,7 @@ enum Sections {
     static func perKey(big: String, report: inout Report) throws {
         let store = try Store.open(path: big, readOnly: true)
         let browser = try BrowserViewModel(
-            repositories: .init(conversations: store.conversations, messages: store.messages, search: store.search, settings: store.settings),
+            repositories: .init(conversations: store.conversations, messages: store.messages, search: store.search, settings: store.settings, activity: store.activity),
             databasePath: big, isReadOnly: true)
         let screen = MemoryScreen(width: 200, height: 60)
         browser.resize(width: 200, height: 60)

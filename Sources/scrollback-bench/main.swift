@@ -78,7 +78,7 @@ func main() throws {
     let data = DataSet(work: options.work, sizes: sizes)
     func wanted(_ section: String) -> Bool { options.only.isEmpty || options.only.contains(section) }
     // The demo databases, made (or found) only when a section wanted needs them.
-    let needsDemo = ["page", "filter", "frame", "memory", "key", "keyframe", "search"].contains(where: wanted)
+    let needsDemo = ["page", "filter", "frame", "memory", "key", "keyframe", "search", "overview"].contains(where: wanted)
     let big = needsDemo ? try data.demo(sizes.big, name: "big", rare: true) : ""
     let small = needsDemo ? try data.demo(sizes.small, name: "small") : ""
     let tiny = needsDemo ? try data.demo(sizes.tiny, name: "tiny") : ""
@@ -92,6 +92,7 @@ func main() throws {
     if wanted("memory") { try Sections.memory(big: big, small: small, tiny: tiny, sizes: sizes, report: &report) }
     if wanted("key") { try Sections.perKey(big: big, report: &report) }
     if wanted("keyframe") { try KeyToFrame.run(big: big, quick: options.quick, report: &report) }
+    if wanted("overview") { try OverviewBench.run(big: big, quick: options.quick, report: &report) }
     if wanted("import") { try Sections.importSpeed(data: data, sizes: sizes, report: &report) }
     if wanted("delete") { try Sections.batchDelete(data: data, sizes: sizes, report: &report) }
     if wanted("search") { try Sections.search(big: big, report: &report) }

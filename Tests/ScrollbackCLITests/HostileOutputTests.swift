@@ -72,6 +72,8 @@ struct HostileOutputTests {
         let store = try Store.open(path: runner.databasePath)
         let conversation = try store.addConversation(
             title: "T" + hostile, createdAt: 1_700_000_000_000, messages: ["Q" + hostile, "```\n" + hostile + "\n```"])
+        // A model's name reaches the overview's chart (`stats --chart`).
+        try store.database.run("UPDATE conversation SET model = ? WHERE id = ?", [.text("M" + hostile), .integer(conversation.id)])
         // A database filled before ids from files were checked may hold any 36 characters.
         let older = try store.addConversation(title: "older evil", createdAt: 1_600_000_000_000, messages: ["evil"])
         try store.database.run(
@@ -88,7 +90,8 @@ struct HostileOutputTests {
         let commands = [
             "list", "list --json", "show \(id)", "show \(id) --json", "search evil", "search evil --json", "export",
             "export --format json", "export --format jsonl", "stats", "stats --json", "check", "list --title evil",
-            "search evil --title evil", "list --title \\\"$(printf 'z\\033]0;X\\007')\\\"",
+            "search evil --title evil", "list --title \\\"$(printf 'z\\033]0;X\\007')\\\"", "stats --chart --since 2020",
+            "stats --chart --json --since 2020",
         ]
         for command in commands {
             let result = try Self.shell("script -q -e -c \"\\\"$0\\\" --db \(database) \(command)\" /dev/null")
@@ -97,6 +100,9 @@ struct HostileOutputTests {
             // Search marks matches in bold on a terminal: those two sequences are its own.
             let own = String(decoding: result.output, as: UTF8.self)
                 .replacingOccurrences(of: "\u{1B}[1m", with: "").replacingOccurrences(of: "\u{1B}[22m", with: "")
+                // The chart's bars are blue and magenta on a terminal.
+                .replacingOccurrences(of: "\u{1B}[34m", with: "").replacingOccurrences(of: "\u{1B}[35m", with: "")
+                .replacingOccurrences(of: "\u{1B}[39m", with: "")
             #expect(Self.dangerousBytes(in: Data(own.utf8)) == [], "\(command)")
         }
         // Search marks matches in bold only where the terminal can show it.
@@ -174,7 +180,7 @@ struct HostileOutputTests {
         let runner = try BinaryRunner()
         _ = try runner.run(["demo", "--count", "300"])
         let database = Self.quoted(runner.databasePath)
-        for command in ["export --format jsonl", "export", "list --json", "show --help", "stats"] {
+        for command in ["export --format jsonl", "export", "list --json", "show --help", "stats", "stats --chart", "stats --chart --json"] {
             let result = try Self.shell("\"$0\" --db \(database) \(command) > /dev/full")
             #expect(result.status == 1, "\(command)")
             #expect(result.error.contains("cannot write to standard output (no space left on device)"), "\(command): \(result.error)")

@@ -43,7 +43,7 @@ struct MigrationTests {
                 #expect(try old.upsert(conversation) == .inserted)
             }
         }
-        let store = try Store.open(path: path)
+        let store = try Store.open(path: path, migrator: Migrator(migrations: Array(Migrator.scrollback.migrations.prefix(9))))
         #expect(store.migration.fromVersion == 8 && store.migration.toVersion == 9)
         #expect(store.migration.backupPath.map { FileManager.default.fileExists(atPath: $0) } == true)
         let rows = try store.conversations.page(sort: .title, at: .first, limit: 5).items
@@ -56,6 +56,39 @@ struct MigrationTests {
                 #expect(times.sorted() == [start.milliseconds, start.milliseconds, start.milliseconds + 1_000], "\(row.source): \(times)")
             }
         }
+        #expect(try store.check().problems.isEmpty)
+    }
+
+    @Test("v10: a version 9 database gains the overview's indexes, backup first; its charts count what it held, and `check` passes")
+    func overviewIndexes() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("v9.sqlite")
+        let march = Timestamp(milliseconds: 1_772_323_200_000)  // 2026-03-01
+        do {
+            let old = try Store.open(path: path, migrator: Migrator(migrations: Array(Migrator.scrollback.migrations.prefix(9))))
+            #expect(old.migration.toVersion == 9)
+            for (index, model) in ["gpt-4o", "gpt-4o", "claude-sonnet"].enumerated() {
+                let time = Timestamp(milliseconds: march.milliseconds + Int64(index) * 3_600_000)
+                _ = try old.upsert(
+                    ImportedConversation(
+                        source: "claude-code", sourceID: "s\(index)", title: "Session \(index)", model: model, createdAt: time, updatedAt: time,
+                        messages: [
+                            ImportedMessage(role: .user, content: "Hi", createdAt: time),
+                            ImportedMessage(
+                                role: .assistant, content: "Hello", createdAt: time, usage: MessageUsage(inputTokens: 100, outputTokens: 20)),
+                        ]))
+            }
+        }
+        let store = try Store.open(path: path)
+        #expect(store.migration.fromVersion == 9 && store.migration.toVersion == 10)
+        #expect(store.migration.backupPath.map { FileManager.default.fileExists(atPath: $0) } == true)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM sqlite_schema WHERE name IN ('conversation_by_model', 'conversation_by_source', 'message_tokens')") == 3)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM message INDEXED BY message_tokens WHERE created_at >= 0 AND (input_tokens IS NOT NULL OR output_tokens IS NOT NULL)") == 3)
+        let window = ActivityWindow(filter: ConversationFilter(since: march, until: Timestamp(milliseconds: march.milliseconds + 86_400_000)), now: march)
+        let models = try store.activity.chart(.models, filter: .none, window: window)
+        #expect(models.bars.map(\.shownLabel) == ["gpt-4o", "claude-sonnet"] && models.bars.map(\.value) == [2, 1])
+        let tokens = try store.activity.chart(.tokens, filter: .none, window: window)
+        #expect(tokens.bars.map(\.shownLabel) == ["2026-03"] && tokens.bars.map(\.value) == [360])
         #expect(try store.check().problems.isEmpty)
     }
 

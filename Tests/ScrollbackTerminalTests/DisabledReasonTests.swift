@@ -19,7 +19,7 @@ struct DisabledReasonTests {
     static func browser(_ path: String, readOnly: Bool) throws -> BrowserViewModel {
         let store = try Store.open(path: path)
         let browser = try BrowserViewModel(
-            repositories: .init(conversations: store.conversations, messages: store.messages, search: store.search, settings: store.settings),
+            repositories: .init(conversations: store.conversations, messages: store.messages, search: store.search, settings: store.settings, activity: store.activity),
             databasePath: path, isReadOnly: readOnly, searchRunner: BackgroundSearchRunner(path: path), now: { LayoutTests.now })
         browser.resize(width: width, height: 24)
         try browser.start()
@@ -36,6 +36,8 @@ struct DisabledReasonTests {
         case .outline:
             _ = try browser.handle(.enter)
             _ = try browser.handle(.character("t"))
+        case .overview:
+            _ = try browser.handle(.character("a"))
         case .results:
             // A search run here (no runner's wait): the results show at once.
             _ = try browser.handle(.character("/"))

@@ -45,7 +45,7 @@ struct LayoutTests {
     static func browser(_ store: Store, width: Int, height: Int, readOnly: Bool = false) throws -> BrowserViewModel {
         let browser = try BrowserViewModel(
             repositories: .init(
-                conversations: store.conversations, messages: store.messages, search: store.search, settings: store.settings),
+                conversations: store.conversations, messages: store.messages, search: store.search, settings: store.settings, activity: store.activity),
             databasePath: "/home/user/history.sqlite", isReadOnly: readOnly, now: { now })
         browser.resize(width: width, height: height)
         try browser.start()

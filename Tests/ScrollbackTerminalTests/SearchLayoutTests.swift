@@ -33,7 +33,7 @@ struct SearchLayoutTests {
         let browser = try BrowserViewModel(
             repositories: .init(
                 conversations: store.conversations, messages: store.messages,
-                search: indexing ? Indexing(store.search) : store.search, settings: store.settings),
+                search: indexing ? Indexing(store.search) : store.search, settings: store.settings, activity: store.activity),
             databasePath: "/home/user/history.sqlite", isReadOnly: false, now: { LayoutTests.now })
         browser.resize(width: width, height: height)
         try browser.start()
@@ -132,7 +132,7 @@ struct SearchLayoutTests {
         }
         let browser = try BrowserViewModel(
             repositories: .init(
-                conversations: store.conversations, messages: store.messages, search: store.search, settings: store.settings),
+                conversations: store.conversations, messages: store.messages, search: store.search, settings: store.settings, activity: store.activity),
             databasePath: path, isReadOnly: false, positionRunner: BackgroundPositionRunner(path: path),
             now: { LayoutTests.now })
         browser.resize(width: 20, height: 6)

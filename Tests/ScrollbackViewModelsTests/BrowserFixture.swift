@@ -15,7 +15,7 @@ struct BrowserFixture {
         self.store = store
         browser = try BrowserViewModel(
             repositories: .init(
-                conversations: store.conversations, messages: store.messages, search: store.search, settings: store.settings),
+                conversations: store.conversations, messages: store.messages, search: store.search, settings: store.settings, activity: store.activity),
             databasePath: store.path, isReadOnly: readOnly, now: { BrowserFixture.now })
         browser.resize(width: width, height: height)
         try browser.start()

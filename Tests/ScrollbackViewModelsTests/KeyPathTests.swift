@@ -32,7 +32,7 @@ struct KeyPathTests {
         }
         let browser = try BrowserViewModel(
             repositories: .init(
-                conversations: store.conversations, messages: store.messages, search: store.search, settings: store.settings),
+                conversations: store.conversations, messages: store.messages, search: store.search, settings: store.settings, activity: store.activity),
             databasePath: path, isReadOnly: false, positionRunner: BackgroundPositionRunner(path: path),
             now: { BrowserFixture.now })
         browser.resize(width: 80, height: 24)
@@ -144,7 +144,7 @@ struct SearchAsYouTypeTests {
         let browser = try BrowserViewModel(
             repositories: .init(
                 conversations: store.conversations, messages: store.messages, search: search ?? store.search,
-                settings: store.settings),
+                settings: store.settings, activity: store.activity),
             databasePath: store.path, isReadOnly: false, searchRunner: runner, now: { clock.now })
         browser.resize(width: 80, height: 24)
         try browser.start()

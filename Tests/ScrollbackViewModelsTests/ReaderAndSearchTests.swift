@@ -129,7 +129,7 @@ struct BackgroundSearchTests {
             try store.addConversation(title: "chat \(index)", createdAt: Int64(index), messages: ["the walrus \(index)", "filler"])
         }
         let browser = try BrowserViewModel(
-            repositories: .init(conversations: store.conversations, messages: store.messages, search: store.search, settings: store.settings),
+            repositories: .init(conversations: store.conversations, messages: store.messages, search: store.search, settings: store.settings, activity: store.activity),
             databasePath: path, isReadOnly: false, searchRunner: BackgroundSearchRunner(path: path))
         browser.resize(width: 80, height: 24)
         try browser.start()

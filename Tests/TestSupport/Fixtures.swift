@@ -1,3 +1,4 @@
+import Foundation
 import ScrollbackModel
 import ScrollbackStorage
 
@@ -92,5 +93,56 @@ extension Store {
             }, currentNodeID: current)
         _ = try upsert(imported)
         return try conversations.conversation(matching: StableID.uuid("test", sourceID))
+    }
+}
+
+/// A known half year of activity (2025-01 to 2025-06, UTC) for the overview's charts.
+///
+/// Per month (by update): January 4 (one at its last millisecond), February 1 (at its first),
+/// March 4, April 3, May 1, June 1 (pinned). Tokens by message time: March 5,000 (one
+/// session's first answer is on 31 March, its second, and its update, on 1 April), April
+/// 660. Models: claude-sonnet 5, gpt-4o 4, none 2 (one empty), a hostile name 1,
+/// gpt-4o-mini 1, o1 1. Sources: chatgpt 5, claude-code 4, llm 2, claude 1, codex 1,
+/// evil 1. Busiest days: 2025-03-14 4, 2025-01-05 3, 2025-04-02 2, then days of one.
+extension Store {
+    public static let hostileModel = "\u{1B}[31mevil\u{202E}model\u{7}"
+
+    public func addActivity() throws {
+        func time(_ text: String) -> Timestamp {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            let date = formatter.date(from: text) ?? Date(timeIntervalSince1970: 0)
+            return Timestamp(milliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded()))
+        }
+        var count = 0
+        func add(_ at: String, model: String?, source: String, tokens: [(String, Int64, Int64)] = [], pinned: Bool = false) throws {
+            count += 1
+            let start = time(at)
+            var messages = [ImportedMessage(role: .user, content: "Question \(count)", createdAt: start)]
+            for (when, input, output) in tokens {
+                messages.append(
+                    ImportedMessage(
+                        role: .assistant, content: "Answer", createdAt: time(when), model: model,
+                        usage: MessageUsage(inputTokens: input, outputTokens: output)))
+            }
+            if tokens.isEmpty { messages.append(ImportedMessage(role: .assistant, content: "Answer", createdAt: start, model: model)) }
+            _ = try upsert(
+                ImportedConversation(
+                    source: source, sourceID: "activity-\(count)", title: "Activity \(count)", model: model, createdAt: start,
+                    updatedAt: messages.map(\.createdAt).max() ?? start, messages: messages, pinned: pinned))
+        }
+        for _ in 0..<3 { try add("2025-01-05T10:00:00.000Z", model: "gpt-4o", source: "chatgpt") }
+        try add("2025-01-31T23:59:59.999Z", model: "gpt-4o-mini", source: "chatgpt")
+        try add("2025-02-01T00:00:00.000Z", model: "claude-sonnet", source: "claude")
+        for _ in 0..<4 {
+            try add("2025-03-14T09:00:00.000Z", model: "claude-sonnet", source: "claude-code", tokens: [("2025-03-14T09:01:00.000Z", 1_000, 200)])
+        }
+        try add("2025-04-02T12:00:00.000Z", model: nil, source: "llm", tokens: [("2025-04-02T12:00:00.000Z", 50, 10)])
+        try add("2025-04-02T13:00:00.000Z", model: "", source: "llm")
+        try add(
+            "2025-03-31T22:00:00.000Z", model: "o1", source: "codex",
+            tokens: [("2025-03-31T23:00:00.000Z", 100, 100), ("2025-04-01T01:00:00.000Z", 300, 300)])
+        try add("2025-05-01T08:00:00.000Z", model: Store.hostileModel, source: "evil")
+        try add("2025-06-30T18:00:00.000Z", model: "gpt-4o", source: "chatgpt", pinned: true)
     }
 }

@@ -9,6 +9,12 @@ import ScrollbackModel
 public protocol BrowserScreenModel: AnyObject {
     /// Which screen this is: the keymap its keys go by, and its help.
     var kind: BrowserScreen { get }
+    /// How the man page and help name it.
+    nonisolated static var title: String { get }
+    /// Its own bindings, in the order help lists them.
+    nonisolated static var bindings: [KeyBinding] { get }
+    /// What its help says after the keys and the mouse.
+    nonisolated static var helpNotes: [String] { get }
     /// True for what is drawn over the screen below it (the help): the screen below is
     /// drawn, with its footer, then this.
     var isOverlay: Bool { get }
@@ -26,6 +32,12 @@ public protocol BrowserScreenModel: AnyObject {
     func footer(width: Int) -> ScreenFooter
     /// The rows between the header and the footer, and the columns, changed.
     func resize(width: Int, contentHeight: Int)
+    /// Takes in what its background work finished; true when the screen changed.
+    func poll() -> Bool
+    /// It left the stack: what it still has running stops.
+    func leave()
+    /// Another process changed the data (the list reloads; a screen showing counts counts again).
+    func dataChanged() throws
 }
 
 extension BrowserScreenModel {
@@ -33,6 +45,10 @@ extension BrowserScreenModel {
     public func perform(_ command: BrowserCommand, times: Int) throws -> Bool { false }
     public func wheel(by delta: Int) throws {}
     public func click(line: Int, open: Bool) throws {}
+    public func poll() -> Bool { false }
+    public func leave() {}
+    public func dataChanged() throws {}
+    public nonisolated static var helpNotes: [String] { [] }
 }
 
 /// What a screen did with a command.

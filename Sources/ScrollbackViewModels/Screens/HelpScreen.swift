@@ -17,6 +17,10 @@ public final class HelpScreen: BrowserScreenModel {
 
     public var isOverlay: Bool { true }
 
+    // The help is not a screen of its own keymap: it lists the one under it.
+    public nonisolated static let title = "Help"
+    public nonisolated static let bindings: [KeyBinding] = []
+
     /// The lines it lists, by the keys in use.
     public var lines: [String] { browser.keymap.helpLines(for: kind, wheelStep: browser.wheelStep) }
 

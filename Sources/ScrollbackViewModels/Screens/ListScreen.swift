@@ -16,7 +16,9 @@ public final class ListScreen: BrowserScreenModel {
 
     public var kind: BrowserScreen { .list }
 
-    nonisolated static let bindings: [KeyBinding] =
+    public nonisolated static let title = "The list"
+
+    public nonisolated static let bindings: [KeyBinding] =
         KeyBindings.moving(
             on: .list, pages: KeyBindings.pages(on: .list, down: "Scroll a page down (the selection keeps its line)", up: "Scroll a page up"))
         + [
@@ -46,6 +48,9 @@ public final class ListScreen: BrowserScreenModel {
             KeyBinding.undo(on: .list), KeyBinding.redo(on: .list),
             KeyBinding(.cycleSort, [.character("s")], "Sort by updated, created or title", on: [.list]),
             KeyBinding(
+                .overview, [.character("a")], "Activity overview: charts per month, model, source and busiest day of what the filter lets through",
+                on: [.list], when: [.actsOnShown]),
+            KeyBinding(
                 .copyConversation, [.character("c")], "Copy as Markdown: the marked conversations, else the selected one", on: [.list],
                 when: [.actsOnShown]),
             KeyBinding.pipe(on: .list),
@@ -55,7 +60,7 @@ public final class ListScreen: BrowserScreenModel {
             KeyBinding.pager(on: .list), KeyBinding.editor(on: .list),
         ]
 
-    nonisolated static let helpNotes = [
+    public nonisolated static let helpNotes = [
         "Pinned conversations come first in every order.", "Editing a line: ← → Home End, Ctrl-A Ctrl-E Ctrl-W Ctrl-U, Alt-B Alt-F.",
     ]
 
@@ -92,6 +97,7 @@ public final class ListScreen: BrowserScreenModel {
             }
             browser.prompt = .jump(editor: LineEditor())
         case .quit: return .quit
+        case .overview: browser.push(try OverviewScreen(filter: list.filter, browser: browser))
         case .search: browser.openSearchPrompt()
         case .nextMatch:
             if let results = browser.lastResults { browser.push(results) } else { browser.status = "No search yet: / searches" }

@@ -19,7 +19,9 @@ public final class OutlineScreen: BrowserScreenModel {
 
     public var kind: BrowserScreen { .outline }
 
-    nonisolated static let bindings: [KeyBinding] =
+    public nonisolated static let title = "The outline of branches"
+
+    public nonisolated static let bindings: [KeyBinding] =
         KeyBindings.moving(on: .outline, pages: KeyBindings.pages(on: .outline))
         + [
             KeyBinding(.open, [.enter], "Show the branch selected", hint: "show", on: [.outline]),

@@ -20,7 +20,9 @@ public final class ReaderScreen: BrowserScreenModel {
 
     public var kind: BrowserScreen { .reader }
 
-    nonisolated static let bindings: [KeyBinding] =
+    public nonisolated static let title = "The reader"
+
+    public nonisolated static let bindings: [KeyBinding] =
         KeyBindings.moving(
             on: .reader,
             pages: [
@@ -60,7 +62,7 @@ public final class ReaderScreen: BrowserScreenModel {
             KeyBinding.pager(on: .reader), KeyBinding.editor(on: .reader),
         ]
 
-    nonisolated static let helpNotes = ["In a prompt: Enter accepts, Esc cancels."]
+    public nonisolated static let helpNotes = ["In a prompt: Enter accepts, Esc cancels."]
 
     /// The screen under this one: where it was opened from (the list, the search results).
     var origin: BrowserScreen { browser.kind(below: self) ?? .list }

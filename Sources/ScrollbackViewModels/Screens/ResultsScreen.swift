@@ -15,7 +15,9 @@ public final class ResultsScreen: BrowserScreenModel {
 
     public var kind: BrowserScreen { .results }
 
-    nonisolated static let bindings: [KeyBinding] =
+    public nonisolated static let title = "Search results"
+
+    public nonisolated static let bindings: [KeyBinding] =
         KeyBindings.moving(on: .results, pages: KeyBindings.pages(on: .results))
         + [
             KeyBinding(.open, [.enter, .character("l"), .right], "Open the conversation", hint: "open", on: [.results], when: [.actsOnShown]),
