@@ -125,6 +125,12 @@ public struct ActivityWindow: Sendable, Hashable {
         return String(format: "%04d-%02d", parts.year ?? 0, parts.month ?? 0)
     }
 
+    /// The month of `start` as year × 12 + month − 1 (UTC), as the tokens' query numbers them.
+    public static func monthNumber(_ start: Timestamp) -> Int {
+        let parts = calendar.dateComponents([.year, .month], from: Date(timeIntervalSince1970: TimeInterval(start.milliseconds) / 1000))
+        return (parts.year ?? 0) * 12 + (parts.month ?? 1) - 1
+    }
+
     /// `2025-03-14` for the day starting at `start`.
     public static func dayLabel(_ start: Timestamp) -> String {
         let parts = calendar.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: TimeInterval(start.milliseconds) / 1000))

@@ -1,9 +1,10 @@
 import Foundation
 import ScrollbackModel
 
-/// `ActivityRepository` over one SQLite connection: each chart one grouped query over an
-/// index (`conversation_by_updated` for time, `conversation_by_model`, the source index,
-/// `message_tokens`), so that a chart costs about what counting its rows does.
+/// `ActivityRepository` over one SQLite connection: each chart one query, over an index
+/// where one holds what it counts (`conversation_by_updated` for time,
+/// `conversation_by_model`, `conversation_by_source`), so that a chart costs about what
+/// counting its rows does. The tokens are read from the messages.
 public final class SQLiteActivityRepository: ActivityRepository {
     let database: Database
 
@@ -25,7 +26,9 @@ public final class SQLiteActivityRepository: ActivityRepository {
             switch chart {
             case .months, .tokens:
                 var values = [Int64](repeating: 0, count: window.months)
-                let rows = try database.query(sql, arguments) { ($0.int(0), chart == .tokens ? Store.tokenSum($0.double(1)) : $0.int64(1)) }
+                // The tokens come by month number (year × 12 + month − 1), the months by place.
+                let first = chart == .tokens ? ActivityWindow.monthNumber(window.start) : 0
+                let rows = try database.query(sql, arguments) { ($0.int(0) - first, chart == .tokens ? Store.tokenSum($0.double(1)) : $0.int64(1)) }
                 for (index, value) in rows where values.indices.contains(index) { values[index] = value }
                 return ActivityChartData(chart: chart, bars: monthBars(values, filter: filter, window: window))
             case .models, .sources:
@@ -66,20 +69,23 @@ public final class SQLiteActivityRepository: ActivityRepository {
                 """, windowArguments + arguments
             )
         case .tokens:
-            // The messages with a count (the partial index holds only them) written in each
-            // month, of the conversations that pass the filter.
-            let (with, windowArguments) = bounds(window)
+            // The messages with a count written in the window, of the conversations that
+            // pass the filter, by month: one read of the message table (no index holds the
+            // counts: a partial one cost imports 13%), grouped by each row's month.
             let (conditions, arguments) = try self.conditions(filter)
-            var sum = """
-                SELECT total(input_tokens) + total(output_tokens) FROM message INDEXED BY message_tokens
-                 WHERE created_at >= lo AND created_at < hi AND (input_tokens IS NOT NULL OR output_tokens IS NOT NULL)
+            var sql = """
+                SELECT CAST(strftime('%Y', created_at / 1000, 'unixepoch') AS INTEGER) * 12
+                           + CAST(strftime('%m', created_at / 1000, 'unixepoch') AS INTEGER) - 1 AS month,
+                       total(input_tokens) + total(output_tokens)
+                  FROM message
+                 WHERE created_at >= ? AND created_at < ? AND (input_tokens IS NOT NULL OR output_tokens IS NOT NULL)
                 """
-            var all = windowArguments
+            var all: [SQLValue] = [.integer(window.start.milliseconds), .integer(window.end.milliseconds)]
             if !filter.isEmpty {
-                sum += " AND conversation_id IN (SELECT id FROM conversation WHERE \(conditions))"
+                sql += " AND conversation_id IN (SELECT id FROM conversation WHERE \(conditions))"
                 all += arguments
             }
-            return ("\(with)\nSELECT n, (\(sum)) FROM bounds", all)
+            return (sql + " GROUP BY month", all)
         case .models, .sources:
             let column = chart == .models ? "model" : "source"
             let walk = filter.source == nil && filter.model == nil && filter.project == nil && filter.title == nil && !filter.pinnedOnly
