@@ -20,20 +20,14 @@ enum OverviewBench {
             // token counts in it.
             let like = "%" + (filter.model ?? "") + "%"
             let inWindow = "pinned IN (1, 0) AND updated_at >= ?1 AND updated_at < ?2" + (filter.model == nil ? "" : " AND model LIKE ?3")
-            let baselines: [ActivityChart: (String, [Int64], [String])] = [
-                .months: ("SELECT count(*) FROM conversation WHERE \(inWindow)", [start, end], filter.model == nil ? [] : [like]),
-                .days: ("SELECT count(*) FROM conversation WHERE \(inWindow)", [start, end], filter.model == nil ? [] : [like]),
-                .tokens: (
-                    "SELECT count(*) FROM message WHERE created_at >= ?1 AND created_at < ?2 AND (input_tokens IS NOT NULL OR output_tokens IS NOT NULL)"
-                        + (filter.isEmpty ? "" : " AND conversation_id IN (SELECT id FROM conversation WHERE \(inWindow))"),
-                    [start, end], filter.model == nil ? [] : [like]
-                ),
-                .models: ("SELECT count(*) FROM conversation WHERE \(inWindow)", [start, end], filter.model == nil ? [] : [like]),
-                .sources: ("SELECT count(*) FROM conversation WHERE \(inWindow)", [start, end], filter.model == nil ? [] : [like]),
-            ]
+            let text = filter.model == nil ? [] : [like]
+            let conversations = "SELECT count(*) FROM conversation WHERE \(inWindow)"
+            let messages =
+                "SELECT count(*) FROM message WHERE created_at >= ?1 AND created_at < ?2 AND (input_tokens IS NOT NULL OR output_tokens IS NOT NULL)"
+                + (filter.isEmpty ? "" : " AND conversation_id IN (SELECT id FROM conversation WHERE \(inWindow))")
+            let integers = [start, end]
             for chart in ActivityChart.allCases {
-                guard let (sql, integers, text) = baselines[chart] else { continue }
-                let statement = try RawSQLite.Statement(raw, sql)
+                let statement = try RawSQLite.Statement(raw, chart == .tokens ? messages : conversations)
                 // Warm both once, then alternate so that the page cache treats them alike.
                 _ = statement.first(integers, text: text)
                 _ = try store.activity.chart(chart, filter: filter, window: window)

@@ -121,22 +121,27 @@ struct OverviewLayoutTests {
         #expect(browser.screen == .list && browser.list.total == 4)
     }
 
-    @Test("counted in the background: the screen opens at once saying so, each chart shows as it arrives, the same as counted in place")
-    func background() throws {
-        let folder = try TemporaryDirectory()
-        let path = folder.file("h.sqlite")
+    /// The fixture in a file, its half year's overview counted by a background runner.
+    static func counting(path: String, readOnly: Bool) throws -> (BrowserViewModel, OverviewScreen) {
         let store = try Store.open(path: path)
         try store.addActivity()
         let browser = try BrowserViewModel(
             repositories: .init(
                 conversations: store.conversations, messages: store.messages, search: store.search, settings: store.settings,
                 activity: store.activity),
-            databasePath: path, isReadOnly: true, activityRunner: BackgroundActivityRunner(path: path), now: { LayoutTests.now })
+            databasePath: path, isReadOnly: readOnly, activityRunner: BackgroundActivityRunner(path: path), now: { LayoutTests.now })
         browser.resize(width: 80, height: 46)
         try browser.start()
         try browser.list.setFilter(ConversationFilter.parse("since:2025-01 until:2025-06", now: LayoutTests.now))
         _ = try browser.handle(.character("a"))
-        let overview = try #require(browser.top as? OverviewScreen)
+        return (browser, try #require(browser.top as? OverviewScreen))
+    }
+
+    @Test("counted in the background: the screen opens at once saying so, each chart shows as it arrives, the same as counted in place")
+    func background() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("h.sqlite")
+        let (browser, overview) = try Self.counting(path: path, readOnly: true)
         for _ in 0..<4_000 where overview.isCounting {
             browser.poll()
             usleep(1_000)
@@ -152,18 +157,7 @@ struct OverviewLayoutTests {
     func recountsOnChange() throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("h.sqlite")
-        let store = try Store.open(path: path)
-        try store.addActivity()
-        let browser = try BrowserViewModel(
-            repositories: .init(
-                conversations: store.conversations, messages: store.messages, search: store.search, settings: store.settings,
-                activity: store.activity),
-            databasePath: path, isReadOnly: false, activityRunner: BackgroundActivityRunner(path: path), now: { LayoutTests.now })
-        browser.resize(width: 80, height: 46)
-        try browser.start()
-        try browser.list.setFilter(ConversationFilter.parse("since:2025-01 until:2025-06", now: LayoutTests.now))
-        _ = try browser.handle(.character("a"))
-        let overview = try #require(browser.top as? OverviewScreen)
+        let (browser, overview) = try Self.counting(path: path, readOnly: false)
         func settle() {
             for _ in 0..<4_000 where overview.isCounting {
                 browser.poll()

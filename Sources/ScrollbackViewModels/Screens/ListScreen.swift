@@ -97,7 +97,7 @@ public final class ListScreen: BrowserScreenModel {
             }
             browser.prompt = .jump(editor: LineEditor())
         case .quit: return .quit
-        case .overview: browser.push(try OverviewScreen(filter: list.filter, browser: browser))
+        case .overview: browser.push(OverviewScreen(filter: list.filter, browser: browser))
         case .search: browser.openSearchPrompt()
         case .nextMatch:
             if let results = browser.lastResults { browser.push(results) } else { browser.status = "No search yet: / searches" }

@@ -29,24 +29,38 @@ public final class OverviewScreen: BrowserScreenModel {
     private var moved = false
     unowned let browser: BrowserViewModel
 
-    init(filter: ConversationFilter, browser: BrowserViewModel) throws {
+    init(filter: ConversationFilter, browser: BrowserViewModel) {
         self.filter = filter
         self.browser = browser
         window = ActivityWindow(filter: filter, now: browser.now())
         viewportHeight = browser.contentHeight
+        count()
+    }
+
+    /// Counts every chart: in the background, or without a runner (tests, `:memory:`)
+    /// here and now. What is still being counted is stopped first; the bars shown stay
+    /// until the new ones arrive.
+    private func count() {
+        for job in jobs.values { job.cancel() }
+        jobs = [:]
         for chart in ActivityChart.allCases {
             if let runner = browser.activityRunner {
                 jobs[chart] = runner.start(chart, filter: filter, window: window)
             } else {
-                // No runner (tests, `:memory:`): counted here and now.
-                do {
-                    charts[chart] = try browser.repositories.activity.chart(chart, filter: filter, window: window)
-                } catch {
-                    failures[chart] = Self.failure(error)
-                }
+                take(chart, Result { try browser.repositories.activity.chart(chart, filter: filter, window: window) })
             }
         }
         layOut()
+    }
+
+    private func take(_ chart: ActivityChart, _ result: Result<ActivityChartData, any Error>) {
+        switch result {
+        case .success(let data):
+            charts[chart] = data
+            failures[chart] = nil
+        case .failure(let error):
+            failures[chart] = Self.failure(error)
+        }
     }
 
     public var kind: BrowserScreen { .overview }
@@ -235,13 +249,7 @@ public final class OverviewScreen: BrowserScreenModel {
         for (chart, job) in jobs {
             guard let result = job.result else { continue }
             jobs[chart] = nil
-            switch result {
-            case .success(let data):
-                charts[chart] = data
-                failures[chart] = nil
-            case .failure(let error):
-                failures[chart] = Self.failure(error)
-            }
+            take(chart, result)
             changed = true
         }
         if changed { layOut() }
@@ -250,23 +258,7 @@ public final class OverviewScreen: BrowserScreenModel {
 
     /// Another process changed the data: every chart is counted again (the ones shown stay
     /// until the new ones arrive).
-    public func dataChanged() throws {
-        for job in jobs.values { job.cancel() }
-        jobs = [:]
-        for chart in ActivityChart.allCases {
-            if let runner = browser.activityRunner {
-                jobs[chart] = runner.start(chart, filter: filter, window: window)
-            } else {
-                do {
-                    charts[chart] = try browser.repositories.activity.chart(chart, filter: filter, window: window)
-                    failures[chart] = nil
-                } catch {
-                    failures[chart] = Self.failure(error)
-                }
-            }
-        }
-        layOut()
-    }
+    public func dataChanged() throws { count() }
 
     /// Whether a chart is still being counted.
     public var isCounting: Bool { !jobs.isEmpty }
