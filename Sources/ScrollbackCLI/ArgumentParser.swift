@@ -1,3 +1,5 @@
+import ScrollbackModel
+
 /// A command line, parsed against `CommandTable`.
 struct ParsedArguments: Sendable, Equatable {
     var command: String?
@@ -9,15 +11,16 @@ struct ParsedArguments: Sendable, Equatable {
     func has(_ flag: String) -> Bool { flags.contains(flag) }
 }
 
-/// A mistake in how the program was called: exit status 2.
-struct UsageError: Error, Equatable {
+/// A mistake in how the program was called: exit status 2, and where to read how.
+struct UsageError: UserFacingError, Equatable {
     let message: String
     let command: String?
 
-    var line: String {
+    var userLine: String {
         let hint = command.map { "see 'scrollback \($0) --help'" } ?? "see 'scrollback --help'"
-        return "scrollback: \(message) (\(hint))"
+        return "\(message) (\(hint))"
     }
+    var exitStatus: Int32 { 2 }
 }
 
 enum ArgumentParser {

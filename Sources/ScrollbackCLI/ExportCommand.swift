@@ -136,12 +136,8 @@ struct ExportCommand {
             // JSON and JSONL carry every message with its kind whatever is shown.
             let hidden = showingHidden && format == .md ? ", hidden messages included (z)" : ""
             return UntrustedText.sanitized("Exported \(NumberText.grouped(count)) conversation\(count == 1 ? "" : "s") as \(format.name) to \(path)\(hidden)")
-        } catch let failure as CommandFailure {
-            return "Not exported: " + UntrustedText.sanitized(failure.message)
-        } catch let error as StorageError {
-            return "Not exported: " + UntrustedText.sanitized(error.description)
         } catch {
-            return "Not exported: " + UntrustedText.sanitized(String(describing: error))
+            return "Not exported: " + UntrustedText.sanitized((error as? any UserFacingError)?.userLine ?? String(describing: error))
         }
     }
 

@@ -7,13 +7,16 @@ import ScrollbackTerminal
 import TerminalText
 
 /// A command that failed for a reason the user can act on: exit status 1.
-struct CommandFailure: Error {
+struct CommandFailure: UserFacingError {
     let message: String
+    var userLine: String { message }
 }
 
 /// Stopped by Ctrl-C (or SIGTERM) with nothing lost: exit status 130.
-struct CommandInterrupted: Error {
+struct CommandInterrupted: UserFacingError {
     let message: String
+    var userLine: String { message }
+    var exitStatus: Int32 { 130 }
 }
 
 /// The command line: parses arguments, opens the store, runs one command.
@@ -49,11 +52,8 @@ public enum Scrollback {
         }
         do {
             try console.checkOutput()
-        } catch let failure as CommandFailure {
-            console.errorLine("scrollback: \(failure.message)")
-            return 1
         } catch {
-            return 1
+            return report(error, verbose: false, on: console)
         }
         return status
     }
@@ -73,28 +73,21 @@ public enum Scrollback {
             }
             let context = try CommandContext(parsed: parsed, environment: environment, console: console)
             return try context.run()
-        } catch let error as UsageError {
-            console.errorLine(error.line)
-            return 2
-        } catch let error as StorageError {
-            console.errorLine("scrollback: \(verbose ? error.verboseDescription : error.description)")
-            return 1
-        } catch let error as TerminalError {
-            console.errorLine("scrollback: \(error)")
-            return 1
-        } catch let error as SyncError {
-            console.errorLine("scrollback: \(error)")
-            return 1
-        } catch let error as CommandFailure {
-            console.errorLine("scrollback: \(error.message)")
-            return 1
-        } catch let error as CommandInterrupted {
-            console.errorLine("scrollback: \(error.message)")
-            return 130
         } catch {
+            return report(error, verbose: verbose, on: console)
+        }
+    }
+
+    /// Says why a command failed, in one line on standard error (sanitized: it quotes paths,
+    /// ids and titles), and gives its exit status. Every error a person can meet says what
+    /// to do (`UserFacingError`); one that does not is a bug, shown as Swift describes it.
+    static func report(_ error: any Error, verbose: Bool, on console: Console) -> Int32 {
+        guard let error = error as? any UserFacingError else {
             console.errorLine("scrollback: \(error)")
             return 1
         }
+        console.errorLine("scrollback: \(verbose ? error.verboseLine : error.userLine)")
+        return error.exitStatus
     }
 }
 

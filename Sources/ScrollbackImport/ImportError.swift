@@ -1,7 +1,8 @@
 import Foundation
+import ScrollbackModel
 
 /// Why a file could not be imported: shown as `PATH: what is wrong (where)`.
-public struct ImportError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct ImportError: UserFacingError, Equatable, Sendable, CustomStringConvertible {
     public let path: String
     public let problem: String
     /// Where in the file, when known: "byte 1234", "line 7".
@@ -16,6 +17,8 @@ public struct ImportError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         "\(path): \(problem)" + (location.map { " (\($0))" } ?? "")
     }
+
+    public var userLine: String { description }
 }
 
 /// A record inside a good file that was left out, and why.

@@ -1,7 +1,9 @@
+import ScrollbackModel
+
 /// Why sync stopped, each as one line that says what happened and what to do. None
 /// carries a secret: libpq's messages name hosts and users, never passwords, and the
 /// connection string is never repeated.
-public enum SyncError: Error, Equatable, CustomStringConvertible {
+public enum SyncError: UserFacingError, Equatable, CustomStringConvertible {
     /// Sync is not turned on for this database.
     case off
     /// No connection string, or no key, where one is needed.
@@ -40,6 +42,7 @@ public enum SyncError: Error, Equatable, CustomStringConvertible {
     case busy
 
     public var description: String { described(retrying: "scrollback sync") }
+    public var userLine: String { description }
 
     /// The line, with `command` as what to run again where trying again can help (`scrollback
     /// sync init` when it was init that failed).

@@ -1,12 +1,14 @@
 import CNcursesw
 import TerminalSignalState
 import Foundation
+import ScrollbackModel
 import ScrollbackViewModels
 import TerminalText
 
 /// Why the browser could not run on this terminal.
-public struct TerminalError: Error, CustomStringConvertible {
+public struct TerminalError: UserFacingError, CustomStringConvertible {
     public let description: String
+    public var userLine: String { description }
 }
 
 /// The event loop: draws the browser, waits for input with a short timeout (so that the

@@ -3,6 +3,8 @@ import Testing
 
 @testable import ScrollbackCLI
 import ScrollbackModel
+import ScrollbackSync
+import ScrollbackImport
 @testable import ScrollbackStorage
 import TestSupport
 
@@ -394,6 +396,35 @@ struct ArgumentParserTests {
         }
         #expect(throws: UsageError(message: "--limit needs a value (N)", command: "list")) {
             try ArgumentParser.parse(["list", "-jn"])
+        }
+    }
+
+    /// One report for every error a person can meet: its line (sanitized), its `--verbose`
+    /// line and its exit status, whatever layer it comes from.
+    @Test("every error type reports through one protocol: one sanitized line, the verbose line, the exit status")
+    func errorProtocol() {
+        let sql = SQLiteError(extendedCode: 11, message: "database disk image is malformed", sql: "SELECT secret FROM conversation")
+        let cases: [(any Error, Int32, String, String)] = [
+            (UsageError(message: "unknown option '--frob'", command: "list"), 2, "unknown option '--frob' (see 'scrollback list --help')", ""),
+            (StorageError.damaged(path: "/tmp/h\u{1B}]0;x\u{07}.db", detail: sql), 1, "is damaged", "SELECT secret"),
+            (StorageError.sqlite(sql), 1, "database disk image is malformed", "while executing `SELECT secret"),
+            (SyncError.wrongKey, 1, "this key does not open the history", ""),
+            (ImportError(path: "/x.zip", problem: "not a ZIP", location: "byte 4"), 1, "/x.zip: not a ZIP (byte 4)", ""),
+            (CommandFailure(message: "cannot write"), 1, "cannot write", ""),
+            (CommandInterrupted(message: "interrupted"), 130, "interrupted", ""),
+            (FilterError("since: needs a date"), 1, "since: needs a date", ""),
+            (CocoaError(.fileNoSuchFile), 1, "NSCocoaErrorDomain", ""),
+        ]
+        for (error, status, line, verboseOnly) in cases {
+            for verbose in [false, true] {
+                var written = ""
+                let console = Console(write: { _ in }, writeError: { written += $0 }, readLine: { nil }, inputIsTerminal: false, outputIsTerminal: false, errorIsTerminal: true)
+                #expect(Scrollback.report(error, verbose: verbose, on: console) == status, "\(error)")
+                #expect(written.hasPrefix("scrollback: ") && written.hasSuffix("\n") && written.filter { $0 == "\n" }.count == 1, "\(written)")
+                #expect(!written.contains("\u{1B}") && !written.contains("\u{07}"), "\(written.debugDescription)")
+                #expect(written.contains(line), "\(written)")
+                if !verboseOnly.isEmpty { #expect(written.contains(verboseOnly) == verbose, "\(written)") }
+            }
         }
     }
 }
