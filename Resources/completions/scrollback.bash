@@ -114,7 +114,7 @@ _scrollback() {
         check) _scrollback_offer "$current" < <(printf '%s\n' --repair --db --readonly --demo --verbose --help) ;;
         demo) _scrollback_offer "$current" < <(printf '%s\n' --count --seed --yes --db --readonly --demo --verbose --help) ;;
         sync)
-            if [[ "$current" == -* ]]; then _scrollback_offer "$current" < <(printf '%s\n' --force --json --db --readonly --demo --verbose --help); return; fi
+            if [[ "$current" == -* ]]; then _scrollback_offer "$current" < <(printf '%s\n' --json --force --db --readonly --demo --verbose --help); return; fi
             case "${typed[*]}" in
                 "") _scrollback_offer "$current" < <(printf '%s\n' init status off key) ;;
                 "key") _scrollback_offer "$current" < <(printf '%s\n' show import) ;;

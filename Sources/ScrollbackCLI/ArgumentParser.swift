@@ -2,13 +2,14 @@ import ScrollbackModel
 
 /// A command line, parsed against `CommandTable`.
 struct ParsedArguments: Sendable, Equatable {
+    /// The words that name the command (`sync key show`), nil for the browser.
     var command: String?
-    var values: [String: String] = [:]
-    var flags: Set<String> = []
+    var values: [OptionKey: String] = [:]
+    var flags: Set<OptionKey> = []
     var positional: [String] = []
 
-    func value(_ name: String) -> String? { values[name] }
-    func has(_ flag: String) -> Bool { flags.contains(flag) }
+    func value(_ option: OptionKey) -> String? { values[option] }
+    func has(_ flag: OptionKey) -> Bool { flags.contains(flag) }
 }
 
 /// A mistake in how the program was called: exit status 2, and where to read how.
@@ -33,8 +34,10 @@ enum ArgumentParser {
         var optionsEnded = false
         var spec: CommandSpec?
         func known(_ name: String) -> OptionSpec? {
-            (spec?.options ?? []).first { $0.name == name } ?? CommandTable.global.first { $0.name == name }
-                ?? (spec == nil && name == "--version" ? OptionSpec(name: "--version", value: nil, help: "") : nil)
+            // A subcommand's option may come before the subcommand's word (`sync --json
+            // status`): it is checked against the command at the end.
+            (spec?.family.flatMap(\.options) ?? []).first { $0.name == name } ?? CommandTable.global.first { $0.name == name }
+                ?? (spec == nil && name == OptionKey.version.name ? OptionSpec(.version, help: "") : nil)
                 ?? (spec == nil ? CommandTable.browser.first { $0.name == name } : nil)
         }
         while index < arguments.count {
@@ -73,6 +76,10 @@ enum ArgumentParser {
                     name = String(name[..<equals])
                 }
                 guard let option = known(name) else {
+                    // An option of another command of the same group: where it goes.
+                    if let spec, let owner = Self.owners(of: name, near: spec) {
+                        throw UsageError(message: "\(name) goes with \(owner) only", command: spec.name)
+                    }
                     let place = spec.map { " for '\($0.name)'" } ?? ""
                     throw UsageError(message: "unknown option \(Self.shown(name, spec: spec))\(place)", command: spec?.name)
                 }
@@ -87,17 +94,17 @@ enum ArgumentParser {
                         throw UsageError(message: "\(name) needs a value (\(option.value ?? ""))", command: spec?.name)
                     }
                     // Given twice, one would be dropped without a word: which one was meant is not ours to guess.
-                    if let first = parsed.values[name] {
+                    if let first = parsed.values[option.key] {
                         throw UsageError(
                             message: "\(name) is given twice ('\(OutputFormat.line(first))', then '\(OutputFormat.line(value))'); give it once",
                             command: spec?.name)
                     }
-                    parsed.values[name] = value
+                    parsed.values[option.key] = value
                 } else {
                     if inlineValue != nil {
                         throw UsageError(message: "\(name) takes no value", command: spec?.name)
                     }
-                    parsed.flags.insert(name)
+                    parsed.flags.insert(option.key)
                 }
                 continue
             }
@@ -106,25 +113,49 @@ enum ArgumentParser {
             }
             if spec == nil && parsed.command == nil {
                 if argument == "help" {
-                    parsed.flags.insert("--help")
-                    parsed.command = index < arguments.count ? arguments[index] : nil
-                    if parsed.command != nil { index += 1 }
-                    if let name = parsed.command, CommandTable.command(named: name) == nil {
-                        throw unknownCommand(name)
+                    // `help sync key show`: the words of a command, as far as they name one.
+                    parsed.flags.insert(.help)
+                    guard index < arguments.count else { continue }
+                    guard var shown = CommandTable.command(named: arguments[index]) else { throw unknownCommand(arguments[index]) }
+                    index += 1
+                    while index < arguments.count, let sub = shown.subcommand(arguments[index]) {
+                        shown = sub
+                        index += 1
                     }
+                    parsed.command = shown.name
                     continue
                 }
-                guard let command = CommandTable.command(named: argument) else {
+                guard let command = CommandTable.commands.first(where: { $0.name == argument }) else {
                     throw unknownCommand(argument)
                 }
                 spec = command
                 parsed.command = argument
                 continue
             }
+            // A subcommand's word, before any argument: `sync key show`.
+            if let current = spec, parsed.positional.isEmpty, let sub = current.subcommand(argument) {
+                spec = sub
+                parsed.command = sub.name
+                continue
+            }
             parsed.positional.append(argument)
         }
-        if parsed.has("--help") || parsed.has("--version") { return parsed }
+        if parsed.has(.help) || parsed.has(.version) { return parsed }
         if let spec {
+            for key in parsed.flags.union(parsed.values.keys).sorted(by: { $0.name < $1.name })
+            where !(spec.options + CommandTable.global).contains(where: { $0.key == key }) {
+                throw UsageError(message: "\(key) goes with \(owners(of: key.name, near: spec) ?? "another command") only", command: spec.name)
+            }
+            let wrongCount =
+                parsed.positional.count < spec.minimumArguments || spec.maximumArguments.map { parsed.positional.count > $0 } ?? false
+            if let refuse = spec.refuseWords, spec.run == nil || wrongCount {
+                throw refuse(spec.name.split(separator: " ").dropFirst().map(String.init) + parsed.positional)
+            }
+            if spec.run == nil {
+                let names = spec.subcommands.map(\.word)
+                throw UsageError(
+                    message: "'\(spec.name)' needs one of \(names.joined(separator: ", "))", command: spec.name)
+            }
             if parsed.positional.count < spec.minimumArguments {
                 throw UsageError(message: "'\(spec.name)' needs \(spec.arguments)", command: spec.name)
             }
@@ -140,14 +171,24 @@ enum ArgumentParser {
 
     /// The option a one-letter option stands for, in this command or globally.
     private static func shortOption(_ letter: Character, spec: CommandSpec?) -> OptionSpec? {
-        ((spec?.options ?? []) + CommandTable.global).first { $0.short == letter }
+        ((spec?.family.flatMap(\.options) ?? []) + CommandTable.global).first { $0.short == letter }
+    }
+
+    /// The commands near `spec` (its group's) that take the option `name`, as a message
+    /// names them: `` `sync off` and `sync key show` ``.
+    private static func owners(of name: String, near spec: CommandSpec) -> String? {
+        guard let root = spec.name.split(separator: " ").first.flatMap({ CommandTable.command(named: String($0)) }) else { return nil }
+        let owners = root.family.filter { $0.options.contains { $0.name == name } }.map { "`\($0.name)`" }
+        guard let last = owners.last else { return nil }
+        return owners.count == 1 ? last : owners.dropLast().joined(separator: ", ") + " and " + last
     }
 
     /// A word of the command line for a message, quoted; not shown where it may be a secret:
-    /// anything given to `sync` (its connection string and key are never arguments, so
-    /// one given there may well be one), and what looks like a connection string anywhere.
+    /// anything given to a command whose words may be secrets (`sync`: its connection string
+    /// and key are never arguments, so one given there may well be one), and what looks like
+    /// a connection string anywhere.
     static func shown(_ word: String, spec: CommandSpec?) -> String {
-        if spec?.name == "sync" || word.contains("://") || word.contains("@") || word.count > 40 {
+        if spec?.refuseWords != nil || word.contains("://") || word.contains("@") || word.count > 40 {
             return "(\(word.count) characters, not shown)"
         }
         return "'\(OutputFormat.line(word))'"

@@ -65,7 +65,7 @@ struct BrowseCommand {
         console.flush()
         let app = TerminalApp(
             browser: browser, environment: context.environment, config: config,
-            exitAfterFirstFrame: context.parsed.has("--exit-after-first-frame"))
+            exitAfterFirstFrame: context.parsed.has(.exitAfterFirstFrame))
         let environment = context.environment
         app.exporter = { ids, path, hidden in
             ExportCommand.exportFromBrowser(ids: ids, path: path, showingHidden: hidden, store: store, environment: environment)

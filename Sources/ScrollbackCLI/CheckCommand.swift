@@ -15,9 +15,9 @@ struct CheckCommand {
             // The deep check of the search indexes needs a write transaction; it runs only
             // where that cannot change anything: no `-wal` with content beside the file
             // (which a live writer, or a crash, may have left). Otherwise check only reads.
-            let repairing = context.parsed.has("--repair")
+            let repairing = context.parsed.has(.repair)
             let store = try context.openStore(forReading: !repairing && Store.hasWALContent(context.databasePath))
-            if context.parsed.has("--repair") {
+            if context.parsed.has(.repair) {
                 try context.requireWritable(store)
                 let copies = try store.repair()
                 if let copy = copies.first {
@@ -34,7 +34,7 @@ struct CheckCommand {
             default:
                 // A file that does not open as ours is still examined, read-only: the report
                 // says what could be read and what is wrong.
-                if context.parsed.has("--repair") {
+                if context.parsed.has(.repair) {
                     // Not "run check": that is where the person came from. A file that does not
                     // even open for the repair (a damaged schema page) is said to be damaged
                     // when the read-only check finds it so.

@@ -49,12 +49,12 @@ struct ConfigCommand {
     func run() throws -> Int32 {
         let console = context.console
         let path = ConfigLocation.path(environment: context.environment)
-        if context.parsed.has("--print-default") {
+        if context.parsed.has(.printDefault) {
             // A file for the user's editor: written whole, never sanitized away.
             console.write(BrowserConfig.defaultFile())
             return 0
         }
-        if context.parsed.has("--check") {
+        if context.parsed.has(.check) {
             let config = ConfigLocation.load(environment: context.environment)
             for problem in config.problems { console.errorLine(problem) }
             guard config.problems.isEmpty else { return 1 }

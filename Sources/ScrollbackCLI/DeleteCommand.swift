@@ -13,7 +13,7 @@ struct DeleteCommand {
         let store = try context.openStore()
         try context.requireWritable(store)
         var targets: [ConversationDTO] = []
-        if let sourceText = context.parsed.value("--source") {
+        if let sourceText = context.parsed.value(.source) {
             guard context.parsed.positional.isEmpty else {
                 throw UsageError(message: "give ids or --source, not both", command: "delete")
             }
@@ -30,7 +30,7 @@ struct DeleteCommand {
             targets = try context.conversationsNamed(in: store)
         }
         let console = context.console
-        if !context.parsed.has("--yes") {
+        if !context.parsed.has(.yes) {
             guard console.inputIsTerminal else {
                 throw UsageError(
                     message: "refusing to delete without --yes when standard input is not a terminal", command: "delete")

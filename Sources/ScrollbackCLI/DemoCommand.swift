@@ -9,14 +9,14 @@ struct DemoCommand {
     let context: CommandContext
 
     func run() throws {
-        let count = try context.integer("--count", default: 1_000, in: 0...50_000_000)
-        let seedText = context.parsed.value("--seed") ?? "1"
+        let count = try context.integer(.count, default: 1_000, in: 0...50_000_000)
+        let seedText = context.parsed.value(.seed) ?? "1"
         guard let seed = UInt64(seedText) else {
             throw UsageError(message: "--seed must be a whole number, not '\(seedText)'", command: "demo")
         }
         let console = context.console
-        let intoHistory = context.parsed.value("--db") == nil && !context.parsed.has("--demo")
-        if intoHistory && !context.parsed.has("--yes") && count > 0 {
+        let intoHistory = context.parsed.value(.db) == nil && !context.parsed.has(.demo)
+        if intoHistory && !context.parsed.has(.yes) && count > 0 {
             // Generated data in the real history is asked about first: nothing removes it
             // but `delete --source demo`.
             guard console.inputIsTerminal else {

@@ -4,8 +4,6 @@ import ScrollbackViewModels
 /// `--help` (`CommandTable`) and the browser's keys (`KeyBindings`), so that they cannot
 /// drift: `Resources/` holds what these return, and a test compares them.
 enum Documentation {
-    static let shells = ["bash", "zsh", "fish"]
-
     /// The environment variables scrollback reads, and what for.
     static let environment: [(name: String, help: String)] = [
         ("SCROLLBACK_DB", "the database, unless --db or --demo is given"),
@@ -58,7 +56,7 @@ enum Documentation {
         page += ".SH OPTIONS\n"
         for option in CommandTable.global + CommandTable.browser { page += item(option) }
         page += ".SH COMMANDS\n"
-        for command in CommandTable.commands {
+        for command in CommandTable.commands.flatMap(\.family) where command.run != nil {
             page += ".SS \(roff(command.name))\n\(roff(command.summary)).\n.PP\n.B \(roff(command.usage))\n"
             for option in command.options { page += item(option) }
             page += ".PP\nExample:\n.RS\n.B \(roff(command.example))\n.RE\n"
@@ -102,20 +100,13 @@ enum Documentation {
 
     // MARK: Completions
 
-    /// The completion script for `shell` (one of `shells`).
-    static func completions(for shell: String) -> String? {
+    /// The completion script for `shell`.
+    static func completions(for shell: Shell) -> String {
         switch shell {
-        case "bash": bash()
-        case "zsh": zsh()
-        case "fish": fish()
-        default: nil
+        case .bash: bash()
+        case .zsh: zsh()
+        case .fish: fish()
         }
-    }
-
-    /// The words an option takes, when they are a fixed set (`updated|created|title`).
-    private static func choices(_ option: OptionSpec) -> [String]? {
-        guard let value = option.value, value.contains("|") else { return nil }
-        return value.split(separator: "|").map(String.init)
     }
 
     // The completions of every shell are made from one reading of the tables, so that the
@@ -126,16 +117,36 @@ enum Documentation {
 
     private static var globalOptions: [String] { shown(CommandTable.global + CommandTable.browser).map(\.name) + ["--version"] }
 
+    /// The options of a command and of its subcommands (the scripts offer those of `sync
+    /// status` and `sync off` after `sync`), each once.
+    /// One that several take says what it does in each (`sync off: …; sync key show: …`).
+    private static func ownOptions(of command: CommandSpec) -> [OptionSpec] {
+        var options: [OptionSpec] = []
+        for option in command.family.flatMap(\.options) where !options.contains(where: { $0.key == option.key }) {
+            let takers = command.family.filter { $0.options.contains { $0.key == option.key } }
+            guard takers.count > 1 else {
+                options.append(option)
+                continue
+            }
+            var described = option
+            described.help = takers.compactMap { taker in
+                taker.options.first { $0.key == option.key }.map { "\(taker.name): \($0.help)" }
+            }.joined(separator: "; ")
+            options.append(described)
+        }
+        return options
+    }
+
     /// A command's options with the global ones, as offered after it.
     private static func options(of command: CommandSpec) -> [String] {
-        shown(command.options + CommandTable.global).map(\.name)
+        shown(ownOptions(of: command) + CommandTable.global).map(\.name)
     }
 
     /// Every option that takes a value, with its short form: the word after one is that
     /// value, never a command (`--db PATH list`).
     private static var valueOptions: [String] {
         var names: [String] = []
-        for option in CommandTable.global + CommandTable.commands.flatMap(\.options) where option.value != nil {
+        for option in CommandTable.global + CommandTable.commands.flatMap(ownOptions) where option.value != nil {
             for name in [option.name] + (option.short.map { ["-\($0)"] } ?? []) where !names.contains(name) { names.append(name) }
         }
         return names
@@ -152,19 +163,19 @@ enum Documentation {
     }
 
     private static func valueCompletion(_ option: OptionSpec) -> ValueCompletion {
-        if let words = choices(option) { return .words(words) }
-        switch option.name {
-        case "--db", "--out": return .files
-        case "--out-dir": return .folders
-        case "--source": return .database("source")
-        case "--model": return .database("model")
+        if let words = option.choices { return .words(words) }
+        switch option.key {
+        case .db, .out: return .files
+        case .outDir: return .folders
+        case .source: return .database(CompletionWords.source.rawValue)
+        case .model: return .database(CompletionWords.model.rawValue)
         default: return .nothing
         }
     }
 
     /// Per command, each option that takes a value, with what completes it.
     private static func values(of command: CommandSpec) -> [(option: OptionSpec, completion: ValueCompletion)] {
-        command.options.filter { $0.value != nil && !$0.hidden }.map { ($0, valueCompletion($0)) }
+        ownOptions(of: command).filter { $0.value != nil && !$0.hidden }.map { ($0, valueCompletion($0)) }
     }
 
     /// The words of a command's arguments as a tree (`sync key show`): for each list of
@@ -447,7 +458,7 @@ enum Documentation {
             script += line(option, condition: "true")
         }
         for command in CommandTable.commands {
-            for option in shown(command.options) {
+            for option in shown(ownOptions(of: command)) {
                 script += line(option, condition: "__scrollback_in \(command.name)")
             }
             if command.name == "import" {

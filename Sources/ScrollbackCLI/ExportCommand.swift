@@ -10,14 +10,11 @@ struct ExportCommand {
     let context: CommandContext
 
     func run() throws {
-        let formatText = context.parsed.value("--format") ?? "md"
-        guard let format = ExportFormat(rawValue: formatText) else {
-            throw UsageError(message: "--format must be md, json or jsonl, not '\(formatText)'", command: "export")
-        }
+        let format = try context.choice(.format, as: ExportFormat.self) ?? .md
         // `--out -` is standard output, as for most tools.
-        let out = context.parsed.value("--out").flatMap { $0 == "-" ? nil : $0 }
-        let outDir = context.parsed.value("--out-dir")
-        let force = context.parsed.has("--force")
+        let out = context.parsed.value(.out).flatMap { $0 == "-" ? nil : $0 }
+        let outDir = context.parsed.value(.outDir)
+        let force = context.parsed.has(.force)
         if out != nil && outDir != nil {
             throw UsageError(message: "--out (one file) and --out-dir (a folder) cannot be used together", command: "export")
         }
@@ -31,7 +28,7 @@ struct ExportCommand {
         let filter = try context.filter()
         let store = try context.openStore(forReading: true)
         if let out { try ExportTarget.refuseDatabase(out, database: store.path) }
-        let exporter = Exporter(store: store, showingHidden: context.parsed.has("--hidden"))
+        let exporter = Exporter(store: store, showingHidden: context.parsed.has(.hidden))
         // Every id is checked before anything is written; a filter narrows them too.
         let chosen = try context.conversationsNamed(in: store)
         let each: ((ConversationDTO) throws -> Void) throws -> Void = { body in

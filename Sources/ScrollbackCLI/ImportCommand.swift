@@ -9,18 +9,9 @@ struct ImportCommand {
     let context: CommandContext
 
     func run() throws -> Int32 {
-        var format: ImportFormat?
-        if let text = context.parsed.value("--format") {
-            guard let chosen = ImportFormat(rawValue: text) else {
-                let names = ImportFormat.allCases.map(\.rawValue)
-                throw UsageError(
-                    message: "--format must be \(names.dropLast().joined(separator: ", ")) or \(names.last ?? ""), not '\(OutputFormat.line(text))'",
-                    command: "import")
-            }
-            format = chosen
-        }
+        let format = try context.choice(.format, as: ImportFormat.self)
         var unzipLimit = UnzipLimit()
-        if let text = context.parsed.value("--unzip-limit") {
+        if let text = context.parsed.value(.unzipLimit) {
             guard let bytes = UnzipLimit.parse(text) else {
                 throw UsageError(message: "--unzip-limit must be a size such as 500M or 8G, not '\(text)'", command: "import")
             }
@@ -45,7 +36,7 @@ struct ImportCommand {
                 let files = place.files == 1 ? "" : ", \(NumberText.grouped(place.files)) files"
                 console.line("  \(place.name): \(OutputFormat.line(place.path)) (\(OutputFormat.bytes(place.bytes))\(files))")
             }
-            if !context.parsed.has("--yes") {
+            if !context.parsed.has(.yes) {
                 guard console.inputIsTerminal else {
                     throw UsageError(message: "import these with --yes (standard input is not a terminal to ask)", command: "import")
                 }
@@ -58,14 +49,14 @@ struct ImportCommand {
             }
             paths = places.map(\.path)
         }
-        let showProgress = console.errorIsTerminal && !context.parsed.has("--quiet")
+        let showProgress = console.errorIsTerminal && !context.parsed.has(.quiet)
         // Ctrl-C is held back and looked for between records, so that the file being read
         // is rolled back cleanly rather than cut off.
         let started = Date()
         var lastShown = Date.distantPast
         let summary = withInterruptsHeld { interrupted in
             var importer = Importer(store: store, unzipLimit: unzipLimit)
-            importer.restoring = context.parsed.has("--restore")
+            importer.restoring = context.parsed.has(.restore)
             return importer.run(
                 paths: paths, format: format,
                 progress: { progress in

@@ -16,16 +16,10 @@ struct ListCommand {
 
     func run() throws {
         let parsed = context.parsed
-        var sort: ConversationOrder?
-        if let text = parsed.value("--sort") {
-            guard let order = ConversationOrder(rawValue: text) else {
-                throw UsageError(message: "--sort must be updated, created or title, not '\(text)'", command: "list")
-            }
-            sort = order
-        }
-        let limit = try context.integer("--limit", default: 50, in: 1...10_000)
+        let sort = try context.choice(.sort, as: ConversationOrder.self)
+        let limit = try context.integer(.limit, default: 50, in: 1...10_000)
         let filter = try context.filter()
-        let starts = [parsed.value("--after") != nil, parsed.value("--before") != nil, parsed.has("--last")]
+        let starts = [parsed.value(.after) != nil, parsed.value(.before) != nil, parsed.has(.last)]
         if starts.filter({ $0 }).count > 1 {
             throw UsageError(message: "use only one of --after, --before and --last", command: "list")
         }
@@ -34,12 +28,12 @@ struct ListCommand {
         // Tokens are bound to this database, this order and this filter.
         let scope = try context.pageScope(store, query: "list \(order.rawValue) \(CommandContext.filterOptions(filter))")
         let position: PagePosition
-        if let cursor = try context.cursor("--after", scope: scope) {
+        if let cursor = try context.cursor(.after, scope: scope) {
             position = .after(cursor)
-        } else if let cursor = try context.cursor("--before", scope: scope) {
+        } else if let cursor = try context.cursor(.before, scope: scope) {
             position = .before(cursor)
         } else {
-            position = parsed.has("--last") ? .last : .first
+            position = parsed.has(.last) ? .last : .first
         }
         let page = try store.conversations.page(sort: order, filter: filter, at: position, limit: limit)
         let token = { (cursor: Cursor) in PageToken.make(cursor, scope: scope) }
@@ -88,7 +82,7 @@ struct ListCommand {
         if let next = page.next {
             // A command that works pasted as it is: the same database, order, size and filter.
             var words = context.commandPrefix + ["list", "--sort", order.rawValue]
-            if parsed.value("--limit") != nil { words += ["--limit", String(limit)] }
+            if parsed.value(.limit) != nil { words += ["--limit", String(limit)] }
             words += CommandContext.filterOptions(filter) + ["--after", token(next)]
             console.errorLine("more: " + ShellWords.line(words))
         }

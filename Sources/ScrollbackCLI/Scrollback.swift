@@ -60,14 +60,14 @@ public enum Scrollback {
 
     @MainActor
     private static func runCommand(arguments: [String], environment: [String: String], console: Console) -> Int32 {
-        let verbose = arguments.contains("--verbose")
+        let verbose = arguments.contains(OptionKey.verbose.name)
         do {
             let parsed = try ArgumentParser.parse(arguments)
-            if parsed.has("--version") {
+            if parsed.has(.version) {
                 console.line("scrollback \(version)")
                 return 0
             }
-            if parsed.has("--help") {
+            if parsed.has(.help) {
                 console.write(HelpText.text(for: parsed.command.flatMap(CommandTable.command(named:))))
                 return 0
             }
@@ -106,15 +106,15 @@ struct CommandContext {
         self.parsed = parsed
         self.environment = environment
         self.console = console
-        readOnly = parsed.has("--readonly")
-        if parsed.has("--demo") && parsed.value("--db") != nil {
+        readOnly = parsed.has(.readonly)
+        if parsed.has(.demo) && parsed.value(.db) != nil {
             throw UsageError(message: "--demo and --db cannot be used together", command: parsed.command)
         }
-        if let path = parsed.value("--db") {
+        if let path = parsed.value(.db) {
             guard !path.isEmpty else { throw UsageError(message: "--db needs a path", command: parsed.command) }
             databasePath = path
             createsFolder = false
-        } else if parsed.has("--demo") {
+        } else if parsed.has(.demo) {
             databasePath = DatabaseLocation.demoPath(environment: environment)
             createsFolder = true
         } else {
@@ -123,55 +123,15 @@ struct CommandContext {
         }
     }
 
-    var wantsJSON: Bool { parsed.has("--json") }
+    var wantsJSON: Bool { parsed.has(.json) }
 
+    /// Runs the command the table names, or the browser when there is none.
     @MainActor
     func run() throws -> Int32 {
-        switch parsed.command {
-        case "list": try ListCommand(context: self).run()
-        case "show": try ShowCommand(context: self).run()
-        case "search": try SearchCommand(context: self).run()
-        case "rename": try RenameCommand(context: self).run()
-        case "delete": return try DeleteCommand(context: self).run()
-        case "config": return try ConfigCommand(context: self).run()
-        case "pin": try PinCommand(context: self, pinned: true).run()
-        case "unpin": try PinCommand(context: self, pinned: false).run()
-        case "stats": try StatsCommand(context: self).run()
-        case "check": return try CheckCommand(context: self).run()
-        case "demo": try DemoCommand(context: self).run()
-        case "import": return try ImportCommand(context: self).run()
-        case "export": try ExportCommand(context: self).run()
-        case "sync": return try SyncCommand(context: self).run()
-        case "completions":
-            if let kind = parsed.value("--words") { return try completionWords(kind) }
-            guard parsed.positional.count == 1 else {
-                throw UsageError(message: "completions needs the shell: bash, zsh or fish", command: "completions")
-            }
-            // Written whole by one call: a script is text for a file, never sanitized away.
-            let shell = parsed.positional[0]
-            guard let script = Documentation.completions(for: shell) else {
-                throw UsageError(message: "no completions for '\(OutputFormat.line(shell))': bash, zsh or fish", command: "completions")
-            }
-            console.write(script)
-        default: return try BrowseCommand(context: self).run()
+        guard let name = parsed.command, let command = CommandTable.command(named: name), let run = command.run else {
+            return try BrowseCommand(context: self).run()
         }
-        return 0
-    }
-
-    /// `completions --words source|model`: the words a completion script offers after
-    /// `--source` and `--model`, one a line, from the database if there is one (never made
-    /// for this); a word a shell would split or a terminal would act on is left out.
-    private func completionWords(_ kind: String) throws -> Int32 {
-        guard ["source", "model"].contains(kind), parsed.positional.isEmpty else {
-            throw UsageError(message: "--words takes source or model, and no shell", command: "completions")
-        }
-        guard FileManager.default.fileExists(atPath: databasePath) else { return 0 }
-        let words = try Store.open(path: databasePath, readOnly: true).filterWords()
-        for word in kind == "source" ? words.sources : words.models
-        where !word.isEmpty && word.count <= 200 && !word.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control || $0.properties.generalCategory == .format || "'\"\\$`*?[]{}~!&;|<>()#".unicodeScalars.contains($0) }) {
-            console.line(word)
-        }
-        return 0
+        return try run(self)
     }
 
     /// Opens the store, making the demo database first when `--demo` asks for it.
@@ -185,7 +145,7 @@ struct CommandContext {
     ///   (with a progress line on a terminal; Ctrl-C stops it, kept for the next time),
     ///   unless `buildingIndex` is false (the browser builds it in the background).
     func openStore(forReading: Bool = false, buildingIndex: Bool = true) throws -> Store {
-        if parsed.has("--demo") && !readOnly {
+        if parsed.has(.demo) && !readOnly {
             try DemoCommand.ensureDemoDatabase(at: databasePath, console: console)
         }
         if forReading && !readOnly && FileManager.default.fileExists(atPath: databasePath) {
@@ -247,7 +207,7 @@ struct CommandContext {
         if store.isReadOnly { throw StorageError.readOnly }
     }
 
-    func integer(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) throws -> Int {
+    func integer(_ name: OptionKey, default defaultValue: Int, in range: ClosedRange<Int>) throws -> Int {
         guard let text = parsed.value(name) else { return defaultValue }
         guard let value = Int(text), range.contains(value) else {
             throw UsageError(
@@ -257,12 +217,23 @@ struct CommandContext {
         return value
     }
 
+    /// The value of an option whose words are an enum's cases (`--sort`, `--format`), or a
+    /// usage error that lists them.
+    func choice<Choice: RawRepresentable & CaseIterable>(_ name: OptionKey, as _: Choice.Type = Choice.self) throws -> Choice?
+    where Choice.RawValue == String {
+        guard let text = parsed.value(name) else { return nil }
+        if let chosen = Choice(rawValue: text) { return chosen }
+        let names = Choice.allCases.map(\.rawValue)
+        let list = names.count > 1 ? names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "") : names.joined()
+        throw UsageError(message: "\(name) must be \(list), not '\(OutputFormat.line(text))'", command: parsed.command)
+    }
+
     /// The page cursor of `--after`/`--before`, when the token was made for this database
     /// and this query.
-    func cursor(_ name: String, scope: PageToken.Scope) throws -> Cursor? {
+    func cursor(_ name: OptionKey, scope: PageToken.Scope) throws -> Cursor? {
         guard let token = parsed.value(name) else { return nil }
         do {
-            return try PageToken.cursor(from: token, option: name, scope: scope)
+            return try PageToken.cursor(from: token, option: name.name, scope: scope)
         } catch let error as UsageError {
             throw UsageError(message: error.message, command: parsed.command)
         }
@@ -283,24 +254,24 @@ struct CommandContext {
 
     /// The filter of `--source`, `--model`, `--project`, `--since`, `--until` and `--pinned`.
     func filter(now: Timestamp = .now()) throws -> ConversationFilter {
-        var filter = ConversationFilter(pinnedOnly: parsed.has("--pinned"))
+        var filter = ConversationFilter(pinnedOnly: parsed.has(.pinned))
         do {
-            if let source = parsed.value("--source") { filter.source = try ConversationFilter.source(source) }
-            if let model = parsed.value("--model") {
+            if let source = parsed.value(.source) { filter.source = try ConversationFilter.source(source) }
+            if let model = parsed.value(.model) {
                 guard !model.trimmingCharacters(in: .whitespaces).isEmpty else {
                     throw FilterError("--model needs a name (or a part of one)")
                 }
                 filter.model = model
             }
-            if let project = parsed.value("--project") {
+            if let project = parsed.value(.project) {
                 guard !project.trimmingCharacters(in: .whitespaces).isEmpty else {
                     throw FilterError("--project needs a folder (or a part of one)")
                 }
                 filter.project = project
             }
-            if let since = parsed.value("--since") { filter.since = try ConversationFilter.time(since, now: now, end: false) }
-            if let until = parsed.value("--until") { filter.until = try ConversationFilter.time(until, now: now, end: true) }
-            if let title = parsed.value("--title") {
+            if let since = parsed.value(.since) { filter.since = try ConversationFilter.time(since, now: now, end: false) }
+            if let until = parsed.value(.until) { filter.until = try ConversationFilter.time(until, now: now, end: true) }
+            if let title = parsed.value(.title) {
                 guard let words = ConversationFilter.titleWords(title) else {
                     let blank = title.allSatisfy { $0.isWhitespace || $0.unicodeScalars.allSatisfy(\.properties.isDefaultIgnorableCodePoint) }
                     let why =
@@ -322,14 +293,14 @@ struct CommandContext {
     /// command that must see the same rows later (the `more:` line).
     static func filterOptions(_ filter: ConversationFilter) -> [String] {
         var words: [String] = []
-        if let source = filter.source { words += ["--source", source] }
-        if let model = filter.model { words += ["--model", model] }
-        if let project = filter.project { words += ["--project", project] }
-        if let since = filter.since { words += ["--since", since.iso8601] }
+        if let source = filter.source { words += [OptionKey.source.name, source] }
+        if let model = filter.model { words += [OptionKey.model.name, model] }
+        if let project = filter.project { words += [OptionKey.project.name, project] }
+        if let since = filter.since { words += [OptionKey.since.name, since.iso8601] }
         // `--until` a time takes in that instant: the last one in.
-        if let until = filter.until { words += ["--until", Timestamp(milliseconds: until.milliseconds &- 1).iso8601] }
-        if filter.pinnedOnly { words.append("--pinned") }
-        if let title = filter.title { words += ["--title", title] }
+        if let until = filter.until { words += [OptionKey.until.name, Timestamp(milliseconds: until.milliseconds &- 1).iso8601] }
+        if filter.pinnedOnly { words.append(OptionKey.pinned.name) }
+        if let title = filter.title { words += [OptionKey.title.name, title] }
         return words
     }
 
@@ -337,9 +308,9 @@ struct CommandContext {
     /// `scrollback --demo`, with `--readonly` when given.
     var commandPrefix: [String] {
         var words = ["scrollback"]
-        if let path = parsed.value("--db") { words += ["--db", path] }
-        if parsed.has("--demo") { words.append("--demo") }
-        if readOnly { words.append("--readonly") }
+        if let path = parsed.value(.db) { words += [OptionKey.db.name, path] }
+        if parsed.has(.demo) { words.append(OptionKey.demo.name) }
+        if readOnly { words.append(OptionKey.readonly.name) }
         return words
     }
 }

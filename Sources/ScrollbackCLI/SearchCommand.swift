@@ -35,14 +35,14 @@ struct SearchCommand {
 
     func run() throws {
         let query = context.parsed.positional.joined(separator: " ")
-        let limit = try context.integer("--limit", default: 50, in: 1...10_000)
+        let limit = try context.integer(.limit, default: 50, in: 1...10_000)
         let filter = try context.filter()
         let store = try context.openStore(forReading: true)
-        let hiddenToo = context.parsed.has("--hidden")
+        let hiddenToo = context.parsed.has(.hidden)
         // A page token of a search with --hidden is for that search only.
         let scope = try context.pageScope(
             store, query: "search \(query) \(CommandContext.filterOptions(filter))\(hiddenToo ? " --hidden" : "")")
-        let cursor = try context.cursor("--after", scope: scope)
+        let cursor = try context.cursor(.after, scope: scope)
         let page = try store.search.search(
             query, filter: filter, includingHidden: hiddenToo, after: cursor, limit: limit)
         let token = { (cursor: Cursor) in PageToken.make(cursor, scope: scope) }
@@ -94,7 +94,7 @@ struct SearchCommand {
         }
         if let next = page.next {
             var words = context.commandPrefix + ["search"]
-            if context.parsed.value("--limit") != nil { words += ["--limit", String(limit)] }
+            if context.parsed.value(.limit) != nil { words += ["--limit", String(limit)] }
             if hiddenToo { words.append("--hidden") }
             words += CommandContext.filterOptions(filter) + ["--after", token(next), "--"] + context.parsed.positional
             console.errorLine("more: " + ShellWords.line(words))

@@ -18,7 +18,7 @@ struct ShowCommand {
     }
 
     /// `--hidden`: the messages the person did not see too, each marked with its kind.
-    private var showingHidden: Bool { context.parsed.has("--hidden") }
+    private var showingHidden: Bool { context.parsed.has(.hidden) }
 
     /// What the text output says of a message's kind beside its role: nothing for text.
     static func kindLabel(_ kind: MessageKind) -> String? {
@@ -32,7 +32,7 @@ struct ShowCommand {
     func run() throws {
         let store = try context.openStore(forReading: true)
         let conversation = try store.conversations.conversation(matching: context.parsed.positional[0])
-        if context.parsed.has("--all-branches") {
+        if context.parsed.has(.allBranches) {
             try showTree(of: conversation, in: store)
         } else {
             try showCurrentBranch(of: conversation, in: store)

@@ -42,8 +42,8 @@ struct StatsCommand {
     static let modelWidth = 32
 
     func run() throws {
-        if context.parsed.has("--chart") { return try runChart() }
-        if let option = CommandTable.filters.map(\.name).first(where: { context.parsed.has($0) || context.parsed.value($0) != nil }) {
+        if context.parsed.has(.chart) { return try runChart() }
+        if let option = CommandTable.filters.map(\.key).first(where: { context.parsed.has($0) || context.parsed.value($0) != nil }) {
             throw UsageError(message: "\(option) chooses what --chart counts: add --chart (the counts without it are of the whole database)", command: "stats")
         }
         let store = try context.openStore(forReading: true)

@@ -27,8 +27,15 @@ struct SyncCommand {
             file: PathText.parent(of: ConfigLocation.path(environment: context.environment)) + "/secrets")
     }
 
-    /// The subcommands, as `sync --help` and the completions list them.
-    static let subcommands = ["init", "status", "off", "key show", "key import"]
+    /// What a sync command does, as the command table names it.
+    enum Action {
+        case now, initialize, status, off, showKey, importKey
+    }
+
+    /// The subcommands' words after `sync` (`key show`), as the command table has them.
+    static var subcommands: [String] {
+        (CommandTable.command(named: "sync")?.family ?? []).filter { $0.run != nil && $0.name != "sync" }.map { String($0.name.dropFirst("sync ".count)) }
+    }
 
     /// What is wrong with where the secrets come from, though a secret may be read all the
     /// same: a secret_command the config cannot use (it was left out), one that failed while
@@ -38,38 +45,27 @@ struct SyncCommand {
         secretCommandProblems.map { "the config's secret_command is not used: \($0)" } + secrets.passedOver
     }
 
-    func run() throws -> Int32 {
-        let words = context.parsed.positional
-        let joined = words.joined(separator: " ")
+    func run(_ action: Action) throws -> Int32 {
         defer {
-            if joined != "status" { for note in secretNotes { console.errorLine("scrollback: \(OutputFormat.line(note))") } }
+            if action != .status { for note in secretNotes { console.errorLine("scrollback: \(OutputFormat.line(note))") } }
         }
-        if context.readOnly && ["", "init", "off", "key import"].contains(joined) {
-            throw CommandFailure(message: "--readonly: `scrollback sync\(joined.isEmpty ? "" : " " + joined)` writes; run it without --readonly (`sync status` and `sync key show` only read)")
+        if context.readOnly && [.now, .initialize, .off, .importKey].contains(action) {
+            throw CommandFailure(message: "--readonly: `scrollback \(context.parsed.command ?? "sync")` writes; run it without --readonly (`sync status` and `sync key show` only read)")
         }
-        // Each flag where it means something, rather than taken and ignored.
-        if context.parsed.has("--json") && joined != "status" {
-            throw UsageError(message: "--json goes with `sync status` only", command: "sync")
-        }
-        if context.parsed.has("--force") && !["off", "key show"].contains(joined) {
-            throw UsageError(message: "--force goes with `sync off` and `sync key show` only", command: "sync")
-        }
-        switch joined {
-        case "": return try syncNow()
-        case "init": return try initialize()
-        case "status": return try status()
-        case "off": return try off()
-        case "key show": return try showKey()
-        case "key import": return try importKey()
-        default:
-            throw Self.unknown(words)
+        switch action {
+        case .now: return try syncNow()
+        case .initialize: return try initialize()
+        case .status: return try status()
+        case .off: return try off()
+        case .showKey: return try showKey()
+        case .importKey: return try importKey()
         }
     }
 
     /// An unknown subcommand, said without its arguments: they may be a connection string
     /// with its password, or a key, given where neither is taken. Only a short word close to
     /// a command (a typo) is shown, with the command meant.
-    static func unknown(_ words: [String]) -> UsageError {
+    @Sendable static func unknown(_ words: [String]) -> UsageError {
         let secretsNote = "the connection string and the key are read from standard input or the prompt, never taken as arguments"
         let commands = subcommands.map { $0.split(separator: " ").map(String.init) }
         // `sync init URL`, `sync key import KEY`: a known command with something after it.
@@ -457,7 +453,7 @@ struct SyncCommand {
         let store = try context.openStore()
         try context.requireWritable(store)
         let local = try store.localSyncState()
-        let forget = context.parsed.has("--force")
+        let forget = context.parsed.has(.force)
         guard let machine = local.machine, local.isOn || forget else {
             console.line("Sync is off already.")
             return 0
@@ -488,7 +484,7 @@ struct SyncCommand {
     // MARK: key
 
     private func showKey() throws -> Int32 {
-        guard console.outputIsTerminal || context.parsed.has("--force") else {
+        guard console.outputIsTerminal || context.parsed.has(.force) else {
             throw CommandFailure(message: "the key goes only to a terminal; add --force to write it to a pipe or file (anyone who reads it can open your history)")
         }
         let key = try storedKey()

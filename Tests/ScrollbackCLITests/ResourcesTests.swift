@@ -14,9 +14,9 @@ struct ResourcesTests {
 
     static let files: [(path: String, text: @Sendable () -> String)] = [
         ("scrollback.1", { Documentation.manPage() }),
-        ("completions/scrollback.bash", { Documentation.completions(for: "bash") ?? "" }),
-        ("completions/_scrollback", { Documentation.completions(for: "zsh") ?? "" }),
-        ("completions/scrollback.fish", { Documentation.completions(for: "fish") ?? "" }),
+        ("completions/scrollback.bash", { Documentation.completions(for: .bash) }),
+        ("completions/_scrollback", { Documentation.completions(for: .zsh) }),
+        ("completions/scrollback.fish", { Documentation.completions(for: .fish) }),
         ("config.toml", { BrowserConfig.defaultFile() }),
     ]
 
@@ -47,15 +47,16 @@ struct ResourcesTests {
     @Test("every command, option and key is in the man page; every command and option in each completion")
     func complete() throws {
         let page = Documentation.manPage()
-        for command in CommandTable.commands {
-            #expect(page.contains(".SS \(Documentation.roff(command.name))\n"))
+        // Every command that runs, subcommands too (`sync key show`), has its section.
+        for command in CommandTable.commands.flatMap(\.family) where command.run != nil {
+            #expect(page.contains(".SS \(Documentation.roff(command.name))\n"), "\(command.name)")
             for option in command.options + CommandTable.global {
                 #expect(page.contains(Documentation.roff(option.name)))
                 // A hidden option (for benchmarks, or for the scripts themselves) is never
                 // offered: CompletionTests runs the scripts to see it.
-                for shell in Documentation.shells where !option.hidden {
-                    let script = Documentation.completions(for: shell) ?? ""
-                    #expect(script.contains(shell == "fish" ? "-l \(option.name.dropFirst(2))" : option.name), "\(shell): \(option.name)")
+                for shell in Shell.allCases where !option.hidden {
+                    let script = Documentation.completions(for: shell)
+                    #expect(script.contains(shell == .fish ? "-l \(option.name.dropFirst(2))" : option.name), "\(shell): \(option.name)")
                 }
             }
         }
@@ -77,9 +78,9 @@ struct ResourcesTests {
     @Test("the scripts are valid for their shells, and `scrollback completions` prints them")
     func shells() throws {
         let runner = try BinaryRunner()
-        for shell in Documentation.shells {
+        for shell in Shell.allCases.map(\.rawValue) {
             let printed = try runner.run(["completions", shell])
-            #expect(printed.status == 0 && printed.output == Documentation.completions(for: shell))
+            #expect(printed.status == 0 && printed.output == Shell(rawValue: shell).map(Documentation.completions(for:)))
             // Parsed without running, by the shell itself where it is installed.
             guard let binary = ["/usr/bin/\(shell)", "/bin/\(shell)"].first(where: { FileManager.default.isExecutableFile(atPath: $0) })
             else { continue }
