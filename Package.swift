@@ -137,6 +137,11 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .testTarget(
+            name: "ScrollbackSyncTests",
+            dependencies: ["ScrollbackSync", "ScrollbackModel", "ScrollbackStorage"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
             name: "TerminalTextTests",
             dependencies: ["TerminalText"],
             exclude: ["FuzzFindings"],

@@ -16,7 +16,7 @@ final class IndexingLoad {
     private(set) var needsRebuild: Bool
     private var messages: [Int64] = []
     private var conversations: [Int64] = []
-    private var counts: [Int64: (messages: Int, hidden: Int, latest: Int64)] = [:]
+    private var counts: [Int64: Writer.AddedMessages] = [:]
     /// Rows per batch: enough that each batch's statement is a small part of its cost.
     private let batch: Int
     static let batch = 50_000
@@ -43,7 +43,7 @@ final class IndexingLoad {
     func inserted(message id: Int64, conversation: Int64, at time: Timestamp, hidden: Bool) throws {
         guard !needsRebuild else { return }
         // The counts the set-aside triggers would have kept, applied once per conversation.
-        var count = counts[conversation] ?? (0, 0, time.milliseconds)
+        var count = counts[conversation] ?? Writer.AddedMessages(latest: time.milliseconds)
         count.messages += 1
         if hidden { count.hidden += 1 }
         count.latest = max(count.latest, time.milliseconds)
@@ -84,23 +84,9 @@ final class IndexingLoad {
     }
 
     /// The new messages counted into their conversations, as `message_counted` and
-    /// `message_hidden_counted` do.
+    /// `message_hidden_counted` do, by the conversation table's writer.
     private func count() throws {
-        guard !counts.isEmpty else { return }
-        let update = try database.statement(
-            """
-            UPDATE conversation SET message_count = message_count + ?, hidden_count = hidden_count + ?, updated_at = max(updated_at, ?)
-             WHERE id = ?
-            """)
-        defer { update.reset() }
-        for (conversation, count) in counts {
-            try update.bind(.integer(Int64(count.messages)), at: 1)
-            try update.bind(.integer(Int64(count.hidden)), at: 2)
-            try update.bind(.integer(count.latest), at: 3)
-            try update.bind(.integer(conversation), at: 4)
-            while try update.step() {}
-            update.reset()
-        }
+        try Writer(database: database).count(counts)
         counts = [:]
     }
 

@@ -27,44 +27,29 @@ public final class Outbox {
         self.base = base
     }
 
-    enum Key {
-        static let machine = "sync.machine"
-        static let nextSeq = "sync.next_seq"
-        static let clock = "sync.clock"
-        /// `base`; none on a machine that turned sync on before this version: the origin.
-        static let base = "sync.base"
-        /// The last reading of the clock of edits made while sync is off (not a `sync.`
-        /// setting: it outlives `sync off --force`).
-        static let unsyncedClock = "edits.clock"
-    }
-
     /// The machine id of a clock read while sync is off (never on, or forgotten): `sync init`
     /// gives such clocks the machine's own id (`Store.turnSyncOn`).
     static let unsyncedMachine = String(repeating: "0", count: 32)
 
     /// A new reading of the clock of edits made here while sync is off: the time now, after
-    /// every reading before it (`Key.unsyncedClock`), so that a later edit is never older.
+    /// every reading before it (`SettingKey.editsClock`), so that a later edit is never older.
     static func tickUnsynced(in database: Database) throws -> HybridClock {
-        let last = try database.queryFirst("SELECT value FROM settings WHERE key = ?", [.text(Key.unsyncedClock)]) { $0.text(0) }
-            .flatMap(HybridClock.init(text:)) ?? .origin(of: unsyncedMachine)
+        let settings = SettingsTable(database: database)
+        let last = try settings.stored(.editsClock) ?? .origin(of: unsyncedMachine)
         var next = last.tick(now: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
         next.machine = unsyncedMachine
-        try database.run("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(Key.unsyncedClock), .text(next.text)])
+        try settings.set(next, for: .editsClock)
         return next
     }
 
     /// The outbox when sync is on in `database`, else nil.
     static func load(_ database: Database) throws -> Outbox? {
-        let values = try database.query(
-            "SELECT key, value FROM settings WHERE key IN ('sync.machine', 'sync.next_seq', 'sync.clock', 'sync.base')"
-        ) { ($0.text(0), $0.text(1)) }
-        var found: [String: String] = [:]
-        for (key, value) in values { found[key] = value }
-        guard let machine = found[Key.machine], HybridClock.isMachineID(machine) else { return nil }
-        let next = found[Key.nextSeq].flatMap { Int64($0) }.flatMap { $0 >= 1 ? $0 : nil } ?? 1
-        var clock = found[Key.clock].flatMap(HybridClock.init(text:)) ?? .origin(of: machine)
+        let settings = SettingsTable(database: database)
+        guard let machine = try settings.stored(.syncMachine), HybridClock.isMachineID(machine) else { return nil }
+        let next = try settings.stored(.syncNextSeq).flatMap { $0 >= 1 ? $0 : nil } ?? 1
+        var clock = try settings.stored(.syncClock) ?? .origin(of: machine)
         clock.machine = machine
-        let base = found[Key.base].flatMap(HybridClock.init(text:)) ?? .origin(of: machine)
+        let base = try settings.stored(.syncBase) ?? .origin(of: machine)
         return Outbox(machine: machine, nextSeq: next, clock: clock, base: base)
     }
 
@@ -114,8 +99,7 @@ public final class Outbox {
     /// After a savepoint rolled back: the next number follows the ops that are left (those
     /// of this transaction, else the saved number).
     func renumber(in database: Database) throws {
-        let saved = try database.queryFirst("SELECT value FROM settings WHERE key = 'sync.next_seq'") { $0.text(0) }
-            .flatMap { Int64($0) } ?? 1
+        let saved = try SettingsTable(database: database).stored(.syncNextSeq) ?? 1
         let last = try database.scalarInt("SELECT coalesce(max(seq), 0) FROM sync_outbox")
         nextSeq = max(saved, last + 1)
     }
@@ -132,9 +116,9 @@ public final class Outbox {
     /// Saves the numbers (before the transaction commits).
     func save(in database: Database) throws {
         guard changed else { return }
-        try database.run(
-            "INSERT OR REPLACE INTO settings (key, value) VALUES ('sync.next_seq', ?), ('sync.clock', ?)",
-            [.text(String(nextSeq)), .text(clock.text)])
+        let settings = SettingsTable(database: database)
+        try settings.set(nextSeq, for: .syncNextSeq)
+        try settings.set(clock, for: .syncClock)
         changed = false
     }
 
@@ -143,6 +127,102 @@ public final class Outbox {
         try database.run(
             "INSERT OR REPLACE INTO sync_clock (entity, field, clock) VALUES (?, ?, ?)",
             [.text(entity), .text(field), .text(clock.text)])
+    }
+
+    // MARK: Turning sync on and off, and sending
+
+    /// Queues everything stored, as turning sync on as `machine` does (`Store.turnSyncOn`
+    /// says with which clocks: `base` for what was merely stored, `legacy` for what was
+    /// stored before edits had clocks), and numbers the ops that follow after them.
+    /// Returns how many ops were queued.
+    static func start(machine: String, now: HybridClock, base: HybridClock, legacy: String, in database: Database) throws -> Int64 {
+        let origin = base.text
+        var queued: Int64 = 0
+        func queue(_ sql: String, _ values: [SQLValue]) throws {
+            try database.run(sql, [.integer(queued)] + values)
+            queued = try database.scalarInt("SELECT count(*) FROM sync_outbox")
+        }
+        // A restore first: the conversation's op after it brings it back where it was deleted.
+        try queue(
+            """
+            INSERT INTO sync_outbox (seq, op_id, entity, kind, clock)
+            SELECT ? + row_number() OVER (ORDER BY k.entity), lower(hex(randomblob(16))), k.entity, 'restore', k.clock
+              FROM sync_clock AS k WHERE k.field = 'restore' AND k.entity IN (SELECT public_id FROM conversation)
+            """, [])
+        try queue(
+            """
+            INSERT INTO sync_outbox (seq, op_id, entity, kind, clock)
+            SELECT ? + row_number() OVER (ORDER BY id), lower(hex(randomblob(16))), public_id, 'conv',
+                   CASE WHEN id IN (SELECT id FROM sync_unclocked) THEN ? ELSE ? END
+              FROM conversation
+            """, [.text(legacy), .text(origin)])
+        try queue(
+            """
+            INSERT INTO sync_outbox (seq, op_id, entity, kind, clock)
+            SELECT ? + row_number() OVER (ORDER BY conversation_id, position), lower(hex(randomblob(16))), public_id, 'msg', ?
+              FROM message
+            """, [.text(origin)])
+        try queue(
+            """
+            INSERT INTO sync_outbox (seq, op_id, entity, kind, clock)
+            SELECT ? + row_number() OVER (ORDER BY c.id), lower(hex(randomblob(16))), c.public_id, 'leaf',
+                   coalesce(k.clock, CASE WHEN c.id IN (SELECT id FROM sync_unclocked) THEN ? ELSE ? END)
+              FROM conversation AS c LEFT JOIN sync_clock AS k ON k.entity = c.public_id AND k.field = 'leaf'
+             WHERE c.current_leaf_id IS NOT NULL
+            """, [.text(legacy), .text(origin)])
+        // Each field edited here, with its edit's clock (the conversation's op above
+        // carries it as well, as of the origin).
+        try queue(
+            """
+            INSERT INTO sync_outbox (seq, op_id, entity, kind, clock)
+            SELECT ? + row_number() OVER (ORDER BY k.entity, k.field), lower(hex(randomblob(16))), k.entity, k.field, k.clock
+              FROM sync_clock AS k JOIN conversation AS c ON c.public_id = k.entity
+             WHERE k.field IN ('title', 'model', 'pin', 'times')
+            """, [])
+        // What was deleted here goes too, at the time it was deleted (never older than
+        // the origin): a delete made while sync was off and forgotten would otherwise
+        // never reach the others, and the tombstone would keep their copy out of here.
+        let tombstones = try database.query("SELECT public_id, source, source_id, clock FROM sync_tombstone ORDER BY public_id") {
+            (publicID: $0.text(0), source: $0.optionalText(1), sourceID: $0.optionalText(2), clock: HybridClock(text: $0.text(3)))
+        }
+        for tombstone in tombstones {
+            queued += 1
+            let clock = max(tombstone.clock ?? base, base)
+            try database.run(
+                "INSERT INTO sync_outbox (seq, op_id, entity, kind, clock, payload) VALUES (?, ?, ?, ?, ?, ?)",
+                [.integer(queued), .text(Outbox.newID()), .text(tombstone.publicID), .text(SyncOpKind.delete.rawValue), .text(clock.text),
+                 .blob(SyncRecord(kind: .delete, source: tombstone.source, sourceID: tombstone.sourceID).encoded())])
+        }
+        let settings = SettingsTable(database: database)
+        try settings.set(machine, for: .syncMachine)
+        try settings.set(queued + 1, for: .syncNextSeq)
+        try settings.set(now, for: .syncClock)
+        try settings.set(base, for: .syncBase)
+        return queued
+    }
+
+    /// Drops every op, sent or not (sync forgotten here).
+    static func forget(in database: Database) throws {
+        try database.run("DELETE FROM sync_outbox")
+    }
+
+    /// The last op known to be on the server, 0 when none (or not a number: then everything
+    /// in the outbox is sent again, which the server takes as the same ops).
+    static func sentThrough(in database: Database) throws -> Int64 {
+        max(0, try SettingsTable(database: database).stored(.syncSentThrough) ?? 0)
+    }
+
+    /// The ops through `seq` are on the server: they are not sent again. The outbox is
+    /// emptied once everything in it is sent, whole: SQLite then drops its pages without
+    /// visiting each row, where deleting the sent rows batch by batch cost more than reading
+    /// them (every batch touched most pages of the index of random op ids). Rows sent while
+    /// others were added meanwhile wait for the next time it is all sent.
+    static func markSent(through seq: Int64, in database: Database) throws {
+        let through = max(seq, try sentThrough(in: database))
+        try SettingsTable(database: database).set(through, for: .syncSentThrough)
+        if try database.scalarInt("SELECT coalesce(max(seq), 0) FROM sync_outbox") <= through {
+            try forget(in: database)
+        }
     }
 
     /// A new op or machine id: 32 lower-case hex digits, random.

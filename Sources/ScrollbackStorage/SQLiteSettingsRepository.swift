@@ -10,21 +10,14 @@ public final class SQLiteSettingsRepository: SettingsRepository {
     }
 
     public func value<Value>(_ key: SettingKey<Value>) throws -> Value {
-        let text = try database.queryFirst("SELECT value FROM settings WHERE key = ?", [.text(key.name)]) { $0.text(0) }
-        return text.flatMap(Value.init(settingText:)) ?? key.defaultValue
+        try SettingsTable(database: database).value(key)
     }
 
     public func set<Value>(_ value: Value, for key: SettingKey<Value>) throws {
-        try database.write {
-            try database.run(
-                "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                [.text(key.name), .text(value.settingText)])
-        }
+        try database.write { try SettingsTable(database: database).set(value, for: key) }
     }
 
     public func reset<Value>(_ key: SettingKey<Value>) throws {
-        try database.write {
-            try database.run("DELETE FROM settings WHERE key = ?", [.text(key.name)])
-        }
+        try database.write { try SettingsTable(database: database).remove(key) }
     }
 }

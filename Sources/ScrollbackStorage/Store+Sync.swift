@@ -69,49 +69,21 @@ public struct ApplyResult: Sendable, Equatable {
 }
 
 extension Store {
-    enum SyncKey {
-        static let lastSync = "sync.last"
-        /// The last op known to be on the server: the outbox's rows up to it are sent, and
-        /// stay until the outbox can be emptied whole (see `markSent(through:)`).
-        static let sentThrough = "sync.sent_through"
-        /// Set while sync is off but the machine kept (`turnSyncOff(forget: false)`).
-        static let paused = "sync.paused"
-        /// The last sync's failure (`SyncFailure`): its message, and the first and last times.
-        static let failure = "sync.failure"
-        static let failingSince = "sync.failing_since"
-        static let failedAt = "sync.failed_at"
-    }
-
-    /// `SyncKey.sentThrough`, 0 when none (or not a number: then everything in the outbox
-    /// is sent again, which the server takes as the same ops).
-    private func sentThrough() throws -> Int64 {
-        let text = try database.queryFirst("SELECT value FROM settings WHERE key = ?", [.text(SyncKey.sentThrough)]) { $0.text(0) }
-        return max(0, text.flatMap { Int64($0) } ?? 0)
-    }
+    private func sentThrough() throws -> Int64 { try Outbox.sentThrough(in: database) }
 
     public func localSyncState() throws -> LocalSyncState {
         try database.read {
             let outbox = try Outbox.load(database)
-            let last = try database.queryFirst("SELECT value FROM settings WHERE key = ?", [.text(SyncKey.lastSync)]) { $0.text(0) }
-                .flatMap { Int64($0) }.map(Timestamp.init(milliseconds:))
+            let settings = SettingsTable(database: database)
+            let last = try settings.stored(.syncLast).map(Timestamp.init(milliseconds:))
             var cursors: [String: Int64] = [:]
             for (machine, seq) in try database.query("SELECT machine, seq FROM sync_cursor", [], { ($0.text(0), $0.int64(1)) }) {
                 cursors[machine] = seq
             }
-            let paused = try database.queryFirst("SELECT 1 FROM settings WHERE key = ?", [.text(SyncKey.paused)]) { _ in true } ?? false
-            var settings: [String: String] = [:]
-            for (key, value) in try database.query(
-                "SELECT key, value FROM settings WHERE key IN (?, ?, ?)",
-                [.text(SyncKey.failure), .text(SyncKey.failingSince), .text(SyncKey.failedAt)], { ($0.text(0), $0.text(1)) })
-            {
-                settings[key] = value
-            }
-            let failure = settings[SyncKey.failure].map { message in
-                let last = Timestamp(milliseconds: settings[SyncKey.failedAt].flatMap { Int64($0) } ?? 0)
-                return SyncFailure(
-                    message: message, since: settings[SyncKey.failingSince].flatMap { Int64($0) }.map(Timestamp.init(milliseconds:)) ?? last,
-                    last: last)
-            }
+            let paused = try settings.isSet(.syncPaused)
+            let failedAt = Timestamp(milliseconds: try settings.value(.syncFailedAt))
+            let failingSince = try settings.stored(.syncFailingSince).map(Timestamp.init(milliseconds:)) ?? failedAt
+            let failure = try settings.stored(.syncFailure).map { SyncFailure(message: $0, since: failingSince, last: failedAt) }
             return LocalSyncState(
                 machine: outbox?.machine, paused: paused, nextSeq: outbox?.nextSeq ?? 1,
                 pending: Int(try database.scalarInt("SELECT count(*) FROM sync_outbox WHERE seq > ?", [.integer(try sentThrough())])),
@@ -162,66 +134,8 @@ extension Store {
                      CROSS JOIN (SELECT '*' AS field UNION ALL SELECT 'leaf') AS f
                     """, [.text(now.text)])
             }
-            var queued: Int64 = 0
-            func queue(_ sql: String, _ values: [SQLValue]) throws {
-                try database.run(sql, [.integer(queued)] + values)
-                queued = try database.scalarInt("SELECT count(*) FROM sync_outbox")
-            }
-            // A restore first: the conversation's op after it brings it back where it was deleted.
-            try queue(
-                """
-                INSERT INTO sync_outbox (seq, op_id, entity, kind, clock)
-                SELECT ? + row_number() OVER (ORDER BY k.entity), lower(hex(randomblob(16))), k.entity, 'restore', k.clock
-                  FROM sync_clock AS k WHERE k.field = 'restore' AND k.entity IN (SELECT public_id FROM conversation)
-                """, [])
-            try queue(
-                """
-                INSERT INTO sync_outbox (seq, op_id, entity, kind, clock)
-                SELECT ? + row_number() OVER (ORDER BY id), lower(hex(randomblob(16))), public_id, 'conv',
-                       CASE WHEN id IN (SELECT id FROM sync_unclocked) THEN ? ELSE ? END
-                  FROM conversation
-                """, [.text(legacy), .text(origin)])
-            try queue(
-                """
-                INSERT INTO sync_outbox (seq, op_id, entity, kind, clock)
-                SELECT ? + row_number() OVER (ORDER BY conversation_id, position), lower(hex(randomblob(16))), public_id, 'msg', ?
-                  FROM message
-                """, [.text(origin)])
-            try queue(
-                """
-                INSERT INTO sync_outbox (seq, op_id, entity, kind, clock)
-                SELECT ? + row_number() OVER (ORDER BY c.id), lower(hex(randomblob(16))), c.public_id, 'leaf',
-                       coalesce(k.clock, CASE WHEN c.id IN (SELECT id FROM sync_unclocked) THEN ? ELSE ? END)
-                  FROM conversation AS c LEFT JOIN sync_clock AS k ON k.entity = c.public_id AND k.field = 'leaf'
-                 WHERE c.current_leaf_id IS NOT NULL
-                """, [.text(legacy), .text(origin)])
-            // Each field edited here, with its edit's clock (the conversation's op above
-            // carries it as well, as of the origin).
-            try queue(
-                """
-                INSERT INTO sync_outbox (seq, op_id, entity, kind, clock)
-                SELECT ? + row_number() OVER (ORDER BY k.entity, k.field), lower(hex(randomblob(16))), k.entity, k.field, k.clock
-                  FROM sync_clock AS k JOIN conversation AS c ON c.public_id = k.entity
-                 WHERE k.field IN ('title', 'model', 'pin', 'times')
-                """, [])
-            // What was deleted here goes too, at the time it was deleted (never older than
-            // the origin): a delete made while sync was off and forgotten would otherwise
-            // never reach the others, and the tombstone would keep their copy out of here.
-            let tombstones = try database.query("SELECT public_id, source, source_id, clock FROM sync_tombstone ORDER BY public_id") {
-                (publicID: $0.text(0), source: $0.optionalText(1), sourceID: $0.optionalText(2), clock: HybridClock(text: $0.text(3)))
-            }
-            for tombstone in tombstones {
-                queued += 1
-                let clock = max(tombstone.clock ?? base, base)
-                try database.run(
-                    "INSERT INTO sync_outbox (seq, op_id, entity, kind, clock, payload) VALUES (?, ?, ?, ?, ?, ?)",
-                    [.integer(queued), .text(Outbox.newID()), .text(tombstone.publicID), .text(SyncOpKind.delete.rawValue), .text(clock.text),
-                     .blob(SyncRecord(kind: .delete, source: tombstone.source, sourceID: tombstone.sourceID).encoded())])
-            }
+            let queued = try Outbox.start(machine: machine, now: now, base: base, legacy: legacy, in: database)
             try database.run("DELETE FROM sync_unclocked")
-            try database.run(
-                "INSERT OR REPLACE INTO settings (key, value) VALUES ('sync.machine', ?), ('sync.next_seq', ?), ('sync.clock', ?), ('sync.base', ?)",
-                [.text(machine), .text(String(queued + 1)), .text(now.text), .text(base.text)])
             return Int(queued)
         }
     }
@@ -236,7 +150,7 @@ extension Store {
         try database.write {
             if forget { return try clearSyncState() }
             guard try Outbox.load(database) != nil else { throw StorageError.conflict("sync is off here already") }
-            try database.run("INSERT OR REPLACE INTO settings (key, value) VALUES (?, '1')", [.text(SyncKey.paused)])
+            try SettingsTable(database: database).set(true, for: .syncPaused)
         }
     }
 
@@ -244,18 +158,16 @@ extension Store {
     public func resumeSync() throws {
         try database.write {
             guard try Outbox.load(database) != nil else { throw StorageError.conflict("no machine was kept here; sync init joins as a new one") }
-            try database.run("DELETE FROM settings WHERE key = ?", [.text(SyncKey.paused)])
+            try SettingsTable(database: database).remove(.syncPaused)
         }
     }
 
     /// Forgets the machine: its outbox, clocks, cursors and parked ops. The clocks of edits
     /// made while sync was off stay (there are none while it is on: its edits have ops).
     private func clearSyncState() throws {
-        try database.execute(
-            """
-            DELETE FROM sync_outbox; DELETE FROM sync_cursor; DELETE FROM sync_parked; DELETE FROM sync_shadow;
-            DELETE FROM settings WHERE key LIKE 'sync.%';
-            """)
+        try Outbox.forget(in: database)
+        try database.execute("DELETE FROM sync_cursor; DELETE FROM sync_parked; DELETE FROM sync_shadow;")
+        try SettingsTable(database: database).removeSync()
         try database.run("DELETE FROM sync_clock WHERE substr(clock, 21) <> ?", [.text(Outbox.unsyncedMachine)])
         try Writer(database: database).forgetMessageClocks()
     }
@@ -263,10 +175,11 @@ extension Store {
     /// Notes that a sync completed at `time`: no failure stands any more.
     public func recordSync(at time: Timestamp) throws {
         try database.write {
-            try database.run(
-                "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(SyncKey.lastSync), .text(String(time.milliseconds))])
-            try database.run(
-                "DELETE FROM settings WHERE key IN (?, ?, ?)", [.text(SyncKey.failure), .text(SyncKey.failingSince), .text(SyncKey.failedAt)])
+            let settings = SettingsTable(database: database)
+            try settings.set(time.milliseconds, for: .syncLast)
+            try settings.remove(.syncFailure)
+            try settings.remove(.syncFailingSince)
+            try settings.remove(.syncFailedAt)
         }
     }
 
@@ -275,11 +188,10 @@ extension Store {
     /// completed stays as when the failures began.
     public func recordSyncFailure(_ message: String, at time: Timestamp) throws {
         try database.write {
-            try database.run(
-                "INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)", [.text(SyncKey.failingSince), .text(String(time.milliseconds))])
-            try database.run(
-                "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?), (?, ?)",
-                [.text(SyncKey.failure), .text(message), .text(SyncKey.failedAt), .text(String(time.milliseconds))])
+            let settings = SettingsTable(database: database)
+            try settings.setIfUnset(time.milliseconds, for: .syncFailingSince)
+            try settings.set(message, for: .syncFailure)
+            try settings.set(time.milliseconds, for: .syncFailedAt)
         }
     }
 
@@ -362,19 +274,9 @@ extension Store {
         }
     }
 
-    /// The ops through `seq` are on the server: they are not sent again. The outbox is
-    /// emptied once everything in it is sent, whole: SQLite then drops its pages without
-    /// visiting each row, where deleting the sent rows batch by batch cost more than reading
-    /// them (every batch touched most pages of the index of random op ids). Rows sent while
-    /// others were added meanwhile wait for the next time it is all sent.
+    /// The ops through `seq` are on the server: they are not sent again (`Outbox.markSent`).
     public func markSent(through seq: Int64) throws {
-        try database.write {
-            let through = max(seq, try sentThrough())
-            try database.run("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(SyncKey.sentThrough), .text(String(through))])
-            if try database.scalarInt("SELECT coalesce(max(seq), 0) FROM sync_outbox") <= through {
-                try database.run("DELETE FROM sync_outbox")
-            }
-        }
+        try database.write { try Outbox.markSent(through: seq, in: database) }
     }
 
     // MARK: Receiving

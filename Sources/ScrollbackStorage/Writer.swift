@@ -459,6 +459,33 @@ struct Writer {
 
     // MARK: Counts
 
+    /// What new messages add to their conversation while the count triggers are set aside
+    /// (a bulk load, a page of synced ops), as `message_counted` would have added it.
+    struct AddedMessages {
+        var messages = 0
+        var hidden = 0
+        var latest: Int64
+    }
+
+    /// Adds `added` (by conversation id) to the conversations' counts and updated times.
+    func count(_ added: [Int64: AddedMessages]) throws {
+        guard !added.isEmpty else { return }
+        let update = try database.statement(
+            """
+            UPDATE conversation SET message_count = message_count + ?, hidden_count = hidden_count + ?, updated_at = max(updated_at, ?)
+             WHERE id = ?
+            """)
+        defer { update.reset() }
+        for (conversation, count) in added {
+            try update.bind(.integer(Int64(count.messages)), at: 1)
+            try update.bind(.integer(Int64(count.hidden)), at: 2)
+            try update.bind(.integer(count.latest), at: 3)
+            try update.bind(.integer(conversation), at: 4)
+            while try update.step() {}
+            update.reset()
+        }
+    }
+
     /// Every conversation's message count and updated time as `message_counted` keeps them,
     /// and the count of conversations: after a bulk load (which sets the trigger aside) or a
     /// repair.

@@ -559,62 +559,25 @@ public final class SyncEngine {
         for (index, column) in Self.opColumns.enumerated() where result.type(index) != column.oid {
             throw SyncError.changedColumn(name: column.name, type: column.type)
         }
-        // Per machine, its ops in order from its cursor on, without a gap.
-        var pages: [String: [IncomingOp]] = [:]
-        // In (machine, seq) order: the query leaves the order out, which keeps its plan
-        // cheap; the keys are read once, not at every comparison.
-        let keys = (0..<result.rows).map { (machine: result.text($0, 0) ?? "", seq: result.integer($0, 1) ?? 0) }
-        let order = keys.indices.sorted { keys[$0].machine != keys[$1].machine ? keys[$0].machine < keys[$1].machine : keys[$0].seq < keys[$1].seq }
-        var group = Set<String>()
-        // The machine read no further; its ops before this one are applied.
-        func halt(_ origin: String, _ message: String) {
-            reader.stalled.insert(origin)
-            if reader.damaged == nil { reader.damaged = .damagedOp(message) }
+        let rows = (0..<result.rows).map { row in
+            ServerOpRow(
+                machine: result.text(row, 0), nothing: result.isNull(row, 1), seq: result.integer(row, 1), opID: result.text(row, 2),
+                entity: result.text(row, 3), wall: result.integer(row, 4), counter: result.integer(row, 5), sealed: result.bytes(row, 6))
         }
-        for row in order {
-            guard let origin = result.text(row, 0), HybridClock.isMachineID(origin) else {
-                throw SyncError.damagedOp("the server holds a machine id that is not 32 hex digits")
-            }
-            group.insert(origin)
-            // A machine stalled before this read has no rows; one stalled in it, no more.
-            if result.isNull(row, 1) || reader.stalled.contains(origin) { continue }
-            let cursor = pages[origin]?.last?.seq ?? cursors[origin] ?? 0
-            guard let seq = result.integer(row, 1), seq >= 1,
-                let opID = result.text(row, 2), let entity = result.text(row, 3), let wall = result.integer(row, 4),
-                let counter = result.integer(row, 5), let sealed = result.bytes(row, 6)
-            else {
-                halt(origin, "the op after change \(cursor) of machine \(origin) on the server has a field out of range")
-                continue
-            }
-            guard seq == cursor + 1 else {
-                // A gap: the rest of this machine waits for the next sync.
-                reader.stalled.insert(origin)
-                continue
-            }
-            guard wall >= 0, wall <= HybridClock.wallLimit, counter >= 0, counter <= HybridClock.counterLimit else {
-                halt(origin, "op \(seq) of machine \(origin) has a clock out of range")
-                continue
-            }
-            let clock = HybridClock(wall: wall, counter: counter, machine: origin)
-            guard
-                let plaintext = key.open(sealed, aad: Self.aad(machine: origin, seq: seq, opID: opID, entity: entity, clock: clock))
-            else {
-                halt(origin, "op \(seq) of machine \(origin) does not open with this key")
-                continue
-            }
-            // In place: a copy of the page for each op made a page cost its square.
-            pages[origin, default: []].append(IncomingOp(machine: origin, seq: seq, entity: entity, clock: clock, plaintext: plaintext))
+        let key = self.key
+        let plan = try PullPlan.plan(rows: rows, cursors: cursors, stalled: reader.stalled, groupSize: Self.pullMachines) { row, clock in
+            guard let sealed = row.sealed, let opID = row.opID, let entity = row.entity, let seq = row.seq else { return nil }
+            return key.open(sealed, aad: Self.aad(machine: clock.machine, seq: seq, opID: opID, entity: entity, clock: clock))
         }
-        if pages.isEmpty {
-            // This group is done; the next, if this one was full.
-            guard group.count >= Self.pullMachines, let last = group.max() else { return nil }
-            reader.after = last
-        }
-        for (origin, page) in pages {
+        reader.stalled = plan.stalled
+        if reader.damaged == nil { reader.damaged = plan.damaged }
+        if plan.isDone { return nil }
+        if let after = plan.nextGroupAfter { reader.after = after }
+        for (origin, page) in plan.pages {
             if let last = page.last { reader.cursors[origin] = last.seq }
         }
-        reader.active = pages.isEmpty ? Self.pullMachines : pages.count
-        return pages.keys.sorted().compactMap { origin in pages[origin].map { (origin, $0) } }
+        reader.active = plan.pages.isEmpty ? Self.pullMachines : plan.pages.count
+        return plan.pages
     }
 
     /// Reads the other machines' ops and applies them. The next read is in flight on another
