@@ -53,8 +53,13 @@ enum ArgumentParser {
                 var letters = argument.dropFirst()
                 while let letter = letters.popFirst() {
                     guard let option = shortOption(letter, spec: spec) else {
-                        let within = argument.count > 2 ? " in \(Self.shown(argument, spec: spec))" : ""
                         let place = spec.map { " for '\($0.name)'" } ?? ""
+                        // On a command line whose words may be secrets (a group before `sync`
+                        // too), not even the letter: it is the first of the word.
+                        if spec?.refuseWords != nil || (spec == nil && arguments[index...].contains { CommandTable.command(named: $0)?.refuseWords != nil }) {
+                            throw UsageError(message: "unknown option (\(argument.count) characters, not shown)\(place)", command: spec?.name)
+                        }
+                        let within = argument.count > 2 ? " in \(Self.shown(argument, spec: spec))" : ""
                         throw UsageError(message: "unknown option '-\(letter)'\(within)\(place)", command: spec?.name)
                     }
                     guard option.value != nil, !letters.isEmpty else {

@@ -148,7 +148,8 @@ struct CommandSpec: Sendable {
 
     var usage: String {
         var parts = ["scrollback", name]
-        for option in options {
+        // A hidden option (for the scripts, for benchmarks) is in the man page's list, not here.
+        for option in options where !option.hidden {
             parts.append(option.value.map { "[\(option.name) \($0)]" } ?? "[\(option.name)]")
         }
         if !arguments.isEmpty { parts.append(arguments) }

@@ -32,8 +32,10 @@ public enum Scrollback {
         for index in 1..<Int(max(CommandLine.argc, 1)) {
             guard let raw = CommandLine.unsafeArgv[index] else { continue }
             guard let argument = String(validatingCString: raw) else {
-                console.errorLine("scrollback: argument \(index) is not valid UTF-8; scrollback takes UTF-8 paths and text only (a title or query: type it in UTF-8; a file: rename it, or use a link with a UTF-8 name)")
-                return 2
+                let error = UsageError(
+                    message: "argument \(index) is not valid UTF-8; scrollback takes UTF-8 paths and text only (a title or query: type it in UTF-8; a file: rename it, or use a link with a UTF-8 name)",
+                    command: nil)
+                return report(error, verbose: false, on: console)
             }
             arguments.append(argument)
         }

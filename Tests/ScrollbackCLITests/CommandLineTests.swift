@@ -415,12 +415,19 @@ struct ArgumentParserTests {
             try ArgumentParser.parse(["sync", "--force", "init"])
         }
         // A word no sync command takes may be a connection string or a key: never shown.
-        for words in [["init", "postgres://me:Secr3t@host/db"], ["key", "import", "QmFzZTY0S2V5"], ["Secr3tWord"], ["key", "Secr3t"]] {
+        for words in [["init", "postgres://me:Secr3t@host/db"], ["key", "import", "QmFzZTY0S2V5"], ["Secr3tWord"], ["key", "Secr3t"], ["status", "-jSecr3t"], ["off", "-xSecr3t"]] {
             do {
                 _ = try ArgumentParser.parse(["sync"] + words)
                 Issue.record("\(words) parsed")
             } catch let error as UsageError {
                 #expect(!error.userLine.contains("Secr3t") && !error.userLine.contains("QmFzZTY0"), "\(error.userLine)")
+            }
+        }
+        // Not even its first letter: an option group is one word, maybe a secret.
+        for arguments in [["sync", "status", "-jSecr3t"], ["-SSecr3t", "sync"], ["--db", "x", "-zSecr3t", "sync", "init"]] {
+            #expect(throws: UsageError.self) { try ArgumentParser.parse(arguments) }
+            do { _ = try ArgumentParser.parse(arguments) } catch let error as UsageError {
+                #expect(!error.userLine.contains("Secr3t") && !error.userLine.contains("'-S") && !error.userLine.contains("'-z"), "\(error.userLine)")
             }
         }
         #expect(throws: UsageError(message: "`sync key` needs show or import: `sync key show` prints the key, `sync key import` reads one", command: "sync")) {
