@@ -184,8 +184,7 @@ enum ArgumentParser {
     private static func owners(of name: String, near spec: CommandSpec) -> String? {
         guard let root = spec.name.split(separator: " ").first.flatMap({ CommandTable.command(named: String($0)) }) else { return nil }
         let owners = root.family.filter { $0.options.contains { $0.name == name } }.map { "`\($0.name)`" }
-        guard let last = owners.last else { return nil }
-        return owners.count == 1 ? last : owners.dropLast().joined(separator: ", ") + " and " + last
+        return owners.isEmpty ? nil : OutputFormat.list(owners, conjunction: "and")
     }
 
     /// A word of the command line for a message, quoted; not shown where it may be a secret:

@@ -125,7 +125,8 @@ struct CommandSpec: Sendable {
         self.maximumArguments = maximumArguments
         self.options = options
         self.example = example
-        self.subcommands = subcommands
+        // What a group refuses without showing, its subcommands refuse so too.
+        self.subcommands = subcommands.map { $0.refuseWords == nil && refuseWords != nil ? $0.refusing(with: refuseWords) : $0 }
         self.refuseWords = refuseWords
         self.run = run
         guard arguments.isEmpty, !subcommands.isEmpty else {
@@ -135,6 +136,13 @@ struct CommandSpec: Sendable {
         let names = subcommands.flatMap(\.family).filter { $0.run != nil }.map { String($0.name.dropFirst(name.count + 1)) }
         let list = names.joined(separator: "|")
         self.arguments = run == nil ? list : "[\(list)]"
+    }
+
+    /// The same command, and those under it, refusing words with `refuse`.
+    private func refusing(with refuse: (@Sendable (_ words: [String]) -> UsageError)?) -> CommandSpec {
+        CommandSpec(
+            name: name, summary: summary, arguments: arguments, minimumArguments: minimumArguments, maximumArguments: maximumArguments,
+            options: options, example: example, subcommands: subcommands, refuseWords: refuse, run: run)
     }
 
     /// The last word of its name: `show` of `sync key show`.
@@ -198,7 +206,8 @@ enum CommandTable {
 
     static let commands: [CommandSpec] = [
         CommandSpec(
-            name: "list", summary: "List conversations, one page at a time",             options: [
+            name: "list", summary: "List conversations, one page at a time",
+            options: [
                 OptionSpec(.sort, choices: ConversationOrder.allCases.map(\.rawValue), help: "the order (default: the browser's last choice, else updated)"),
                 limit,
                 OptionSpec(.after, value: "TOKEN", help: "the page after TOKEN (printed with each page)"),
@@ -303,7 +312,7 @@ enum CommandTable {
         },
         CommandSpec(
             name: "stats", summary: "Counts, size, schema version, oldest and newest; per model, conversations, messages and tokens; --chart draws the activity",
-                        options: [
+            options: [
                 OptionSpec(.chart,
                     help: "bar charts instead: conversations and tokens per month (the last 24, or the filter's), per model, per source, the busiest days"),
                 json,
@@ -314,11 +323,12 @@ enum CommandTable {
         },
         CommandSpec(
             name: "check", summary: "Check integrity, foreign keys and search indexes; non-zero exit on problems",
-                        options: [OptionSpec(.repair, help: "rebuild the search indexes and message counts first")],
+            options: [OptionSpec(.repair, help: "rebuild the search indexes and message counts first")],
             example: "scrollback check"
         ) { try CheckCommand(context: $0).run() },
         CommandSpec(
-            name: "demo", summary: "Fill the database with generated conversations (source 'demo')",             options: [
+            name: "demo", summary: "Fill the database with generated conversations (source 'demo')",
+            options: [
                 OptionSpec(.count, value: "N", help: "how many conversations (default 1000)"),
                 OptionSpec(.seed, value: "S", help: "the seed: the same seed gives the same data, its dates ending today (default 1)"),
                 OptionSpec(.yes, help: "add to your own history without asking (without --db or --demo)", short: "y"),
@@ -335,12 +345,12 @@ enum CommandTable {
                 CommandSpec(
                     name: "sync init",
                     summary: "Turn sync on with the server of a connection string (read from standard input or the prompt, never an argument): its schema, a key unless one was imported, this machine registered, then a sync",
-                    example: "scrollback sync init < connection-string.txt", refuseWords: SyncCommand.unknown
+                    example: "scrollback sync init < connection-string.txt"
                 ) { try SyncCommand(context: $0).run(.initialize) },
                 CommandSpec(
                     name: "sync status",
                     summary: "Where sync stands: this machine, the last sync and what it said, the changes waiting to be sent, the server and its machines, where the secrets come from",
-                    options: [json], example: "scrollback sync status --json", refuseWords: SyncCommand.unknown
+                    options: [json], example: "scrollback sync status --json"
                 ) { try SyncCommand(context: $0).run(.status) },
                 CommandSpec(
                     name: "sync off",
@@ -349,7 +359,7 @@ enum CommandTable {
                         OptionSpec(
                             .force,
                             help: "forget this machine too: changes not sent are dropped, and sync init then joins as a new one")
-                    ], example: "scrollback sync off", refuseWords: SyncCommand.unknown
+                    ], example: "scrollback sync off"
                 ) { try SyncCommand(context: $0).run(.off) },
                 CommandSpec(
                     name: "sync key", summary: "The sync key: show it to carry it to another machine, import it there",
@@ -358,17 +368,17 @@ enum CommandTable {
                         CommandSpec(
                             name: "sync key show", summary: "Print the sync key (to a terminal only, unless --force)",
                             options: [OptionSpec(.force, help: "write the key to a pipe or file too (anyone who reads it can open your history)")],
-                            example: "scrollback sync key show", refuseWords: SyncCommand.unknown
+                            example: "scrollback sync key show"
                         ) { try SyncCommand(context: $0).run(.showKey) },
                         CommandSpec(
                             name: "sync key import",
                             summary: "Keep a key from `sync key show` on another machine, read from standard input or the prompt (checked against the server when one is known)",
-                            example: "scrollback sync key import", refuseWords: SyncCommand.unknown
+                            example: "scrollback sync key import"
                         ) { try SyncCommand(context: $0).run(.importKey) },
-                    ], refuseWords: SyncCommand.unknown, run: nil),
+                    ], run: nil),
             ],
-            // Every word a sync command does not take is refused without being shown: it may
-            // be a connection string or a key, which are never arguments.
+            // Every word a sync command (any of them) does not take is refused without being
+            // shown: it may be a connection string or a key, which are never arguments.
             refuseWords: SyncCommand.unknown
         ) { try SyncCommand(context: $0).run(.now) },
         CommandSpec(

@@ -22,10 +22,7 @@ struct CompletionsCommand {
     }
 
     /// `bash, zsh or fish`.
-    private static var shells: String {
-        let names = Shell.allCases.map(\.rawValue)
-        return names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "")
-    }
+    private static var shells: String { OutputFormat.list(Shell.allCases.map(\.rawValue)) }
 
     /// The words a completion script offers after `--source` and `--model`, one a line, from
     /// the database if there is one (never made for this); a word a shell would split or a

@@ -94,6 +94,12 @@ enum OutputFormat {
     /// Untrusted text made safe for one line of terminal output.
     static func line(_ text: String) -> String { UntrustedText.sanitized(text) }
 
+    /// Words as a sentence lists them: `a, b or c` (`and` with `conjunction: "and"`).
+    static func list(_ words: [String], conjunction: String = "or") -> String {
+        guard let last = words.last, words.count > 1 else { return words.joined() }
+        return words.dropLast().joined(separator: ", ") + " \(conjunction) " + last
+    }
+
     /// Untrusted text made safe for terminal output, newlines kept.
     static func block(_ text: String) -> String { UntrustedText.sanitized(text, keepNewlines: true) }
 

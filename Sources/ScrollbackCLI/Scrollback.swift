@@ -225,8 +225,7 @@ struct CommandContext {
     where Choice.RawValue == String {
         guard let text = parsed.value(name) else { return nil }
         if let chosen = Choice(rawValue: text) { return chosen }
-        let names = Choice.allCases.map(\.rawValue)
-        let list = names.count > 1 ? names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "") : names.joined()
+        let list = OutputFormat.list(Choice.allCases.map(\.rawValue))
         throw UsageError(message: "\(name) must be \(list), not '\(OutputFormat.line(text))'", command: parsed.command)
     }
 
