@@ -29,9 +29,15 @@ final class PostgresConnection {
         }
         guard let connection else { throw SyncError.unreachable("libpq could not allocate a connection") }
         guard PQstatus(connection) == CONNECTION_OK else {
-            let message = Self.redacted(Self.firstLine(PQerrorMessage(connection)), conninfo: conninfo)
+            let said = Self.firstLine(PQerrorMessage(connection))
             PQfinish(connection)
-            throw Self.classify(connectionMessage: message)
+            let kind = Self.classify(connectionMessage: said)
+            let message = Self.redacted(said, conninfo: conninfo, unread: kind == .malformed)
+            switch kind {
+            case .refused: throw SyncError.refused(message)
+            case .malformed: throw SyncError.badConnectionString(message)
+            case .unreachable: throw SyncError.unreachable(message)
+            }
         }
         handle = connection
         // Each query's notices (e.g. "schema exists, skipping") would go to stderr.
@@ -42,8 +48,10 @@ final class PostgresConnection {
 
     /// `message` without the password of `conninfo`, nor a quoted piece of it that could
     /// hold one (a URI, key=value words): libpq's parse errors quote the token they stumble
-    /// on, which may be the password or the whole connection string.
-    static func redacted(_ message: String, conninfo: String) -> String {
+    /// on, which may be the password or the whole connection string. When libpq could not
+    /// read the string (`unread`), every quoted word of it goes but the names of libpq's
+    /// options: a word out of place may be a password typed without its `password=`.
+    static func redacted(_ message: String, conninfo: String, unread: Bool = false) -> String {
         var secrets: [String] = []
         for pattern in [#"password\s*=\s*'((?:[^'\\]|\\.)*)'"#, #"password\s*=\s*([^\s']+)"#, #"://[^:/@\s]*:([^@]*)@"#, #"[?&]password=([^&]*)"#] {
             guard let expression = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive]) else { continue }
@@ -64,7 +72,10 @@ final class PostgresConnection {
                 guard let found = Range(match.range, in: text) else { continue }
                 let inner = text[found].dropFirst().dropLast()
                 let wholeOrPart = inner.contains("://") || inner.contains("=") || inner.contains("@")
-                if !inner.isEmpty && ((conninfo.contains(inner) && wholeOrPart) || secrets.contains(where: { inner.contains($0) })) {
+                let aWord = unread && !optionNames.contains(String(inner))
+                if !inner.isEmpty && inner != "="
+                    && ((conninfo.contains(inner) && (wholeOrPart || aWord)) || secrets.contains(where: { inner.contains($0) }))
+                {
                     text.replaceSubrange(found, with: "(part of the connection string)")
                 }
             }
@@ -75,21 +86,37 @@ final class PostgresConnection {
         return text
     }
 
+    /// The names of libpq's connection options (`host`, `port`, `sslmode`, …), from libpq.
+    static let optionNames: Set<String> = {
+        guard let options = PQconndefaults() else { return [] }
+        defer { PQconninfoFree(options) }
+        var names: Set<String> = []
+        var option = options
+        while let keyword = option.pointee.keyword {
+            names.insert(String(cString: keyword))
+            option += 1
+        }
+        return names
+    }()
+
+    /// What a connect failure means to the user.
+    enum ConnectFailure: Equatable { case refused, malformed, unreachable }
+
     /// A connect failure as the user should read it.
-    private static func classify(connectionMessage message: String) -> SyncError {
+    static func classify(connectionMessage message: String) -> ConnectFailure {
         let lower = message.lowercased()
         if lower.contains("password authentication failed") || lower.contains("no password supplied")
             || lower.contains("authentication failed") || lower.contains("no pg_hba.conf entry")
         {
-            return .refused(message)
+            return .refused
         }
         if lower.contains("ssl") && (lower.contains("not support") || lower.contains("required")) {
-            return .refused(message)
+            return .refused
         }
         // The server answered: the database or the user named is not there.
         // (libpq's `FATAL:` is gone from the message by now: its own words stay.)
         if lower.contains("does not exist") && (lower.contains("database \"") || lower.contains("role \"") || lower.contains("fatal:")) {
-            return .refused(message)
+            return .refused
         }
         // The server answered and will not let this user in: a role without LOGIN, CONNECT
         // revoked, a database closed to connections, a connection limit; or it refused an
@@ -100,18 +127,18 @@ final class PostgresConnection {
             "unrecognized configuration parameter", "must be superuser", "permission denied to set parameter",
         ]
         if refusals.contains(where: lower.contains) {
-            return .refused(message)
+            return .refused
         }
         if lower.contains("invalid") && (lower.contains("connection option") || lower.contains("uri") || lower.contains("sslmode")) {
-            return .badConnectionString(message)
+            return .malformed
         }
         if lower.contains("missing \"=\"") || lower.contains("unterminated quoted string") || lower.contains("in uri")
             || lower.contains("percent-encoded") || lower.contains("invalid integer value") || lower.contains("invalid connection option")
-            || lower.contains("invalid sslmode") || lower.contains("invalid value")
+            || lower.contains("invalid sslmode") || lower.contains("invalid value") || lower.contains("invalid port number")
         {
-            return .badConnectionString(message)
+            return .malformed
         }
-        return .unreachable(message)
+        return .unreachable
     }
 
     /// libpq's message, its first line, made safe to print (a server's words are data).

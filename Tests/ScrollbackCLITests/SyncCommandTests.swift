@@ -271,6 +271,19 @@ struct SyncCommandTests {
             #expect(result.status == 1 && result.error.contains("not one libpq reads"), "\(result.error)")
             for secret in ["Leak", "zzPw", "WrongPw99", "Sec ret"] { #expect(!result.error.contains(secret), "\(result.error)") }
         }
+        // A password typed without its `password=`, or in the wrong place: libpq quotes the
+        // word it cannot read; the word goes, the option it was given to stays named.
+        let misplaced = [
+            ("host=h SECRETPW", "SECRETPW"), ("SECRETPW=x", "SECRETPW"), ("host=h port=SECRETPW", "SECRETPW"),
+            ("postgresql://u@h/db?sslmode=SECRETPW", "SECRETPW"), ("postgresql://u@h:99999999/db", "99999999"),
+        ]
+        for (words, secret) in misplaced {
+            let result = try runner.run(["sync", "init"], input: words + "\n")
+            #expect(result.status == 1 && result.error.contains("not one libpq reads"), "\(words): \(result.error)")
+            #expect(!result.error.contains(secret) && !result.error.contains("cannot reach"), "\(words): \(result.error)")
+        }
+        let port = try runner.run(["sync", "init"], input: "host=h port=SECRETPW\n")
+        #expect(port.error.contains("\"port\""), "\(port.error)")
         // A secret command that fails says so, with its status.
         try FileManager.default.createDirectory(atPath: runner.folder.file(".config/scrollback"), withIntermediateDirectories: true)
         try "[sync]\nsecret_command = \"exit 3 # %s\"\n".write(toFile: runner.folder.file(".config/scrollback/config.toml"), atomically: false, encoding: .utf8)
