@@ -56,8 +56,13 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .target(
+            name: "ScrollbackExport",
+            dependencies: ["ScrollbackModel", "ScrollbackStorage", "TerminalText"],
+            swiftSettings: strictSwift
+        ),
+        .target(
             name: "ScrollbackImport",
-            dependencies: ["ScrollbackModel", "ScrollbackStorage", "CZlib", "CCrypto"],
+            dependencies: ["ScrollbackModel", "ScrollbackStorage", "ScrollbackExport", "CZlib", "CCrypto"],
             swiftSettings: strictSwift
         ),
         .target(
@@ -83,7 +88,7 @@ let package = Package(
             name: "ScrollbackCLI",
             dependencies: [
                 "ScrollbackModel", "ScrollbackStorage", "ScrollbackDemo", "TerminalText", "ScrollbackViewModels",
-                "ScrollbackTerminal", "ScrollbackImport", "ScrollbackSync",
+                "ScrollbackTerminal", "ScrollbackImport", "ScrollbackExport", "ScrollbackSync",
             ],
             swiftSettings: strictSwift
         ),
@@ -96,7 +101,7 @@ let package = Package(
             name: "scrollback-bench",
             dependencies: [
                 "ScrollbackModel", "ScrollbackStorage", "ScrollbackDemo", "ScrollbackViewModels", "ScrollbackTerminal",
-                "ScrollbackImport", "ScrollbackSync", "CSQLite", "SearchTokenizer", "CLibPQ", "TestSupport",
+                "ScrollbackImport", "ScrollbackExport", "ScrollbackSync", "CSQLite", "SearchTokenizer", "CLibPQ", "TestSupport",
             ],
             swiftSettings: strictSwift
         ),
@@ -118,7 +123,9 @@ let package = Package(
         ),
         .testTarget(
             name: "ScrollbackViewModelsTests",
-            dependencies: ["ScrollbackViewModels", "ScrollbackModel", "ScrollbackStorage", "ScrollbackImport", "TerminalText", "TestSupport"],
+            dependencies: [
+                "ScrollbackViewModels", "ScrollbackModel", "ScrollbackStorage", "ScrollbackImport", "ScrollbackExport", "TerminalText", "TestSupport",
+            ],
             swiftSettings: strictSwift
         ),
         .testTarget(
@@ -132,13 +139,18 @@ let package = Package(
         ),
         .testTarget(
             name: "ScrollbackImportTests",
-            dependencies: ["ScrollbackImport", "ScrollbackModel", "ScrollbackStorage", "TestSupport"],
+            dependencies: ["ScrollbackImport", "ScrollbackExport", "ScrollbackModel", "ScrollbackStorage", "TestSupport"],
             exclude: ["Fixtures"],
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "ScrollbackSyncTests",
             dependencies: ["ScrollbackSync", "ScrollbackModel", "ScrollbackStorage"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "ScrollbackExportTests",
+            dependencies: ["ScrollbackExport", "ScrollbackImport", "ScrollbackModel", "ScrollbackStorage", "TestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(
@@ -151,7 +163,7 @@ let package = Package(
             name: "ScrollbackCLITests",
             dependencies: [
                 "ScrollbackCLI", "ScrollbackModel", "ScrollbackStorage", "ScrollbackViewModels", "ScrollbackSync", "ScrollbackImport",
-                "ScrollbackDemo", "TestSupport",
+                "ScrollbackExport", "ScrollbackDemo", "TestSupport",
             ],
             swiftSettings: strictSwift
         ),

@@ -1,4 +1,5 @@
 import Foundation
+import ScrollbackExport
 import ScrollbackImport
 import ScrollbackModel
 import ScrollbackStorage
@@ -68,7 +69,7 @@ struct BrowseCommand {
             exitAfterFirstFrame: context.parsed.has(.exitAfterFirstFrame))
         let environment = context.environment
         app.exporter = { ids, path, hidden in
-            ExportCommand.exportFromBrowser(ids: ids, path: path, showingHidden: hidden, store: store, environment: environment)
+            BrowserExport.run(ids: ids, path: path, showingHidden: hidden, store: store, environment: environment)
         }
         return try app.run()
     }

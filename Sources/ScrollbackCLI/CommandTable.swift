@@ -1,4 +1,5 @@
 import Foundation
+import ScrollbackExport
 import ScrollbackImport
 import ScrollbackModel
 

@@ -1,4 +1,5 @@
 import Foundation
+import ScrollbackModel
 import ScrollbackTerminal
 import TerminalText
 

@@ -1,4 +1,4 @@
-import ScrollbackImport
+import ScrollbackExport
 import ScrollbackModel
 import ScrollbackStorage
 import ScrollbackViewModels

@@ -1,4 +1,5 @@
 import Foundation
+import ScrollbackExport
 import ScrollbackModel
 import ScrollbackStorage
 

@@ -1,5 +1,6 @@
 import CLibPQ
 import Foundation
+import ScrollbackExport
 import ScrollbackDemo
 import ScrollbackImport
 import ScrollbackModel

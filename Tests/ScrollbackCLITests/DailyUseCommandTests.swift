@@ -1,4 +1,5 @@
 import Foundation
+@testable import ScrollbackExport
 import Testing
 
 @testable import ScrollbackCLI
@@ -300,15 +301,15 @@ struct DailyUseCommandTests {
         let one = try #require(try store.conversations.page(sort: .updated, at: .first, limit: 1).items.first)
         let environment = ["HOME": runner.folder.path]
         let seen = runner.folder.file("seen.md"), all = runner.folder.file("all.md"), lines = runner.folder.file("all.jsonl")
-        #expect(ExportCommand.exportFromBrowser(ids: [one.id], path: seen, store: store, environment: environment).hasSuffix("seen.md"))
-        let shown = ExportCommand.exportFromBrowser(ids: [one.id], path: all, showingHidden: true, store: store, environment: environment)
+        #expect(BrowserExport.run(ids: [one.id], path: seen, store: store, environment: environment).hasSuffix("seen.md"))
+        let shown = BrowserExport.run(ids: [one.id], path: all, showingHidden: true, store: store, environment: environment)
         #expect(shown.hasSuffix("all.md, hidden messages included (z)"), "\(shown)")
         let seenText = try String(contentsOfFile: seen, encoding: .utf8), allText = try String(contentsOfFile: all, encoding: .utf8)
         #expect(!seenText.contains("Thinking") && allText.contains("· hidden reasoning") && allText.contains("Thinking: look at git"))
         let expected = try runner.run(["export", "--hidden", "--format", "md"])
         #expect(expected.output == allText)
         // JSON Lines carry every message whatever is shown: nothing to say.
-        #expect(ExportCommand.exportFromBrowser(ids: [one.id], path: lines, showingHidden: true, store: store, environment: environment).hasSuffix("all.jsonl"))
+        #expect(BrowserExport.run(ids: [one.id], path: lines, showingHidden: true, store: store, environment: environment).hasSuffix("all.jsonl"))
     }
 
     @Test("second hostile round: the browser's export refuses a folder, an existing file and a deleted conversation in its own words; the extension in any case; search names its filter; demo pins a few")
@@ -321,15 +322,15 @@ struct DailyUseCommandTests {
         let one = try #require(try store.conversations.page(sort: .updated, at: .first, limit: 1).items.first)
         let environment = ["HOME": runner.folder.path]
         let upper = runner.folder.file("A.JSONL")
-        #expect(ExportCommand.exportFromBrowser(ids: [one.id], path: upper, store: store, environment: environment).hasPrefix("Exported 1 conversation as JSON Lines"))
+        #expect(BrowserExport.run(ids: [one.id], path: upper, store: store, environment: environment).hasPrefix("Exported 1 conversation as JSON Lines"))
         #expect(try String(contentsOfFile: upper, encoding: .utf8).hasPrefix("{"))
-        #expect(ExportCommand.exportFromBrowser(ids: [one.id], path: upper, store: store, environment: environment)
+        #expect(BrowserExport.run(ids: [one.id], path: upper, store: store, environment: environment)
             == "Not exported: \(upper) exists; choose another name (nothing is replaced from here)")
-        #expect(ExportCommand.exportFromBrowser(ids: [one.id], path: "~", store: store, environment: environment)
+        #expect(BrowserExport.run(ids: [one.id], path: "~", store: store, environment: environment)
             == "Not exported: \(runner.folder.path) is a folder; give a file name in it")
         _ = try store.conversations.delete(id: one.id)
         let gone = runner.folder.file("gone.md")
-        #expect(ExportCommand.exportFromBrowser(ids: [one.id], path: gone, store: store, environment: environment)
+        #expect(BrowserExport.run(ids: [one.id], path: gone, store: store, environment: environment)
             == "Not exported: that conversation was deleted meanwhile, by another process; no file written")
         #expect(!FileManager.default.fileExists(atPath: gone))
         let search = try runner.run(["search", "the", "--source", "nobody"])

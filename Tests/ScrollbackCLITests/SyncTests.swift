@@ -1,4 +1,5 @@
 import Foundation
+@testable import ScrollbackExport
 import ScrollbackDemo
 import ScrollbackImport
 import ScrollbackModel

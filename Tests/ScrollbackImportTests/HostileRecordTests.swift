@@ -1,4 +1,5 @@
 import Foundation
+@testable import ScrollbackExport
 import Testing
 
 @testable import ScrollbackImport

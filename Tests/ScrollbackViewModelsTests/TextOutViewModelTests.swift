@@ -1,6 +1,6 @@
 import Testing
 
-import ScrollbackImport
+import ScrollbackExport
 import ScrollbackModel
 @testable import ScrollbackStorage
 import ScrollbackViewModels

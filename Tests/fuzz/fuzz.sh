@@ -18,8 +18,9 @@ export PATH=/opt/swift/usr/bin:$PATH
 # One module: drop the imports of our own modules.
 rm -f "$build/src-$target"/*.swift
 for file in $root/Sources/ScrollbackModel/*.swift \
-    $root/Sources/ScrollbackImport/{FileReader,JSONScanner,ChatGPTExport,ClaudeExport,JSONValues,JSONArrayReader,ZipArchive,ImportError,ScrollbackRecord,JSONLines}.swift; do
-    sed -e '/^import ScrollbackModel$/d' -e '/^import ScrollbackStorage$/d' "$file" > "$build/src-$target/$(basename "$file")"
+    $root/Sources/ScrollbackImport/{FileReader,JSONScanner,ChatGPTExport,ClaudeExport,JSONValues,JSONArrayReader,ZipArchive,ImportError,ScrollbackRecord+Import,JSONLines}.swift \
+    $root/Sources/ScrollbackExport/ScrollbackRecord.swift; do
+    sed -e '/^import ScrollbackModel$/d' -e '/^import ScrollbackStorage$/d' -e '/^import ScrollbackExport$/d' "$file" > "$build/src-$target/$(basename "$file")"
 done
 define=$(echo "FUZZ_$target" | tr '[:lower:]' '[:upper:]')
 swiftc -sanitize=fuzzer,address -parse-as-library -O -D "$define" -module-name FuzzReaders -package-name scrollback \

@@ -132,4 +132,25 @@ public struct Exporter {
         let slug = PathText.slug(of: conversation.title)
         return "\(date)-\(shortID.isEmpty ? "conversation" : shortID)\(slug.isEmpty ? "" : "-" + slug).\(format.fileExtension)"
     }
+
+    /// The conversations `each` gives, one after another in `format` (Markdown parts
+    /// between rules, a JSON document, JSON Lines), through `emit`; how many.
+    public func write(
+        format: ExportFormat, each: ((ConversationDTO) throws -> Void) throws -> Void,
+        emit: @escaping (String) throws -> Void
+    ) throws -> Int {
+        var count = 0
+        if format == .json { try emit("{\n\"conversations\" : [\n") }
+        try each { conversation in
+            let rendered = try render(conversation, as: format)
+            switch format {
+            case .md: try emit((count == 0 ? "" : "\n---\n\n") + rendered)
+            case .json: try emit((count == 0 ? "" : ",\n") + rendered)
+            case .jsonl: try emit(rendered + "\n")
+            }
+            count += 1
+        }
+        if format == .json { try emit("\n]\n}\n") }
+        return count
+    }
 }

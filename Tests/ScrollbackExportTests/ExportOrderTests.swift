@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import ScrollbackImport
+@testable import ScrollbackExport
 import ScrollbackModel
 @testable import ScrollbackStorage
 import TestSupport

@@ -1,0 +1,93 @@
+import Foundation
+import ScrollbackExport
+import ScrollbackModel
+
+// A record of scrollback's own JSON Lines export (the format lives with the exporter), read
+// back as a conversation to store.
+extension ScrollbackRecord {
+    /// The record as a conversation to store; nil with the reason when it cannot be one.
+    func imported() -> Result<ImportedConversation, SkipReason> {
+        guard format == "scrollback", version == 1 else { return .failure(SkipReason("not a scrollback version 1 record")) }
+        guard !source.trimmingCharacters(in: .whitespaces).isEmpty else { return .failure(SkipReason("its source is empty")) }
+        let created: Timestamp, updated: Timestamp
+        do {
+            guard let first = try ImportTime.iso8601(createdAt, field: "createdAt"),
+                  let second = try ImportTime.iso8601(updatedAt, field: "updatedAt")
+            else { return .failure(SkipReason("bad times")) }
+            (created, updated) = (first, second)
+        } catch {
+            return .failure(error)
+        }
+        var converted: [ImportedMessage] = []
+        var indexes: [String: Int] = [:]
+        var nodeIDs = Set<String>()
+        let isTree = currentLeafID != nil || messages.contains { $0.parentID != nil }
+        for message in messages {
+            guard let role = Role(rawValue: message.role) else { return .failure(SkipReason("unknown role '\(message.role)'")) }
+            guard let time = ImportTime.iso8601(message.createdAt) else {
+                return .failure(SkipReason("a message's createdAt '\(message.createdAt.prefix(40))' is not a valid time between the years 1970 and 9999"))
+            }
+            for count in [message.inputTokens, message.outputTokens, message.durationMs] {
+                if let count, count < 0 { return .failure(SkipReason("a message's token count or duration is negative")) }
+            }
+            // Parents come first: a parentID that names no message before it (itself, a later
+            // one, none) is not a tree this record can be.
+            var parent = ImportedParent.previous
+            if isTree {
+                if let parentID = message.parentID {
+                    guard let index = indexes[parentID] else {
+                        return .failure(SkipReason("a message's parentID names no message before it"))
+                    }
+                    parent = .index(index)
+                } else {
+                    parent = .root
+                }
+            }
+            guard indexes[message.id] == nil else { return .failure(SkipReason("two of its messages have the same id")) }
+            indexes[message.id] = converted.count
+            if let node = message.sourceNodeID, !nodeIDs.insert(node).inserted {
+                return .failure(SkipReason("two of its messages have the same sourceNodeID"))
+            }
+            // A message id that is not a UUID is left out: storage derives one from the position.
+            converted.append(
+                ImportedMessage(
+                    role: role, content: message.content, createdAt: time, model: message.model, publicID: Self.uuid(message.id),
+                    nodeID: message.sourceNodeID, parent: parent,
+                    usage: MessageUsage(inputTokens: message.inputTokens, outputTokens: message.outputTokens, durationMilliseconds: message.durationMs),
+                    kind: message.kind.map { MessageKind(rawValue: $0) ?? .unknown } ?? .text))
+        }
+        // The current leaf, as the index of its message.
+        let leaf = currentLeafID.flatMap { indexes[$0] }
+        if currentLeafID != nil && leaf == nil { return .failure(SkipReason("its currentLeafID names none of its messages")) }
+        return .success(
+            ImportedConversation(
+                source: source, sourceID: sourceID, title: title, model: model, createdAt: created, updatedAt: updated,
+                messages: converted, publicID: conversationID, pinned: pinned, currentIndex: leaf))
+    }
+
+    /// The public id to store: the record's when it is a UUID (lower-cased), otherwise one
+    /// derived from it, the same on every import, so that the file's text never becomes an id
+    /// (ids are shown raw and become file names).
+    var conversationID: String {
+        Self.uuid(id) ?? StableID.uuid("scrollback-jsonl-id", id)
+    }
+
+    /// `text` lower-cased when it is a UUID (8-4-4-4-12 hexadecimal digits), else nil.
+    static func uuid(_ text: String) -> String? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return nil }
+        for (index, byte) in bytes.enumerated() {
+            if [8, 13, 18, 23].contains(index) {
+                guard byte == UInt8(ascii: "-") else { return nil }
+            } else {
+                guard (48...57).contains(byte) || (65...70).contains(byte) || (97...102).contains(byte) else { return nil }
+            }
+        }
+        return text.lowercased()
+    }
+}
+
+struct SkipReason: Error {
+    let text: String
+    init(_ text: String) { self.text = text }
+}
