@@ -63,8 +63,8 @@ struct StatsCommand {
             ("conversations", NumberText.grouped(stats.conversations)),
             ("messages", NumberText.grouped(stats.messages) + (stats.hiddenMessages > 0 ? " (and \(NumberText.grouped(stats.hiddenMessages)) hidden: tool traffic, reasoning, context)" : "")),
             ("size", OutputFormat.bytes(stats.fileBytes)),
-            ("oldest", stats.oldest.map(TimeText.absolute) ?? "-"),
-            ("newest", stats.newest.map(TimeText.absolute) ?? "-"),
+            ("oldest", stats.oldest.map { TimeText.absolute($0) } ?? "-"),
+            ("newest", stats.newest.map { TimeText.absolute($0) } ?? "-"),
         ]
         for (name, value) in rows {
             context.console.line(name.padding(toLength: 15, withPad: " ", startingAt: 0) + value)

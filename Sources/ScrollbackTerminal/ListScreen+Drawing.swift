@@ -33,7 +33,7 @@ extension BrowserRenderer {
         let now = browser.now()
         let rows = list.visibleRows.prefix(max(screen.height - 2, 0))
         let terms = list.filter.title.map { SearchQuery($0).terms.map(\.text) } ?? []
-        let layout = ListLayout(rows.map(\.conversation), order: list.order, width: screen.width, now: now, terms: terms)
+        let layout = ListLayout(rows.map(\.conversation), order: list.order, width: screen.width, now: now, zone: browser.zone, terms: terms)
         for (offset, item) in rows.enumerated() {
             let line = layout.row(item.conversation, marked: list.marks.contains(item.conversation.id))
             var style = list.marks.contains(item.conversation.id) ? marked : .plain
@@ -92,6 +92,7 @@ extension BrowserRenderer {
         let order: ConversationOrder
         let width: Int
         let now: Timestamp
+        let zone: LocalZone
         let modelWidth: Int
         let countWidth: Int
         let timeWidth: Int
@@ -99,12 +100,13 @@ extension BrowserRenderer {
         /// matched shows.
         let terms: [String]
 
-        init(_ conversations: [ConversationDTO], order: ConversationOrder, width: Int, now: Timestamp, terms: [String] = []) {
+        init(_ conversations: [ConversationDTO], order: ConversationOrder, width: Int, now: Timestamp, zone: LocalZone, terms: [String] = []) {
             self.order = order
             self.terms = terms
             self.width = width
             self.now = now
-            let times = conversations.map { DisplayWidth.of(Self.time(of: $0, order: order, now: now)) }
+            self.zone = zone
+            let times = conversations.map { DisplayWidth.of(Self.time(of: $0, order: order, now: now, zone: zone)) }
             let counts = conversations.map { NumberText.grouped($0.seenCount).count }
             let models = conversations.map { DisplayWidth.of(Self.model(of: $0)) }
             let time = max(times.max() ?? 0, 3)
@@ -120,8 +122,8 @@ extension BrowserRenderer {
             }
         }
 
-        static func time(of conversation: ConversationDTO, order: ConversationOrder, now: Timestamp) -> String {
-            TimeText.relative(order == .created ? conversation.createdAt : conversation.updatedAt, now: now)
+        static func time(of conversation: ConversationDTO, order: ConversationOrder, now: Timestamp, zone: LocalZone) -> String {
+            TimeText.relative(order == .created ? conversation.createdAt : conversation.updatedAt, now: now, zone: zone)
         }
 
         /// The model, or `–` when the export did not say.
@@ -148,7 +150,7 @@ extension BrowserRenderer {
             var columns: [String] = []
             if modelWidth > 0 { columns.append(DisplayWidth.fitted(Self.model(of: conversation), to: modelWidth)) }
             if countWidth > 0 { columns.append(DisplayWidth.rightAligned(NumberText.grouped(conversation.seenCount), to: countWidth)) }
-            if timeWidth > 0 { columns.append(DisplayWidth.rightAligned(Self.time(of: conversation, order: order, now: now), to: timeWidth)) }
+            if timeWidth > 0 { columns.append(DisplayWidth.rightAligned(Self.time(of: conversation, order: order, now: now, zone: zone), to: timeWidth)) }
             return columns.map { "  " + $0 }.joined()
         }
     }

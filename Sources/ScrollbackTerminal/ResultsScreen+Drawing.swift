@@ -22,7 +22,7 @@ extension BrowserRenderer {
             guard row + 1 < screen.height - 1 else { break }
             let hit = item.hit
             let place = hit.message.map { "#\($0.position + 1) \($0.role.rawValue)" } ?? "title"
-            let date = " " + TimeText.relative(hit.message?.createdAt ?? hit.conversation.createdAt, now: now) + " "
+            let date = " " + TimeText.relative(hit.message?.createdAt ?? hit.conversation.createdAt, now: now, zone: browser.zone) + " "
             // The label and the date keep their place; a long title gives way, and where the
             // title is what matched, it is cut around the match, which stays in view.
             let label = " · " + place

@@ -210,6 +210,8 @@ public final class BrowserViewModel {
     public let isSnapshot: Bool
     /// The current time, for relative times.
     public let now: () -> Timestamp
+    /// The zone times are shown in (the process's, or UTC for a test).
+    public let zone: LocalZone
 
     let repositories: Repositories
     /// Runs searches away from the main actor; nil runs them here (in-memory databases).
@@ -274,7 +276,7 @@ public final class BrowserViewModel {
     public init(
         repositories: Repositories, databasePath: String, isReadOnly: Bool, isSnapshot: Bool = false,
         searchRunner: (any SearchRunner)? = nil, positionRunner: (any PositionRunner)? = nil,
-        activityRunner: (any ActivityRunner)? = nil, now: @escaping () -> Timestamp = { .now() }
+        activityRunner: (any ActivityRunner)? = nil, now: @escaping () -> Timestamp = { .now() }, zone: LocalZone = .process
     ) throws {
         self.repositories = repositories
         self.activityRunner = activityRunner
@@ -283,6 +285,7 @@ public final class BrowserViewModel {
         self.isReadOnly = isReadOnly
         self.isSnapshot = isSnapshot
         self.now = now
+        self.zone = zone
         list = ConversationListViewModel(
             conversations: repositories.conversations, order: try repositories.settings.value(.listSort))
         list.positionRunner = positionRunner
@@ -471,7 +474,7 @@ public final class BrowserViewModel {
         var changed = list.takePosition()
         for screen in stack where screen.poll() { changed = true }
         if let monitor = syncMonitor {
-            let note = Self.syncNote(monitor.state, now: now())
+            let note = Self.syncNote(monitor.state, now: now(), zone: zone)
             if note != syncNote {
                 syncNote = note
                 changed = true
@@ -531,12 +534,12 @@ public final class BrowserViewModel {
     }
 
     /// The footer's words for `state` at `now`.
-    static func syncNote(_ state: SyncFooterState, now: Timestamp) -> String {
+    static func syncNote(_ state: SyncFooterState, now: Timestamp, zone: LocalZone = .process) -> String {
         let toSend = state.toSend > 0 ? "\(NumberText.grouped(state.toSend)) to send" : nil
         if let problem = state.problem {
             var head = UntrustedText.sanitized(problem)
             if let since = state.failingSince {
-                let ago = TimeText.relative(since, now: now)
+                let ago = TimeText.relative(since, now: now, zone: zone)
                 if ago != "now" { head += " since \(ago)" }
             }
             let note = [head, toSend].compactMap { $0 }.joined(separator: ", ")
@@ -545,7 +548,7 @@ public final class BrowserViewModel {
         if state.syncing { return "syncing…" }
         if let toSend { return toSend }
         guard let last = state.lastSync else { return "not synced yet" }
-        let ago = TimeText.relative(last, now: now)
+        let ago = TimeText.relative(last, now: now, zone: zone)
         return ago == "now" ? "synced just now" : "synced \(ago)"
     }
 

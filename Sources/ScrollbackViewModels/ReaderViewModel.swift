@@ -347,6 +347,8 @@ public final class ReaderViewModel {
 
     /// How message headers write times (strftime), when not the standard way.
     public var dateFormat: String?
+    /// The zone message headers write times in.
+    public var zone: LocalZone = .process
 
     /// The focused message, when it is loaded (it always is, but for an empty conversation).
     public var focusedMessage: MessageDTO? {
@@ -521,7 +523,7 @@ public final class ReaderViewModel {
         for message in new {
             lineStarts.append(lines.count)
             lines += Self.layout(
-                message, width: width, siblings: siblings(of: message), dateFormat: dateFormat, collapsed: isCollapsed(message))
+                message, width: width, siblings: siblings(of: message), dateFormat: dateFormat, zone: zone, collapsed: isCollapsed(message))
         }
     }
 
@@ -542,7 +544,7 @@ public final class ReaderViewModel {
         for message in new {
             starts.append(added.count)
             added += Self.layout(
-                message, width: width, siblings: siblings(of: message), dateFormat: dateFormat, collapsed: isCollapsed(message))
+                message, width: width, siblings: siblings(of: message), dateFormat: dateFormat, zone: zone, collapsed: isCollapsed(message))
         }
         loaded = new + loaded
         lineStarts = starts + lineStarts.map { $0 + added.count }
@@ -557,11 +559,11 @@ public final class ReaderViewModel {
     /// collapsed one (`collapses`) is its header and one line: its first words and how many
     /// lines it has.
     static func layout(
-        _ message: MessageDTO, width: Int, siblings: (index: Int, count: Int)? = nil, dateFormat: String? = nil,
+        _ message: MessageDTO, width: Int, siblings: (index: Int, count: Int)? = nil, dateFormat: String? = nil, zone: LocalZone = .process,
         collapsed: Bool = false
     ) -> [ReaderLine] {
         let dimmed = !message.kind.isSeen
-        let result = layoutLines(message, width: width, siblings: siblings, dateFormat: dateFormat, collapsed: collapsed)
+        let result = layoutLines(message, width: width, siblings: siblings, dateFormat: dateFormat, zone: zone, collapsed: collapsed)
         guard dimmed else { return result }
         return result.map { line in
             var line = line
@@ -580,13 +582,13 @@ public final class ReaderViewModel {
     }
 
     private static func layoutLines(
-        _ message: MessageDTO, width: Int, siblings: (index: Int, count: Int)?, dateFormat: String?, collapsed: Bool
+        _ message: MessageDTO, width: Int, siblings: (index: Int, count: Int)?, dateFormat: String?, zone: LocalZone, collapsed: Bool
     ) -> [ReaderLine] {
         var result: [ReaderLine] = []
         var header = ""
         // First, so that it shows at any width.
         if let siblings { header += "‹ \(NumberText.grouped(siblings.index + 1))/\(NumberText.grouped(siblings.count)) › " }
-        let time = dateFormat.map { TimeText.formatted(message.createdAt, format: $0) } ?? TimeText.absolute(message.createdAt)
+        let time = dateFormat.map { TimeText.formatted(message.createdAt, format: $0, zone: zone) } ?? TimeText.absolute(message.createdAt, zone: zone)
         header += message.role.rawValue
         if let kind = kindLabel(message.kind), kind != message.role.rawValue { header += " · " + kind }
         header += " · \(time)"

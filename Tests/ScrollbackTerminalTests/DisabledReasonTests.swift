@@ -20,7 +20,7 @@ struct DisabledReasonTests {
         let store = try Store.open(path: path)
         let browser = try BrowserViewModel(
             repositories: .init(conversations: store.conversations, messages: store.messages, search: store.search, settings: store.settings, activity: store.activity),
-            databasePath: path, isReadOnly: readOnly, searchRunner: BackgroundSearchRunner(path: path), now: { LayoutTests.now })
+            databasePath: path, isReadOnly: readOnly, searchRunner: BackgroundSearchRunner(path: path), now: { LayoutTests.now }, zone: .utc)
         browser.resize(width: width, height: 24)
         try browser.start()
         return browser

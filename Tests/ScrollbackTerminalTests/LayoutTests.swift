@@ -19,8 +19,6 @@ struct LayoutTests {
 
     /// Awkward text everywhere: CJK, emoji, combining marks, controls, bidi overrides.
     static func makeStore() throws -> Store {
-        setenv("TZ", "UTC", 1)
-        tzset()
         let store = try Store.open(path: ":memory:")
         let rows: [(String, Int64, Bool, [String])] = [
             ("東京旅行の計画", 1, false, ["東京で美味しいラーメン屋を教えてください。", "新宿と渋谷にあります。🍜"]),
@@ -46,7 +44,7 @@ struct LayoutTests {
         let browser = try BrowserViewModel(
             repositories: .init(
                 conversations: store.conversations, messages: store.messages, search: store.search, settings: store.settings, activity: store.activity),
-            databasePath: "/home/user/history.sqlite", isReadOnly: readOnly, now: { now })
+            databasePath: "/home/user/history.sqlite", isReadOnly: readOnly, now: { now }, zone: .utc)
         browser.resize(width: width, height: height)
         try browser.start()
         return browser
@@ -87,8 +85,6 @@ struct LayoutTests {
 
     @Test("a branched conversation: the version marker on the focused message, and the outline", arguments: [20, 46, 80, 200])
     func branches(width: Int) throws {
-        setenv("TZ", "UTC", 1)
-        tzset()
         let store = try Store.open(path: ":memory:")
         let nodes = Store.sortingTree + [
             TreeNode("a5", "q1", .assistant, "evil \u{1B}[31mred\u{1B}[0m answer\u{7} with \u{202E}reversed text", minute: 6)
@@ -114,8 +110,6 @@ struct LayoutTests {
 
     @Test("hidden messages: the seen transcript, then z shows them dimmed and marked, a tool line collapsed and opened with Tab", arguments: [20, 80, 200])
     func hidden(width: Int) throws {
-        setenv("TZ", "UTC", 1)
-        tzset()
         let store = try Store.open(path: ":memory:")
         try store.addTree(title: "Repo changes", start: Self.now.milliseconds - 2 * Self.hour, nodes: Store.hiddenTree, current: "x1")
         let browser = try Self.browser(store, width: width, height: 24)

@@ -129,7 +129,7 @@ struct OverviewLayoutTests {
             repositories: .init(
                 conversations: store.conversations, messages: store.messages, search: store.search, settings: store.settings,
                 activity: store.activity),
-            databasePath: path, isReadOnly: readOnly, activityRunner: BackgroundActivityRunner(path: path), now: { LayoutTests.now })
+            databasePath: path, isReadOnly: readOnly, activityRunner: BackgroundActivityRunner(path: path), now: { LayoutTests.now }, zone: .utc)
         browser.resize(width: 80, height: 46)
         try browser.start()
         try browser.list.setFilter(ConversationFilter.parse("since:2025-01 until:2025-06", now: LayoutTests.now))

@@ -34,7 +34,7 @@ struct SearchLayoutTests {
             repositories: .init(
                 conversations: store.conversations, messages: store.messages,
                 search: indexing ? Indexing(store.search) : store.search, settings: store.settings, activity: store.activity),
-            databasePath: "/home/user/history.sqlite", isReadOnly: false, now: { LayoutTests.now })
+            databasePath: "/home/user/history.sqlite", isReadOnly: false, now: { LayoutTests.now }, zone: .utc)
         browser.resize(width: width, height: height)
         try browser.start()
         return browser
@@ -134,7 +134,7 @@ struct SearchLayoutTests {
             repositories: .init(
                 conversations: store.conversations, messages: store.messages, search: store.search, settings: store.settings, activity: store.activity),
             databasePath: path, isReadOnly: false, positionRunner: BackgroundPositionRunner(path: path),
-            now: { LayoutTests.now })
+            now: { LayoutTests.now }, zone: .utc)
         browser.resize(width: 20, height: 6)
         try browser.start()
         for _ in 0..<50 { _ = try browser.handle(.pageDown) }

@@ -16,7 +16,7 @@ struct BrowserFixture {
         browser = try BrowserViewModel(
             repositories: .init(
                 conversations: store.conversations, messages: store.messages, search: store.search, settings: store.settings, activity: store.activity),
-            databasePath: store.path, isReadOnly: readOnly, now: { BrowserFixture.now })
+            databasePath: store.path, isReadOnly: readOnly, now: { BrowserFixture.now }, zone: .utc)
         browser.resize(width: width, height: height)
         try browser.start()
     }

@@ -34,7 +34,7 @@ struct KeyPathTests {
             repositories: .init(
                 conversations: store.conversations, messages: store.messages, search: store.search, settings: store.settings, activity: store.activity),
             databasePath: path, isReadOnly: false, positionRunner: BackgroundPositionRunner(path: path),
-            now: { BrowserFixture.now })
+            now: { BrowserFixture.now }, zone: .utc)
         browser.resize(width: 80, height: 24)
         try browser.start()
         return (store, browser)
@@ -145,7 +145,7 @@ struct SearchAsYouTypeTests {
             repositories: .init(
                 conversations: store.conversations, messages: store.messages, search: search ?? store.search,
                 settings: store.settings, activity: store.activity),
-            databasePath: store.path, isReadOnly: false, searchRunner: runner, now: { clock.now })
+            databasePath: store.path, isReadOnly: false, searchRunner: runner, now: { clock.now }, zone: .utc)
         browser.resize(width: 80, height: 24)
         try browser.start()
         return browser

@@ -243,6 +243,7 @@ public final class ReaderScreen: BrowserScreenModel {
             remembersChoices: !browser.isReadOnly)
         reader.viewportHeight = browser.contentHeight
         reader.dateFormat = browser.dateFormat
+        reader.zone = browser.zone
         return reader
     }
 
