@@ -32,10 +32,10 @@ final class SyncMachine {
     }
 
     @discardableResult
-    func sync(batch: Int = 500) throws -> SyncReport {
+    func sync(batch: Int = 500, progress: ((SyncProgress) -> Void)? = nil) throws -> SyncReport {
         let engine = try SyncEngine(store: store, conninfo: url, key: key)
         engine.batch = batch
-        return try engine.sync()
+        return try engine.sync(progress: progress)
     }
 
     /// The whole history as scrollback's JSON Lines export writes it.
@@ -475,14 +475,25 @@ struct SyncTests {
         }
         let outcome = Outcome(try SyncEngine(store: b.store, conninfo: scene.url, key: scene.key))
         outcome.engine.batch = 50
+        // Stalled once its first page is applied: mid-way, with more to read, inside the
+        // local transaction that goes on taking pages.
+        let stalled = DispatchSemaphore(value: 0)
         let catchUp = Thread {
-            do { _ = try outcome.engine.sync() } catch { outcome.error = error }
+            var first = true
+            do {
+                _ = try outcome.engine.sync { progress in
+                    guard first, progress.phase == .receiving else { return }
+                    first = false
+                    try? server.signalAll(SIGSTOP)
+                    stalled.signal()
+                }
+            } catch {
+                outcome.error = error
+            }
         }
         let beside = try Store.open(path: b.path)
         catchUp.start()
-        // Stalled a moment after it began: mid-way, most likely inside a local transaction.
-        usleep(150_000)
-        try server.signalAll(SIGSTOP)
+        stalled.wait()
         for round in 0..<4 {
             usleep(400_000)
             // Busy for more than SQLite's 5 s wait would throw here.
@@ -571,12 +582,16 @@ struct SyncTests {
         _ = try DemoGenerator(seed: 5).fill(a.store, count: 2_000)
         try a.turnOn()
         try b.turnOn()
-        // Stopped while A sends in small batches (on another thread, after a moment).
-        let stopper = Thread { usleep(150_000); try? server.stop() }
-        stopper.start()
+        // Stopped while A sends in small batches: once the first of them is on the server.
+        let before = try a.store.localSyncState().pending
+        var stopped = false
         var failed = false
         do {
-            try a.sync(batch: 50)
+            try a.sync(batch: 50) { _ in
+                guard !stopped else { return }
+                stopped = true
+                try? server.stop()
+            }
         } catch let error as SyncError {
             failed = true
             switch error {
@@ -584,19 +599,23 @@ struct SyncTests {
             default: Issue.record("unexpected \(error)")
             }
         }
-        while !stopper.isFinished { usleep(10_000) }
-        #expect(failed, "the server stopped after the sync ended: the machine is too fast for this test")
+        #expect(stopped && failed, "stopped: \(stopped), failed: \(failed)")
         let left = try a.store.localSyncState().pending
-        #expect(left > 0)
+        #expect(left > 0 && left < before, "\(left) of \(before) left to send")
         #expect(throws: SyncError.self) { try a.sync() }
         try server.restart()
         try a.sync()
         #expect(try a.store.localSyncState().pending == 0)
-        // B, stopped while receiving, resumes too.
-        let stopper2 = Thread { usleep(100_000); try? server.stop() }
-        stopper2.start()
-        _ = try? b.sync(batch: 50)
-        while !stopper2.isFinished { usleep(10_000) }
+        // B, stopped while receiving (once its first page is applied), resumes too.
+        var stoppedB = false
+        #expect(throws: SyncError.self) {
+            try b.sync(batch: 50) { progress in
+                guard !stoppedB, progress.phase == .receiving else { return }
+                stoppedB = true
+                try? server.stop()
+            }
+        }
+        #expect(stoppedB)
         try server.restart()
         try b.sync()
         #expect(try a.export() == b.export())

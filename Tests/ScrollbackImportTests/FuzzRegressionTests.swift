@@ -22,6 +22,13 @@ struct FuzzRegressionTests {
         }
     }
 
+    /// A parameterized test over no inputs runs nothing and passes: a seed folder gone or
+    /// emptied (a bad checkout, a rename) must fail here instead.
+    @Test("every reader has inputs to replay", arguments: ["chatgpt", "claude", "jsonl", "zip", "date"])
+    func inputsExist(target: String) {
+        #expect(!Self.inputs(target).isEmpty, "no seeds nor regressions for \(target) under \(Self.fuzz)")
+    }
+
     @Test("ChatGPT reader", arguments: inputs("chatgpt"))
     func chatgpt(path: String) throws {
         guard var reader = try? JSONArrayReader(path: path) else { return }
