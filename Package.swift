@@ -145,7 +145,9 @@ let package = Package(
         ),
         .testTarget(
             name: "ScrollbackSyncTests",
-            dependencies: ["ScrollbackSync", "ScrollbackModel", "ScrollbackStorage"],
+            dependencies: [
+                "ScrollbackSync", "ScrollbackModel", "ScrollbackStorage", "ScrollbackExport", "ScrollbackImport", "ScrollbackDemo", "TestSupport",
+            ],
             swiftSettings: strictSwift
         ),
         .testTarget(
@@ -159,8 +161,15 @@ let package = Package(
             exclude: ["FuzzFindings"],
             swiftSettings: strictSwift
         ),
+        // The command line in process: the parser, the table, what is generated from it.
         .testTarget(
             name: "ScrollbackCLITests",
+            dependencies: ["ScrollbackCLI", "ScrollbackModel", "ScrollbackStorage", "ScrollbackViewModels", "TestSupport"],
+            swiftSettings: strictSwift
+        ),
+        // The built binary as a person runs it: commands, the browser in tmux, attacks.
+        .testTarget(
+            name: "ScrollbackEndToEndTests",
             dependencies: [
                 "ScrollbackCLI", "ScrollbackModel", "ScrollbackStorage", "ScrollbackViewModels", "ScrollbackSync", "ScrollbackImport",
                 "ScrollbackExport", "ScrollbackDemo", "TestSupport",

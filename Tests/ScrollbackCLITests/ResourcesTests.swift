@@ -3,6 +3,7 @@ import Testing
 
 @testable import ScrollbackCLI
 import ScrollbackViewModels
+import TestSupport
 
 /// `Resources/` holds the man page and the shell completions as the program makes them from
 /// its command and key tables: a change to a table that is not written out again fails here.
@@ -86,12 +87,8 @@ struct ResourcesTests {
             else { continue }
             let file = runner.folder.file("script.\(shell)")
             try Data(printed.output.utf8).write(to: URL(fileURLWithPath: file))
-            let check = Process()
-            check.executableURL = URL(fileURLWithPath: binary)
-            check.arguments = ["-n", file]
-            try check.run()
-            check.waitUntilExit()
-            #expect(check.terminationStatus == 0, "\(shell) -n refused the script")
+            let check = try ChildProcess.run(binary, ["-n", file])
+            #expect(check.status == 0, "\(shell) -n refused the script: \(check.errorText)")
         }
         let wrong = try runner.run(["completions", "tcsh"])
         #expect(wrong.status == 2 && wrong.error.contains("no completions for 'tcsh': bash, zsh or fish"))

@@ -15,11 +15,8 @@ struct ZipBombTests {
     static func deflated(_ content: Data, in folder: TemporaryDirectory) throws -> (packed: Data, crc: UInt32) {
         let input = folder.file("content")
         try content.write(to: URL(fileURLWithPath: input))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["gzip", "-n", "-9", "-f", input]
-        try process.run()
-        process.waitUntilExit()
+        let gzipped = try ChildProcess.run("/usr/bin/env", ["gzip", "-n", "-9", "-f", input])
+        guard gzipped.status == 0 else { throw ChildProcessError(description: "gzip: \(gzipped.errorText)") }
         let gzip = try Data(contentsOf: URL(fileURLWithPath: input + ".gz"))
         try FileManager.default.removeItem(atPath: input + ".gz")
         let trailer = Array(gzip.suffix(8))

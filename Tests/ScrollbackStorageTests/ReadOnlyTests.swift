@@ -80,19 +80,9 @@ struct ReadOnlyTests {
         let folder = try TemporaryDirectory()
         let (path, _) = try Self.prepare(folder)
         guard geteuid() == 0 else { return }  // chattr needs root; CI and this machine run as root
-        let chattr = Process()
-        chattr.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
-        chattr.arguments = ["+i", folder.path]
-        try chattr.run()
-        chattr.waitUntilExit()
-        defer {
-            let undo = Process()
-            undo.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
-            undo.arguments = ["-i", folder.path]
-            try? undo.run()
-            undo.waitUntilExit()
-        }
-        #expect(chattr.terminationStatus == 0)
+        let locked = ReadOnlyMatrixTests.chattr("+i", folder.path)
+        defer { _ = ReadOnlyMatrixTests.chattr("-i", folder.path) }
+        #expect(locked == 0)
         let before = try sha256(ofFile: path)
         let store = try Store.open(path: path, readOnly: true)
         #expect(store.database.isSnapshot)
@@ -136,12 +126,7 @@ struct ReadOnlyTests {
 @Suite("Read-only matrix", .serialized)
 struct ReadOnlyMatrixTests {
     static func chattr(_ flag: String, _ path: String) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
-        process.arguments = [flag, path]
-        guard (try? process.run()) != nil else { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
+        ChildProcess.status("/usr/bin/chattr", [flag, path])
     }
 
     @Test("idle / -wal left by a crash / live writer × writable / immutable folder", arguments: [false, true])

@@ -126,19 +126,12 @@ struct UpgradeToVersion2Tests {
             let store = try Store.open(path: path)
             _ = try store.buildSearchIndex()
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "sqlite3", path,
-            "PRAGMA quick_check; SELECT count(*) FROM conversation; SELECT count(*) > 0 FROM message; SELECT value FROM tally; SELECT count(*) FROM settings WHERE key <> 'database.id'; SELECT length(value) FROM settings WHERE key = 'database.id'; SELECT count(*) FROM search_backlog;",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        process.waitUntilExit()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 0)
-        #expect(text == "ok\n20\n1\n20\n0\n32\n0\n")
+        let shell = try runSQLiteShell(
+            path,
+            "PRAGMA quick_check; SELECT count(*) FROM conversation; SELECT count(*) > 0 FROM message; SELECT value FROM tally; SELECT count(*) FROM settings WHERE key <> 'database.id'; SELECT length(value) FROM settings WHERE key = 'database.id'; SELECT count(*) FROM search_backlog;"
+        )
+        #expect(shell.status == 0, "\(shell.error)")
+        #expect(shell.output == "ok\n20\n1\n20\n0\n32\n0\n")
     }
 
     @Test("rows crowded into one millisecond, and times past the ids' range, upgrade in order")

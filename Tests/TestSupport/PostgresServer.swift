@@ -123,36 +123,15 @@ public final class PostgresServer: @unchecked Sendable {
         }
     }
 
+    /// Runs `program` to its end (`ChildProcess`): its output; its error output thrown when
+    /// it fails.
     @discardableResult
-    /// Runs `program` and waits for it with posix_spawn and waitpid, output to files:
-    /// Foundation's Process was seen never to notice the end of `pg_ctl start` (its child
-    /// stayed a zombie and the test waited forever).
     static func run(_ program: String, _ arguments: [String]) throws -> String {
-        let base = NSTemporaryDirectory() + "/scrollback-pg-run-\(UUID().uuidString)"
-        defer {
-            try? FileManager.default.removeItem(atPath: base + ".out")
-            try? FileManager.default.removeItem(atPath: base + ".err")
+        let outcome = try ChildProcess.run(program, arguments)
+        guard outcome.ending == .exited(0) else {
+            throw Failure.failed("\(program) \(arguments.joined(separator: " ")): \(outcome.errorText)")
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, base + ".out", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, base + ".err", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let argv = ([program] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, program, &actions, nil, argv, environ)
-        guard spawned == 0 else { throw Failure.failed("cannot run \(program): \(String(cString: strerror(spawned)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let output = (try? String(contentsOfFile: base + ".out", encoding: .utf8)) ?? ""
-        let errors = (try? String(contentsOfFile: base + ".err", encoding: .utf8)) ?? ""
-        // Exited normally with 0.
-        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
-            throw Failure.failed("\(program) \(arguments.joined(separator: " ")): \(errors)")
-        }
-        return output
+        return outcome.outputText
     }
 
     /// A TCP port nobody listens on now.

@@ -27,18 +27,9 @@ public final class TemporaryDirectory {
 
 /// The SHA-256 of a file, from `sha256sum`, to show bytes did not change.
 public func sha256(ofFile path: String) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-    process.arguments = [path]
-    let pipe = Pipe()
-    process.standardOutput = pipe
     // A missing file is the caller's to judge (it throws): not a line in the test output.
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let text = String(decoding: data, as: UTF8.self)
-    guard process.terminationStatus == 0, let digest = text.split(separator: " ").first else {
+    let outcome = try ChildProcess.run("/usr/bin/sha256sum", [path])
+    guard outcome.status == 0, let digest = outcome.outputText.split(separator: " ").first else {
         throw POSIXError(.EIO)
     }
     return String(digest)
@@ -48,18 +39,8 @@ public func sha256(ofFile path: String) throws -> String {
 /// (it lacks scrollback's tokenizer): its exit status, standard output and standard error.
 @discardableResult
 public func runSQLiteShell(_ path: String, _ sql: String) throws -> (status: Int32, output: String, error: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["sqlite3", path, sql]
-    let output = Pipe()
-    let error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
+    let outcome = try ChildProcess.run("/usr/bin/env", ["sqlite3", path, sql])
+    return (outcome.status, outcome.outputText, outcome.errorText)
 }
 
 /// Makes an empty file at `path` (or empties it), in place: `FileManager.createFile` writes

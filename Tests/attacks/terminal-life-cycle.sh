@@ -9,7 +9,7 @@
 #
 #   Tests/attacks/terminal-life-cycle.sh [path/to/scrollback]
 #
-# `swift test` keeps a sample of this (Tests/ScrollbackCLITests/TerminalLifeCycleTests.swift);
+# `swift test` keeps a sample of this (Tests/ScrollbackEndToEndTests/TerminalLifeCycleTests.swift);
 # this is the whole matrix, a few minutes long. It prints one line per case and a summary,
 # and exits 1 if any case failed.
 set -uo pipefail

@@ -260,7 +260,7 @@ struct SyncEditClockTests {
             let url = try server.newDatabase()
             let p = try BinaryRunner()
             let q = try BinaryRunner()
-            let export = try SyncCommandTests.export(in: p, titles: ["Alpha", "Beta", "Gamma"])
+            let export = try p.recordExport(titles: ["Alpha", "Beta", "Gamma"])
             for runner in [p, q] { #expect(try runner.run(["import", export]).status == 0) }
             let listed = try #require(try p.json(["list"])["conversations"] as? [[String: Any]])
             let alpha = try #require(listed.first { $0["title"] as? String == "Alpha" }?["id"] as? String)

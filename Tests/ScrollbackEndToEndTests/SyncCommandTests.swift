@@ -10,33 +10,6 @@ import TestSupport
 struct SyncCommandTests {
     static let chatgpt = "/work/shared/fixtures/chatgpt/conversations.json"
 
-    /// A fixture export of our own, with a title and a message to look for.
-    static func export(in runner: BinaryRunner, titles: [String]) throws -> String {
-        let path = runner.folder.file("export-\(titles.count).jsonl")
-        var lines: [String] = []
-        for (index, title) in titles.enumerated() {
-            let object: [String: Any] = [
-                "format": "scrollback", "version": 1, "id": StableID.uuid("sync-test", title), "title": title, "source": "chatgpt",
-                "sourceID": "conv-\(index)", "createdAt": "2026-01-0\(index % 9 + 1)T10:00:00.000Z",
-                "updatedAt": "2026-01-0\(index % 9 + 1)T10:00:00.000Z",
-                "pinned": false,
-                "messages": [
-                    [
-                        "id": StableID.uuid("q", title), "role": "user", "content": "question about \(title)",
-                        "createdAt": "2026-01-0\(index % 9 + 1)T10:00:00.000Z",
-                    ],
-                    [
-                        "id": StableID.uuid("a", title), "role": "assistant", "content": "answer about \(title)",
-                        "createdAt": "2026-01-0\(index % 9 + 1)T10:01:00.000Z", "parentID": StableID.uuid("q", title),
-                    ],
-                ],
-            ]
-            lines.append(String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self))
-        }
-        try lines.joined(separator: "\n").write(toFile: path, atomically: false, encoding: .utf8)
-        return path
-    }
-
     var secretsPath: (BinaryRunner) -> String { { $0.folder.file(".config/scrollback/secrets") } }
 
     @Test("init keeps the secrets in a 0600 file in a 0700 folder whatever the umask, says so on a terminal only, and never prints them")
@@ -44,7 +17,7 @@ struct SyncCommandTests {
         let server = try PostgresServer()
         let url = try server.newDatabase() + " password=Hunter2-distinctive"
         let a = try BinaryRunner()
-        #expect(try a.run(["import", Self.export(in: a, titles: ["First", "Second"])]).status == 0)
+        #expect(try a.run(["import", a.recordExport(titles: ["First", "Second"])]).status == 0)
         // Through a shell with umask 000: the file and its folder are private all the same.
         let shell = try a.run(
             ["-c", "umask 000; exec \"$0\" --db \"$1\" sync init", BinaryRunner.binary.path, a.databasePath], input: url + "\n",
@@ -185,7 +158,7 @@ struct SyncCommandTests {
         _ = try server.psql(server.socket + " dbname=postgres", "CREATE DATABASE tls")
         let good = "host=127.0.0.1 port=\(server.port) user=postgres dbname=tls sslmode=require password=\(PostgresServer.password)"
         let runner = try BinaryRunner()
-        #expect(try runner.run(["import", Self.export(in: runner, titles: ["Over TLS"])]).status == 0)
+        #expect(try runner.run(["import", runner.recordExport(titles: ["Over TLS"])]).status == 0)
         let wrongPassword = try runner.run(["sync", "init"], input: good.replacingOccurrences(of: PostgresServer.password, with: "nope") + "\n")
         #expect(wrongPassword.status == 1)
         #expect(wrongPassword.error.contains("refused") && !wrongPassword.error.contains("nope"), "\(wrongPassword.error)")
@@ -201,7 +174,7 @@ struct SyncCommandTests {
     @Test("after init, the role or the database gone from the server: sync and sync status say it refuses, never that it cannot be reached")
     func roleOrDatabaseGone() throws {
         let runner = try BinaryRunner()
-        #expect(try runner.run(["import", Self.export(in: runner, titles: ["Kept"])]).status == 0)
+        #expect(try runner.run(["import", runner.recordExport(titles: ["Kept"])]).status == 0)
         let server = try PostgresServer()
         _ = try server.psql(server.socket + " dbname=postgres", "CREATE ROLE syncer LOGIN")
         _ = try server.psql(server.socket + " dbname=postgres", "CREATE DATABASE gone OWNER syncer")
@@ -224,7 +197,7 @@ struct SyncCommandTests {
     @Test("bad connection strings and a server that is down: one line, what to do, nothing kept, nothing changed")
     func failures() throws {
         let runner = try BinaryRunner()
-        #expect(try runner.run(["import", Self.export(in: runner, titles: ["Kept"])]).status == 0)
+        #expect(try runner.run(["import", runner.recordExport(titles: ["Kept"])]).status == 0)
         let garbage = try runner.run(["sync", "init"], input: "host=\u{1B}[31mred port=notanumber\n")
         #expect(garbage.status == 1 && !garbage.error.contains("\u{1B}"), "\(garbage.error)")
         #expect(garbage.error.split(separator: "\n").count == 1)
@@ -349,17 +322,12 @@ struct SyncCommandTests {
 extension BinaryRunner {
     /// Runs `scrollback --db <temp> ARGS` and kills it with SIGKILL after `delay`.
     func kill(_ arguments: [String], afterMicroseconds delay: UInt32) throws {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = ["--db", databasePath] + arguments
-        process.environment = ["TZ": "UTC", "LANG": "C.UTF-8", "HOME": folder.path, "PATH": "/usr/bin:/bin"]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(
+            Self.binary.path, ["--db", databasePath] + arguments, environment: TestEnvironment.variables(home: folder.path),
+            output: "/dev/null", error: "/dev/null")
         usleep(delay)
-        Glibc.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        Glibc.kill(process.pid, SIGKILL)
+        _ = process.wait()
     }
 }
 
@@ -371,7 +339,7 @@ struct BrowserSyncTests {
         let url = try server.newDatabase()
         let a = try BinaryRunner()
         let b = try BinaryRunner()
-        #expect(try a.run(["import", SyncCommandTests.export(in: a, titles: ["Alpha", "Beta \u{1B}[31mred"])]).status == 0)
+        #expect(try a.run(["import", a.recordExport(titles: ["Alpha", "Beta \u{1B}[31mred"])]).status == 0)
         #expect(try a.run(["sync", "init"], input: url + "\n").status == 0)
         #expect(try b.run(["sync", "key", "import"], input: a.run(["sync", "key", "show", "--force"]).output).status == 0)
         #expect(try b.run(["sync", "init"], input: url + "\n").status == 0)

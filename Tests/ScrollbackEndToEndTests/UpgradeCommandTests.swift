@@ -50,7 +50,7 @@ struct UpgradeCommandTests {
         let folder = try TemporaryDirectory()
         let database = folder.file("old.sqlite")
         try Self.makeVersion1(at: database)
-        let result = try HostileOutputTests.shell("script -q -e -c \"\\\"$0\\\" --db \(database) search go\" /dev/null")
+        let result = try BinaryRunner.shell("script -q -e -c \"\\\"$0\\\" --db \(database) search go\" /dev/null")
         let text = String(decoding: result.output, as: UTF8.self)
         #expect(result.status == 0, "\(text)")
         #expect(text.contains("upgrading \(database) from schema 1 to \(Migrator.scrollback.latestVersion), after a backup copy"), "\(text)")

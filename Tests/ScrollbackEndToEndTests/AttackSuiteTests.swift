@@ -72,26 +72,9 @@ struct AttackSuiteTests {
 
     /// Runs the binary with a generous hang detector (never a speed bound).
     static func run(_ arguments: [String], in folder: TemporaryDirectory, limit: TimeInterval = 60) throws -> Outcome {
-        let process = Process()
-        process.executableURL = BinaryRunner.binary
-        process.arguments = arguments
-        process.environment = ["TZ": "UTC", "LANG": "C.UTF-8", "HOME": folder.path, "PATH": "/usr/bin:/bin"]
-        let errorPath = folder.file(".stderr")
-        makeEmptyFile(errorPath)
-        let error = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = error
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(limit)
-        while process.isRunning && Date() < deadline { usleep(5_000) }
-        let hung = process.isRunning
-        if hung { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        try error.close()
-        return Outcome(
-            status: process.terminationStatus, error: String(decoding: try Data(contentsOf: URL(fileURLWithPath: errorPath)), as: UTF8.self),
-            hung: hung)
+        let outcome = try ChildProcess.run(
+            BinaryRunner.binary.path, arguments, environment: TestEnvironment.variables(home: folder.path), timeout: limit)
+        return Outcome(status: outcome.status, error: outcome.errorText, hung: outcome.timedOut)
     }
 
     static func digest(_ path: String) -> String {
@@ -175,16 +158,12 @@ struct AttackSuiteTests {
                 case "rename": arguments = ["rename", ids[round % ids.count], "killed midway"]
                 default: arguments = ["demo", "--count", "3000", "--seed", "\(round + 2)"]
                 }
-                let process = Process()
-                process.executableURL = BinaryRunner.binary
-                process.arguments = ["--db", path] + arguments
-                process.environment = ["TZ": "UTC", "LANG": "C.UTF-8", "HOME": folder.path, "PATH": "/usr/bin:/bin"]
-                process.standardOutput = FileHandle.nullDevice
-                process.standardError = FileHandle.nullDevice
-                try process.run()
+                let process = try ChildProcess(
+                    BinaryRunner.binary.path, ["--db", path] + arguments, environment: TestEnvironment.variables(home: folder.path),
+                    output: "/dev/null", error: "/dev/null")
                 usleep(UInt32(random.below(attack == "rename" ? 60_000 : 1_500_000)))
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+                kill(process.pid, SIGKILL)
+                _ = process.wait()
                 kills += 1
                 guard FileManager.default.fileExists(atPath: path) else { continue }
                 let check = try Self.run(["--db", path, "check"], in: folder)
@@ -286,7 +265,7 @@ struct BrowserConcurrencyTests {
 /// deletes them again, and so on until `stop()`, which returns how many rounds completed.
 struct WriterLoop {
     let batch: [String]
-    private let process: Process
+    private let process: ChildProcess
     private let stopFile: String
     /// Holds the batch's export file (its folder goes when the runner does).
     private let source: BinaryRunner
@@ -301,22 +280,19 @@ struct WriterLoop {
         let batchFile = runner.folder.file("batch-ids")
         try batch.joined(separator: "\n").write(toFile: batchFile, atomically: false, encoding: .utf8)
         stopFile = runner.folder.file("stop")
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = [
-            "-c",
-            "while [ ! -e \"$2\" ]; do \"$0\" --db \"$1\" import \"$3\" --quiet --restore; sleep $5; \"$0\" --db \"$1\" delete $(cat \"$4\") --yes && echo round >> \"$2.rounds\"; sleep $5; done",
-            BinaryRunner.binary.path, runner.databasePath, stopFile, export, batchFile, "\(pause)",
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(
+            "/bin/sh",
+            [
+                "-c",
+                "while [ ! -e \"$2\" ]; do \"$0\" --db \"$1\" import \"$3\" --quiet --restore; sleep $5; \"$0\" --db \"$1\" delete $(cat \"$4\") --yes && echo round >> \"$2.rounds\"; sleep $5; done",
+                BinaryRunner.binary.path, runner.databasePath, stopFile, export, batchFile, "\(pause)",
+            ], output: "/dev/null", error: "/dev/null")
     }
 
     @discardableResult
     func stop() -> Int {
         makeEmptyFile(stopFile)
-        process.waitUntilExit()
+        _ = process.wait()
         return (try? String(contentsOfFile: stopFile + ".rounds", encoding: .utf8))?.split(separator: "\n").count ?? 0
     }
 }

@@ -180,9 +180,9 @@ struct RoughEdgesCommandTests {
     func demoInterrupted() throws {
         let runner = try BinaryRunner()
         let cache = runner.folder.file("cache")
-        let process = try SpawnedProcess(
+        let process = try ChildProcess(
             BinaryRunner.binary.path, ["--demo", "list"],
-            environment: ["TZ": "UTC", "LANG": "C.UTF-8", "HOME": runner.folder.path, "XDG_CACHE_HOME": cache, "PATH": "/usr/bin:/bin"],
+            environment: TestEnvironment.variables(home: runner.folder.path, adding: ["XDG_CACHE_HOME": cache]),
             output: runner.folder.file("out"), error: runner.folder.file("err"))
         var polls = 0
         while polls < 10_000 && !ImportHostileCommandTests.holdsInterrupts(process.pid) {

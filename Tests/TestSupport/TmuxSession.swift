@@ -2,8 +2,8 @@ import Foundation
 
 /// The real binary in a real terminal: a tmux server of its own, a fixed size, TZ=UTC and
 /// LANG=C.UTF-8; keys go in with send-keys and the screen comes back with capture-pane.
-final class TmuxSession {
-    let socket = "scrollback-test-\(UUID().uuidString.prefix(8))"
+public final class TmuxSession {
+    public let socket = "scrollback-test-\(UUID().uuidString.prefix(8))"
     /// The program's exit status is written here when it ends.
     private let statusPath = (NSTemporaryDirectory() as NSString).appendingPathComponent("scrollback-tmux-\(UUID().uuidString).status")
     /// The terminal's settings (`stty -a`) and modes (alternate screen, cursor, mouse) as
@@ -11,15 +11,15 @@ final class TmuxSession {
     private let sttyPath = (NSTemporaryDirectory() as NSString).appendingPathComponent("scrollback-tmux-\(UUID().uuidString).stty")
     private let modesPath = (NSTemporaryDirectory() as NSString).appendingPathComponent("scrollback-tmux-\(UUID().uuidString).modes")
     private let errorPath = (NSTemporaryDirectory() as NSString).appendingPathComponent("scrollback-tmux-\(UUID().uuidString).stderr")
-    private(set) var width: Int
-    private(set) var height: Int
+    public private(set) var width: Int
+    public private(set) var height: Int
 
     /// With `jobControl`, the program runs from an interactive shell (bash), as a job that
     /// Ctrl-Z can stop and `fg` continue; otherwise it is the pane's command.
     ///
     /// With `insideTmux`, the program is told it runs inside this tmux (`$TMUX`), as it
     /// would be in a person's tmux; otherwise it is not (`env -i`).
-    init(
+    public init(
         width: Int, height: Int, arguments: [String], environment: [String: String] = [:], jobControl: Bool = false,
         captureErrors: Bool = false, insideTmux: Bool = false
     ) throws {
@@ -29,11 +29,7 @@ final class TmuxSession {
         if insideTmux { environment["TMUX"] = Self.socketFolder + "/" + socket + ",0,0" }
         // A clean environment (env -i): nothing from the test process, such as a NO_COLOR
         // set by the test runner, leaks into the program.
-        var variables = [
-            "TZ": "UTC", "LANG": "C.UTF-8", "TERM": "xterm-256color", "PATH": "/usr/bin:/bin",
-            "HOME": NSTemporaryDirectory(),
-        ]
-        variables.merge(environment) { $1 }
+        let variables = TestEnvironment.variables(home: NSTemporaryDirectory(), terminal: true, adding: environment)
         let command = (["env", "-i"] + variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
             + [BinaryRunner.binary.path] + arguments).map(Self.shellQuoted).joined(separator: " ")
         // The shell records the exit status in a file: tmux's own pane_dead_status is not
@@ -69,14 +65,14 @@ final class TmuxSession {
     }
 
     /// Sends keys as tmux names them: "j", "Enter", "Escape", "C-c", "PageDown", or literal text.
-    func send(_ keys: String..., literal: Bool = false) throws {
+    public func send(_ keys: String..., literal: Bool = false) throws {
         try tmux(["send-keys", "-t", "main"] + (literal ? ["-l"] : []) + keys)
     }
 
-    func type(_ text: String) throws { try send(text, literal: true) }
+    public func type(_ text: String) throws { try send(text, literal: true) }
 
     /// The screen, one string per row, trailing spaces removed.
-    func screen() throws -> [String] {
+    public func screen() throws -> [String] {
         let text = try tmux(["capture-pane", "-p", "-t", "main"])
         return text.components(separatedBy: "\n").dropLast().map { line in
             var line = line
@@ -86,7 +82,7 @@ final class TmuxSession {
     }
 
     /// The screen with its colours and attributes as escape sequences (`capture-pane -e`).
-    func styledScreen() throws -> String {
+    public func styledScreen() throws -> String {
         try tmux(["capture-pane", "-p", "-e", "-t", "main"])
     }
 
@@ -94,7 +90,7 @@ final class TmuxSession {
     /// and, if the condition never held, a failure describing it is thrown. (A liveness
     /// guard, not a speed assertion: the limit is generous.)
     @discardableResult
-    func waitFor(_ what: String, timeout: TimeInterval = 20, _ condition: ([String]) -> Bool) throws -> [String] {
+    public func waitFor(_ what: String, timeout: TimeInterval = 20, _ condition: ([String]) -> Bool) throws -> [String] {
         let deadline = Date().addingTimeInterval(timeout)
         var last: [String] = []
         while Date() < deadline {
@@ -106,23 +102,23 @@ final class TmuxSession {
     }
 
     @discardableResult
-    func waitFor(text: String, timeout: TimeInterval = 20) throws -> [String] {
+    public func waitFor(text: String, timeout: TimeInterval = 20) throws -> [String] {
         try waitFor("'\(text)'", timeout: timeout) { $0.contains { $0.contains(text) } }
     }
 
-    func resize(width: Int, height: Int) throws {
+    public func resize(width: Int, height: Int) throws {
         self.width = width
         self.height = height
         try tmux(["resize-window", "-t", "main", "-x", "\(width)", "-y", "\(height)"])
     }
 
     /// The exit status once the program has ended, or nil while it runs.
-    func exitStatus() -> Int32? {
+    public func exitStatus() -> Int32? {
         guard let text = try? String(contentsOfFile: statusPath, encoding: .utf8) else { return nil }
         return Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    func waitForExit(timeout: TimeInterval = 20) throws -> Int32 {
+    public func waitForExit(timeout: TimeInterval = 20) throws -> Int32 {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if let status = exitStatus() { return status }
@@ -132,35 +128,35 @@ final class TmuxSession {
     }
 
     /// The terminal's settings as `stty -a` printed them after the program ended.
-    func terminalSettingsAfterExit() -> String? {
+    public func terminalSettingsAfterExit() -> String? {
         try? String(contentsOfFile: sttyPath, encoding: .utf8)
     }
 
     /// `#{alternate_on} #{cursor_flag} #{mouse_any_flag}` as the program left them.
-    func terminalModesAfterExit() -> String? {
+    public func terminalModesAfterExit() -> String? {
         try? String(contentsOfFile: modesPath, encoding: .utf8)
     }
 
     /// The program's standard error (with `captureErrors`).
-    func errorsAfterExit() -> String {
+    public func errorsAfterExit() -> String {
         (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
     }
 
     /// Where tmux keeps its sockets: `$TMUX_TMPDIR` (else /tmp), `tmux-UID`.
-    static var socketFolder: String {
+    public static var socketFolder: String {
         let base = ProcessInfo.processInfo.environment["TMUX_TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         return base + "/tmux-\(getuid())"
     }
 
     /// Runs a tmux command on this session's server and returns its output.
     @discardableResult
-    func tmux(_ arguments: [String]) throws -> String {
+    public func tmux(_ arguments: [String]) throws -> String {
         // Spawned and waited for rather than run by Process: the tmux server that the first
         // command forks outlives its client, which Foundation's Process does not always
         // notice. Output goes through a file, since the server keeps inherited descriptors.
         let outputPath = (NSTemporaryDirectory() as NSString).appendingPathComponent("\(socket)-\(UUID().uuidString).out")
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        let process = try SpawnedProcess("/usr/bin/tmux", ["-L", socket] + arguments, output: outputPath, error: "/dev/null")
+        let process = try ChildProcess("/usr/bin/tmux", ["-L", socket] + arguments, output: outputPath, error: "/dev/null")
         guard process.wait() == .exited(0) else {
             throw TmuxError(description: "tmux \(arguments.joined(separator: " ")) failed")
         }
@@ -172,6 +168,7 @@ final class TmuxSession {
     }
 }
 
-struct TmuxError: Error, CustomStringConvertible {
-    let description: String
+public struct TmuxError: Error, CustomStringConvertible {
+    public let description: String
+    public init(description: String) { self.description = description }
 }

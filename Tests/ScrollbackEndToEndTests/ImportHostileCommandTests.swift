@@ -47,9 +47,9 @@ struct ImportHostileCommandTests {
             let database = folder.file("i\(delay).sqlite")
             let outputPath = folder.file("out-\(delay)")
             let errorPath = folder.file("err-\(delay)")
-            let process = try SpawnedProcess(
+            let process = try ChildProcess(
                 BinaryRunner.binary.path, ["--db", database, "import", path],
-                environment: ["TZ": "UTC", "LANG": "C.UTF-8", "HOME": folder.path, "PATH": "/usr/bin:/bin"], output: outputPath,
+                environment: TestEnvironment.variables(home: folder.path), output: outputPath,
                 error: errorPath)
             // From the moment the import holds Ctrl-C: before it (the process starting, which
             // takes more than 150 ms on a busy machine) the signal is the default's.

@@ -32,8 +32,8 @@ struct StatsChartTests {
 
     /// Through a pty (`script`), `environment` set for the command; escapes shown as `⟨ESC⟩`.
     static func onTerminal(_ runner: BinaryRunner, _ arguments: [String], environment: String) throws -> String {
-        let command = ([HostileOutputTests.quoted(runner.databasePath)] + arguments.map(HostileOutputTests.quoted)).joined(separator: " ")
-        let result = try HostileOutputTests.shell(
+        let command = ([HostileText.quoted(runner.databasePath)] + arguments.map(HostileText.quoted)).joined(separator: " ")
+        let result = try BinaryRunner.shell(
             "script -q -e -c \"env \(environment) \\\"$0\\\" --db \(command)\" /dev/null")
         #expect(result.status == 0, "\(result.error)")
         return String(decoding: result.output, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
@@ -46,7 +46,7 @@ struct StatsChartTests {
         let result = try runner.run(["stats", "--chart"] + Self.half, environment: ["COLUMNS": "\(width)"])
         #expect(result.status == 0 && result.error.isEmpty, "\(result.error)")
         try Self.expectGolden(result.output, "stats-chart-pipe-\(width)")
-        #expect(HostileOutputTests.dangerousBytes(in: Data(result.output.utf8)) == [])
+        #expect(HostileText.dangerousBytes(in: Data(result.output.utf8)) == [])
         #expect(!result.output.contains("█") && !result.output.contains("·"))
         for line in result.output.split(separator: "\n") { #expect(line.count <= width, "\(line)") }
     }

@@ -18,7 +18,7 @@ struct SyncSecretsAndStatusTests {
     /// A machine with sync on, its secrets in the file.
     static func syncing(_ server: PostgresServer) throws -> BinaryRunner {
         let runner = try BinaryRunner()
-        #expect(try runner.run(["import", SyncCommandTests.export(in: runner, titles: ["Alpha", "Beta"])]).status == 0)
+        #expect(try runner.run(["import", runner.recordExport(titles: ["Alpha", "Beta"])]).status == 0)
         let started = try runner.run(["sync", "init"], input: try server.newDatabase() + "\n")
         #expect(started.status == 0, "\(started.error)")
         return runner
@@ -159,7 +159,7 @@ struct SyncSecretsAndStatusTests {
         let server = try PostgresServer()
         let url = try server.newDatabase()
         let runner = try BinaryRunner()
-        #expect(try runner.run(["import", SyncCommandTests.export(in: runner, titles: ["Alpha", "Beta"])]).status == 0)
+        #expect(try runner.run(["import", runner.recordExport(titles: ["Alpha", "Beta"])]).status == 0)
         #expect(try runner.run(["sync", "init"], input: url + "\n").status == 0)
         #expect(try runner.json(["sync", "status"])["failure"] == nil)
         // The server rejects every insert from now on.

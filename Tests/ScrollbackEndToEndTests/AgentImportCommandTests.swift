@@ -141,8 +141,8 @@ struct FollowingBrowserTests {
         guard geteuid() == 0 else { return }
         let runner = try BinaryRunner()
         let mountPoint = try TemporaryDirectory()
-        guard HostileOutputTests.run("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", mountPoint.path]) == 0 else { return }
-        defer { _ = HostileOutputTests.run("/bin/umount", [mountPoint.path]) }
+        guard ChildProcess.status("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", mountPoint.path]) == 0 else { return }
+        defer { _ = ChildProcess.status("/bin/umount", [mountPoint.path]) }
         let database = mountPoint.file("h.sqlite")
         func listed(_ extra: [String] = []) throws -> [[String: Any]] {
             let result = try runner.run(["--db", database, "list", "--json"] + extra, withDatabase: false)
@@ -171,7 +171,7 @@ struct FollowingBrowserTests {
             #expect(try store.sourceFiles().isEmpty)
         }
         // With room, the same import keeps every session.
-        #expect(HostileOutputTests.run("/bin/mount", ["-o", "remount,size=64m", mountPoint.path]) == 0)
+        #expect(ChildProcess.status("/bin/mount", ["-o", "remount,size=64m", mountPoint.path]) == 0)
         let again = try runner.run(["--db", database, "import", "--quiet", runner.folder.path + "/sessions"], withDatabase: false)
         #expect(again.status == 0, "\(again.error)")
         let all = try listed(["--limit", "500"])

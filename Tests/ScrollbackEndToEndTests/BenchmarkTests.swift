@@ -11,8 +11,8 @@ struct BenchmarkTests {
     func quick() throws {
         let folder = try TemporaryDirectory()
         let bench = Bundle.main.bundleURL.appendingPathComponent("scrollback-bench").path
-        let result = try BenchRun.run(bench, ["--quick", "--work", folder.path, "--binary", BinaryRunner.binary.path])
-        #expect(result == 0)
+        let result = try ChildProcess.run(bench, ["--quick", "--work", folder.path, "--binary", BinaryRunner.binary.path])
+        #expect(result.status == 0, "\(result.errorText)")
         let data = try Data(contentsOf: URL(fileURLWithPath: folder.file("results.json")))
         let report = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         #expect(report?["quick"] as? Bool == true)
@@ -25,20 +25,5 @@ struct BenchmarkTests {
         }
         // The batch delete leaves a healthy database behind.
         #expect(rows.first { $0["figureName"] as? String == "clean" }?["passed"] as? Bool == true)
-    }
-}
-
-enum BenchRun {
-    /// Runs a program with output discarded; its exit status.
-    static func run(_ path: String, _ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
     }
 }

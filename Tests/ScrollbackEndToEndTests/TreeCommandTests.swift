@@ -140,8 +140,8 @@ struct TreeCommandTests {
         var mapping = try #require(export[0]["mapping"] as? [String: Any])
         var node = try #require(mapping["a1"] as? [String: Any])
         var message = try #require(node["message"] as? [String: Any])
-        message["content"] = ["content_type": "text", "parts": ["B" + HostileOutputTests.hostile + "\nline two" + HostileOutputTests.hostile]]
-        message["metadata"] = ["model_slug": "M" + HostileOutputTests.hostile]
+        message["content"] = ["content_type": "text", "parts": ["B" + HostileText.sample + "\nline two" + HostileText.sample]]
+        message["metadata"] = ["model_slug": "M" + HostileText.sample]
         node["message"] = message
         mapping["a1"] = node
         export[0]["mapping"] = mapping
@@ -149,17 +149,17 @@ struct TreeCommandTests {
         try JSONSerialization.data(withJSONObject: export).write(to: URL(fileURLWithPath: path))
         let id = try Self.postgres(runner, importing: [path])
 
-        let database = HostileOutputTests.quoted(runner.databasePath)
+        let database = HostileText.quoted(runner.databasePath)
         for command in ["show \(id) --all-branches", "show \(id) --all-branches --json"] {
-            let result = try HostileOutputTests.shell("script -q -e -c \"\\\"$0\\\" --db \(database) \(command)\" /dev/null")
+            let result = try BinaryRunner.shell("script -q -e -c \"\\\"$0\\\" --db \(database) \(command)\" /dev/null")
             #expect(result.status == 0, "\(command): \(result.error)")
             #expect(String(decoding: result.output, as: UTF8.self).contains("line two"), "\(command)")
-            #expect(HostileOutputTests.dangerousBytes(in: result.output) == [], "\(command)")
+            #expect(HostileText.dangerousBytes(in: result.output) == [], "\(command)")
         }
         // Piped, the JSON is the exact text.
         let json = try runner.json(["show", id, "--all-branches"])
         let contents = (json["messages"] as? [[String: Any]] ?? []).compactMap { $0["content"] as? String }
-        #expect(contents.contains("B" + HostileOutputTests.hostile + "\nline two" + HostileOutputTests.hostile))
+        #expect(contents.contains("B" + HostileText.sample + "\nline two" + HostileText.sample))
     }
 
     @Test("stats counts conversations, messages and known tokens per model, most messages first; plain and JSON")

@@ -9,71 +9,13 @@ import TestSupport
 /// escape sequences in data and arguments, a terminal on the other end.
 @Suite("Hostile output")
 struct HostileOutputTests {
-    /// Every kind of sequence a terminal acts on, and the invisible characters.
-    static let hostile =
-        "A\u{1B}[2J\u{1B}]0;PWN\u{07}\u{1B}]52;c;cm0gLXJmIH4=\u{07}\u{1B}]8;;http://x\u{1B}\\link\u{1B}]8;;\u{1B}\\"
-        + "\u{1B}P+q\u{1B}\\\u{1B}_apc\u{1B}\\\u{9B}31m\u{85}\u{7F}\u{8}\r\u{0}\u{202E}evil\u{2066}\u{200B}\u{2028}\u{E0041}\u{E0042}Z"
-
-    /// Bytes that must never reach a terminal from data: C0 but LF/CR, DEL, C1 (UTF-8
-    /// C2 80–9F), bidi and zero-width and separators (E2 80 8B–8F, A8–AE, E2 81 A0–AF),
-    /// tag characters (F3 A0 80–81 …).
-    static func dangerousBytes(in data: Data) -> [String] {
-        let bytes = [UInt8](data)
-        var found: [String] = []
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            if (byte < 0x20 && byte != 0x0A && byte != 0x0D) || byte == 0x7F {
-                found.append(String(format: "%02x at %d", byte, index))
-            } else if byte == 0xC2, index + 1 < bytes.count, (0x80...0x9F).contains(bytes[index + 1]) {
-                found.append(String(format: "c2 %02x at %d", bytes[index + 1], index))
-            } else if byte == 0xE2, index + 2 < bytes.count {
-                let (b1, b2) = (bytes[index + 1], bytes[index + 2])
-                if (b1 == 0x80 && ((0x8B...0x8F).contains(b2) || (0xA8...0xAE).contains(b2))) || (b1 == 0x81 && (0xA0...0xAF).contains(b2)) {
-                    found.append(String(format: "e2 %02x %02x at %d", b1, b2, index))
-                }
-            } else if byte == 0xF3, index + 1 < bytes.count, bytes[index + 1] == 0xA0 {
-                found.append("tag character at \(index)")
-            }
-            index += 1
-        }
-        return found
-    }
-
-    /// Runs a shell command line (the binary is `$0`), for what `Process` cannot express:
-    /// a pty through `script`, raw bytes in arguments, /dev/full as standard output.
-    static func shell(_ command: String, stdout: String? = nil) throws -> (status: Int32, output: Data, error: String) {
-        let folder = try TemporaryDirectory()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command, BinaryRunner.binary.path]
-        process.environment = ["TZ": "UTC", "LANG": "C.UTF-8", "HOME": folder.path, "PATH": "/usr/bin:/bin", "TERM": "xterm-256color"]
-        let outputPath = stdout ?? folder.file("stdout")
-        if stdout == nil { makeEmptyFile(outputPath) }
-        let errorPath = folder.file("stderr")
-        makeEmptyFile(errorPath)
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        let error = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try output.close()
-        try error.close()
-        let data = stdout == nil ? try Data(contentsOf: URL(fileURLWithPath: outputPath)) : Data()
-        return (process.terminationStatus, data, String(decoding: try Data(contentsOf: URL(fileURLWithPath: errorPath)), as: UTF8.self))
-    }
-
-    static func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-
     /// A database with hostile titles, bodies and models.
     static func hostileDatabase(_ runner: BinaryRunner) throws -> String {
         let store = try Store.open(path: runner.databasePath)
         let conversation = try store.addConversation(
-            title: "T" + hostile, createdAt: 1_700_000_000_000, messages: ["Q" + hostile, "```\n" + hostile + "\n```"])
+            title: "T" + HostileText.sample, createdAt: 1_700_000_000_000, messages: ["Q" + HostileText.sample, "```\n" + HostileText.sample + "\n```"])
         // A model's name reaches the overview's chart (`stats --chart`).
-        try store.database.run("UPDATE conversation SET model = ? WHERE id = ?", [.text("M" + hostile), .integer(conversation.id)])
+        try store.database.run("UPDATE conversation SET model = ? WHERE id = ?", [.text("M" + HostileText.sample), .integer(conversation.id)])
         // A database filled before ids from files were checked may hold any 36 characters.
         let older = try store.addConversation(title: "older evil", createdAt: 1_600_000_000_000, messages: ["evil"])
         try store.database.run(
@@ -86,7 +28,7 @@ struct HostileOutputTests {
     func terminalOutputIsSanitized() throws {
         let runner = try BinaryRunner()
         let id = try Self.hostileDatabase(runner)
-        let database = Self.quoted(runner.databasePath)
+        let database = HostileText.quoted(runner.databasePath)
         let commands = [
             "list", "list --json", "show \(id)", "show \(id) --json", "search evil", "search evil --json", "export",
             "export --format json", "export --format jsonl", "stats", "stats --json", "check", "list --title evil",
@@ -94,7 +36,7 @@ struct HostileOutputTests {
             "stats --chart --json --since 2020",
         ]
         for command in commands {
-            let result = try Self.shell("script -q -e -c \"\\\"$0\\\" --db \(database) \(command)\" /dev/null")
+            let result = try BinaryRunner.shell("script -q -e -c \"\\\"$0\\\" --db \(database) \(command)\" /dev/null")
             #expect(result.status == 0, "\(command): \(result.error)")
             #expect(result.output.count > 20, "\(command)")
             // Search marks matches in bold on a terminal: those two sequences are its own.
@@ -103,18 +45,18 @@ struct HostileOutputTests {
                 // The chart's bars are blue and magenta on a terminal.
                 .replacingOccurrences(of: "\u{1B}[34m", with: "").replacingOccurrences(of: "\u{1B}[35m", with: "")
                 .replacingOccurrences(of: "\u{1B}[39m", with: "")
-            #expect(Self.dangerousBytes(in: Data(own.utf8)) == [], "\(command)")
+            #expect(HostileText.dangerousBytes(in: Data(own.utf8)) == [], "\(command)")
         }
         // Search marks matches in bold only where the terminal can show it.
         for terminal in ["dumb", ""] {
-            let plain = try Self.shell("TERM=\(terminal) script -q -e -c \"\\\"$0\\\" --db \(database) search evil\" /dev/null")
+            let plain = try BinaryRunner.shell("TERM=\(terminal) script -q -e -c \"\\\"$0\\\" --db \(database) search evil\" /dev/null")
             #expect(!plain.output.contains(0x1B), "TERM=\(terminal)")
         }
         // JSON to a terminal is escaped, not altered: a parser reads the exact title back.
-        let json = try Self.shell("script -q -e -c \"\\\"$0\\\" --db \(database) show \(id) --json\" /dev/null")
+        let json = try BinaryRunner.shell("script -q -e -c \"\\\"$0\\\" --db \(database) show \(id) --json\" /dev/null")
         let text = String(decoding: json.output, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
         let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
-        #expect((object?["conversation"] as? [String: Any])?["title"] as? String == "T" + Self.hostile)
+        #expect((object?["conversation"] as? [String: Any])?["title"] as? String == "T" + HostileText.sample)
     }
 
     @Test("hidden messages with hostile text: show, export and search with --hidden on a pty carry no control byte")
@@ -123,21 +65,21 @@ struct HostileOutputTests {
         let store = try Store.open(path: runner.databasePath)
         let nodes = [
             TreeNode("q", nil, .user, "evil question", minute: 0),
-            TreeNode("r", "q", .assistant, "evil reasoning " + Self.hostile, minute: 1, kind: .reasoning),
-            TreeNode("c", "r", .assistant, "→ browser\nevil call " + Self.hostile, minute: 2, kind: .internal),
-            TreeNode("u", "c", .tool, "{\"evil\":\"" + Self.hostile.unicodeScalars.map { "\\u" + String(format: "%04x", $0.value & 0xFFFF) }.joined() + "\"}", minute: 3, kind: .unknown),
+            TreeNode("r", "q", .assistant, "evil reasoning " + HostileText.sample, minute: 1, kind: .reasoning),
+            TreeNode("c", "r", .assistant, "→ browser\nevil call " + HostileText.sample, minute: 2, kind: .internal),
+            TreeNode("u", "c", .tool, "{\"evil\":\"" + HostileText.sample.unicodeScalars.map { "\\u" + String(format: "%04x", $0.value & 0xFFFF) }.joined() + "\"}", minute: 3, kind: .unknown),
             TreeNode("a", "u", .assistant, "evil answer", minute: 4),
         ]
-        let conversation = try store.addTree(title: "Hidden " + Self.hostile, start: 1_700_000_000_000, nodes: nodes, current: "a")
+        let conversation = try store.addTree(title: "Hidden " + HostileText.sample, start: 1_700_000_000_000, nodes: nodes, current: "a")
         let id = String(conversation.publicID.prefix(8))
-        let database = Self.quoted(runner.databasePath)
+        let database = HostileText.quoted(runner.databasePath)
         for command in ["show \(id) --hidden", "show \(id) --hidden --all-branches", "show \(id) --hidden --json", "export --hidden",
                         "search evil --hidden", "search evil --hidden --json", "stats"] {
-            let result = try Self.shell("script -q -e -c \"\\\"$0\\\" --db \(database) \(command)\" /dev/null")
+            let result = try BinaryRunner.shell("script -q -e -c \"\\\"$0\\\" --db \(database) \(command)\" /dev/null")
             #expect(result.status == 0, "\(command): \(result.error)")
             let own = String(decoding: result.output, as: UTF8.self)
                 .replacingOccurrences(of: "\u{1B}[1m", with: "").replacingOccurrences(of: "\u{1B}[22m", with: "")
-            #expect(Self.dangerousBytes(in: Data(own.utf8)) == [], "\(command)")
+            #expect(HostileText.dangerousBytes(in: Data(own.utf8)) == [], "\(command)")
             #expect(command == "stats" ? own.contains("3 hidden") : own.contains("evil"), "\(command)")
         }
         // Without --hidden, nothing of them shows or is found.
@@ -154,10 +96,10 @@ struct HostileOutputTests {
         let markdown = try runner.run(["export"])
         // Exact but for its line breaks (CR, NEL, U+2028), spaces there: Markdown's heading
         // is one line, and a break in a title would start a line of the document's own.
-        let oneLine = String(String.UnicodeScalarView(Self.hostile.unicodeScalars.map { "\r\n\u{85}\u{2028}\u{2029}".unicodeScalars.contains($0) ? " " : $0 }))
+        let oneLine = String(String.UnicodeScalarView(HostileText.sample.unicodeScalars.map { "\r\n\u{85}\u{2028}\u{2029}".unicodeScalars.contains($0) ? " " : $0 }))
         #expect(markdown.output.contains("# T" + oneLine + "\n"))
         let json = try runner.json(["list"])
-        #expect((json["conversations"] as? [[String: Any]])?.first?["title"] as? String == "T" + Self.hostile)
+        #expect((json["conversations"] as? [[String: Any]])?.first?["title"] as? String == "T" + HostileText.sample)
     }
 
     @Test("error messages show arguments with placeholders, never raw escapes")
@@ -170,7 +112,7 @@ struct HostileOutputTests {
         ] {
             let result = try runner.run(arguments)
             #expect(result.status != 0)
-            #expect(Self.dangerousBytes(in: Data(result.error.utf8)) == [], "\(arguments): \(result.error)")
+            #expect(HostileText.dangerousBytes(in: Data(result.error.utf8)) == [], "\(arguments): \(result.error)")
             #expect(result.error.contains("␛") || result.error.contains("\u{FFFD}") || result.error.contains("⍰"), "\(arguments)")
         }
     }
@@ -179,32 +121,32 @@ struct HostileOutputTests {
     func fullDisk() throws {
         let runner = try BinaryRunner()
         _ = try runner.run(["demo", "--count", "300"])
-        let database = Self.quoted(runner.databasePath)
+        let database = HostileText.quoted(runner.databasePath)
         for command in ["export --format jsonl", "export", "list --json", "show --help", "stats", "stats --chart", "stats --chart --json"] {
-            let result = try Self.shell("\"$0\" --db \(database) \(command) > /dev/full")
+            let result = try BinaryRunner.shell("\"$0\" --db \(database) \(command) > /dev/full")
             #expect(result.status == 1, "\(command)")
             #expect(result.error.contains("cannot write to standard output (no space left on device)"), "\(command): \(result.error)")
             #expect(result.error.filter { $0 == "\n" }.count == 1)
         }
         // Standard error full: nothing can be said, but the exit status says it failed.
-        let quiet = try Self.shell("\"$0\" --db \(database) list --limit 5 2>/dev/full")
+        let quiet = try BinaryRunner.shell("\"$0\" --db \(database) list --limit 5 2>/dev/full")
         #expect(quiet.status == 1)
-        #expect(try Self.shell("\"$0\" --db \(database) list --limit 5000 2>/dev/full").status == 0)
+        #expect(try BinaryRunner.shell("\"$0\" --db \(database) list --limit 5000 2>/dev/full").status == 0)
         // A small file system that fills up midway (root may mount one; CI and this machine run as root).
         let mountPoint = try TemporaryDirectory()
-        guard geteuid() == 0, Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", mountPoint.path]) == 0 else { return }
-        defer { _ = Self.run("/bin/umount", [mountPoint.path]) }
-        let full = try Self.shell("\"$0\" --db \(database) export --format jsonl > \(mountPoint.path)/backup.jsonl")
+        guard geteuid() == 0, ChildProcess.status("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", mountPoint.path]) == 0 else { return }
+        defer { _ = ChildProcess.status("/bin/umount", [mountPoint.path]) }
+        let full = try BinaryRunner.shell("\"$0\" --db \(database) export --format jsonl > \(mountPoint.path)/backup.jsonl")
         #expect(full.status == 1)
         #expect(full.error.contains("cannot write to standard output (no space left on device); the output is incomplete"))
-        let out = try Self.shell("\"$0\" --db \(database) export --format jsonl --out \(mountPoint.path)/out.jsonl")
+        let out = try BinaryRunner.shell("\"$0\" --db \(database) export --format jsonl --out \(mountPoint.path)/out.jsonl")
         #expect(out.status == 1)
         #expect(out.error.contains("no space left on device"))
         // Nothing half-written is left at --out, nor a temporary file.
         #expect(try FileManager.default.contentsOfDirectory(atPath: mountPoint.path) == ["backup.jsonl"])
         // One file each: the disk fills midway; what was written is said, and is whole.
         try FileManager.default.removeItem(atPath: mountPoint.path + "/backup.jsonl")
-        let each = try Self.shell("\"$0\" --db \(database) export --format jsonl --out-dir \(mountPoint.path)/each")
+        let each = try BinaryRunner.shell("\"$0\" --db \(database) export --format jsonl --out-dir \(mountPoint.path)/each")
         #expect(each.status == 1)
         let written = try FileManager.default.contentsOfDirectory(atPath: mountPoint.path + "/each").filter { !$0.hasPrefix(".") }
         #expect(!written.isEmpty && each.error.contains("\(written.count) conversation"), "\(written.count): \(each.error)")
@@ -213,17 +155,6 @@ struct HostileOutputTests {
             let text = try String(contentsOfFile: mountPoint.path + "/each/" + name, encoding: .utf8)
             #expect(text.hasSuffix("}\n") && (try? JSONSerialization.jsonObject(with: Data(text.utf8))) != nil, "\(name)")
         }
-    }
-
-    static func run(_ tool: String, _ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
     }
 
     @Test("export --out writes regular files only: no symlink followed, no device replaced, no overwrite without --force")
@@ -300,7 +231,7 @@ struct HostileOutputTests {
         #expect(missing.error.contains("there is no folder"))
         #expect(!FileManager.default.fileExists(atPath: runner.folder.file("dta")))
 
-        let nonUTF8 = try Self.shell("cd \(Self.quoted(runner.folder.path)) && \"$0\" --db \"$(printf 'x\\377.db')\" list")
+        let nonUTF8 = try BinaryRunner.shell("cd \(HostileText.quoted(runner.folder.path)) && \"$0\" --db \"$(printf 'x\\377.db')\" list")
         #expect(nonUTF8.status == 2)
         #expect(nonUTF8.error.contains("argument 2 is not valid UTF-8"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: runner.folder.path).allSatisfy { !$0.hasSuffix(".db") })
@@ -364,8 +295,8 @@ struct HostileOutputTests {
                 let result = try runner.run(arguments)
                 #expect(result.status == 0 || result.status == 1, "\(created) \(arguments): \(result.status) \(result.error)")
             }
-            let database = Self.quoted(runner.databasePath)
-            let frame = try Self.shell("script -q -e -c \"\\\"$0\\\" --db \(database) --exit-after-first-frame\" /dev/null")
+            let database = HostileText.quoted(runner.databasePath)
+            let frame = try BinaryRunner.shell("script -q -e -c \"\\\"$0\\\" --db \(database) --exit-after-first-frame\" /dev/null")
             #expect(frame.status == 0, "\(created): \(frame.error)")
             let check = try runner.run(["check"])
             #expect(check.status == 1)
@@ -380,7 +311,7 @@ struct HostileAgentOutputTests {
     @Test("a Claude Code session with escapes in its folder, branch, model, tool names and texts: nothing raw on a pty")
     func agentFields() throws {
         let runner = try BinaryRunner()
-        let evil = HostileOutputTests.hostile
+        let evil = HostileText.sample
         let line: [String: Any] = [
             "type": "assistant", "uuid": "a", "parentUuid": "u", "sessionId": "s" + evil, "cwd": "/home/" + evil, "gitBranch": "b" + evil,
             "timestamp": "2026-11-30T09:00:05.000Z",
@@ -396,14 +327,14 @@ struct HostileAgentOutputTests {
         try text.write(toFile: path, atomically: false, encoding: .utf8)
         #expect(try runner.run(["import", path]).status == 0)
         let id = try #require((try runner.json(["list"])["conversations"] as? [[String: Any]])?.first?["id"] as? String)
-        let database = HostileOutputTests.quoted(runner.databasePath)
+        let database = HostileText.quoted(runner.databasePath)
         for command in ["list", "list --json", "show \(id)", "show \(id) --json", "show \(id) --all-branches", "search evil",
                         "export", "stats", "list --project home"] {
-            let result = try HostileOutputTests.shell("script -q -e -c \"\\\"$0\\\" --db \(database) \(command)\" /dev/null")
+            let result = try BinaryRunner.shell("script -q -e -c \"\\\"$0\\\" --db \(database) \(command)\" /dev/null")
             #expect(result.status == 0, "\(command): \(result.error)")
             let own = String(decoding: result.output, as: UTF8.self)
                 .replacingOccurrences(of: "\u{1B}[1m", with: "").replacingOccurrences(of: "\u{1B}[22m", with: "")
-            #expect(HostileOutputTests.dangerousBytes(in: Data(own.utf8)) == [], "\(command)")
+            #expect(HostileText.dangerousBytes(in: Data(own.utf8)) == [], "\(command)")
         }
         // The browser's reader: the header's folder and branch, the tool line.
         let tmux = try TmuxSession(width: 100, height: 20, arguments: ["--db", runner.databasePath])

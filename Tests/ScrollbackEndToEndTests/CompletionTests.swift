@@ -72,7 +72,7 @@ struct CompletionTests {
         let folder = runner.folder.file("my dir")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let db = folder + "/it's.sqlite"
-        #expect(try runner.run(["--db", db, "import", SyncCommandTests.export(in: runner, titles: ["One"])], withDatabase: false).status == 0)
+        #expect(try runner.run(["--db", db, "import", runner.recordExport(titles: ["One"])], withDatabase: false).status == 0)
         func offered(_ words: [String], line: String? = nil) throws -> Set<String> {
             Set(try Self.offered(shell, ["scrollback"] + words, line: line.map { "scrollback " + $0 }, in: runner))
         }
@@ -100,7 +100,7 @@ struct CompletionTests {
     @Test("every shell offers the same words at the same places: the format of each command, commands after --db, sync's words by level, the database's sources and models, no hidden option", arguments: ["bash", "zsh", "fish"])
     func lines(_ shell: String) throws {
         let runner = try BinaryRunner()
-        #expect(try runner.run(["import", SyncCommandTests.export(in: runner, titles: ["One", "Two"])]).status == 0)
+        #expect(try runner.run(["import", runner.recordExport(titles: ["One", "Two"])]).status == 0)
         _ = try runner.run(["demo", "--count", "20"])
         let db = runner.databasePath
         func offered(_ words: String...) throws -> Set<String> {

@@ -525,26 +525,23 @@ struct SyncTests {
         // The server stopped once the first progress line is out.
         let output = scene.folder.file("terminal")
         makeEmptyFile(output)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "\(environment) script -q -e -c \"\\\"$0\\\" --db \(b.path) sync\" /dev/null", BinaryRunner.binary.path]
-        process.environment = ["TZ": "UTC", "LANG": "C.UTF-8", "HOME": scene.folder.path, "PATH": "/usr/bin:/bin", "TERM": "xterm-256color"]
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        while process.isRunning, !(String(decoding: try Data(contentsOf: URL(fileURLWithPath: output)), as: UTF8.self).contains("receiving ")) {
-            usleep(5_000)
+        let process = try ChildProcess(
+            "/bin/sh", ["-c", "\(environment) script -q -e -c \"\\\"$0\\\" --db \(b.path) sync\" /dev/null", BinaryRunner.binary.path],
+            environment: TestEnvironment.variables(home: scene.folder.path, terminal: true), output: output, error: "/dev/null")
+        var ending: ChildProcess.Ending?
+        while ending == nil, !(String(decoding: try Data(contentsOf: URL(fileURLWithPath: output)), as: UTF8.self).contains("receiving ")) {
+            ending = process.wait(timeout: 0.005)
         }
         try server.stop()
-        process.waitUntilExit()
+        let ended = ending ?? process.wait()
         let bytes = String(decoding: try Data(contentsOf: URL(fileURLWithPath: output)), as: UTF8.self)
-        #expect(process.terminationStatus == 1, "the sync ended before the server stopped: the machine is too fast for this test")
+        #expect(ended == .exited(1), "the sync ended before the server stopped: the machine is too fast for this test")
         #expect(bytes.contains("receiving "), "\(bytes)")
         // The error starts a line of its own: the progress line is cleared first.
         #expect(bytes.contains("\r\u{1B}[Kscrollback: the connection to the sync server broke"), "\(bytes)")
         try server.restart()
         // TERM=dumb: the same sync, finished, with no progress line and no escape sequence.
-        let dumb = try HostileOutputTests.shell("\(environment) TERM=dumb script -q -e -c \"\\\"$0\\\" --db \(b.path) sync\" /dev/null")
+        let dumb = try BinaryRunner.shell("\(environment) TERM=dumb script -q -e -c \"\\\"$0\\\" --db \(b.path) sync\" /dev/null")
         let plain = String(decoding: dumb.output, as: UTF8.self)
         #expect(dumb.status == 0 && plain.contains("Synced: sent 0, received "), "\(plain)")
         #expect(!plain.contains("\u{1B}") && !plain.contains("receiving"), "\(plain)")
@@ -707,12 +704,8 @@ struct SyncDamageTests {
         // The outbox as it was before the sync, put back after it: as if the sync had been
         // killed after the server's commit.
         func sqlite(_ sql: String) throws {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-            process.arguments = [fresh.path, sql]
-            try process.run()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            let shell = try runSQLiteShell(fresh.path, sql)
+            #expect(shell.status == 0, "\(shell.error)")
         }
         try sqlite("CREATE TABLE saved AS SELECT * FROM sync_outbox")
         #expect(try fresh.sync().sent == 300)
@@ -917,8 +910,8 @@ struct SyncLimitsTests {
         try a.turnOn()
         try a.sync()
         let mountPoint = try TemporaryDirectory()
-        guard HostileOutputTests.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.path]) == 0 else { return }
-        defer { _ = HostileOutputTests.run("/bin/umount", [mountPoint.path]) }
+        guard ChildProcess.status("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.path]) == 0 else { return }
+        defer { _ = ChildProcess.status("/bin/umount", [mountPoint.path]) }
         let store = try Store.open(path: mountPoint.file("b.sqlite"))
         _ = try store.turnSyncOn(machine: SyncEngine.newMachineID(), joining: true)
         #expect { try SyncEngine(store: store, conninfo: url, key: key).sync() } throws: { error in
@@ -928,7 +921,7 @@ struct SyncLimitsTests {
         #expect(try store.check().problems.isEmpty)
         let partial = try store.conversations.count()
         #expect(partial < 1_500)
-        #expect(HostileOutputTests.run("/bin/mount", ["-o", "remount,size=64m", mountPoint.path]) == 0)
+        #expect(ChildProcess.status("/bin/mount", ["-o", "remount,size=64m", mountPoint.path]) == 0)
         _ = try SyncEngine(store: store, conninfo: url, key: key).sync()
         #expect(try store.conversations.count() == 1_500)
         #expect(try store.check().problems.isEmpty)
