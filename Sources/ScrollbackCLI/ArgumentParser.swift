@@ -101,7 +101,7 @@ enum ArgumentParser {
                     // Given twice, one would be dropped without a word: which one was meant is not ours to guess.
                     if let first = parsed.values[option.key] {
                         throw UsageError(
-                            message: "\(name) is given twice ('\(OutputFormat.line(first))', then '\(OutputFormat.line(value))'); give it once",
+                            message: "\(name) is given twice ('\(OutputFormat.word(first))', then '\(OutputFormat.word(value))'); give it once",
                             command: spec?.name)
                     }
                     parsed.values[option.key] = value
@@ -120,7 +120,10 @@ enum ArgumentParser {
                 if argument == "help" {
                     // `help sync key show`: the words of a command, as far as they name one.
                     parsed.flags.insert(.help)
-                    guard index < arguments.count else { continue }
+                    // `help help` is the help; an option before the topic (`help --db X sync`)
+                    // leaves the topic to come as a command word does.
+                    if index < arguments.count, arguments[index] == "help" { index += 1 }
+                    guard index < arguments.count, !arguments[index].hasPrefix("-") else { continue }
                     guard var shown = CommandTable.command(named: arguments[index]) else { throw unknownCommand(arguments[index]) }
                     index += 1
                     while index < arguments.count, let sub = shown.subcommand(arguments[index]) {
@@ -128,6 +131,17 @@ enum ArgumentParser {
                         index += 1
                     }
                     parsed.command = shown.name
+                    // A word left over names nothing: said, not ignored (and not shown for sync).
+                    if index < arguments.count, !arguments[index].hasPrefix("-") {
+                        let extra = arguments[index]
+                        let words = shown.subcommands.map { "`\($0.name)`" }
+                        let what = shown.refuseWords != nil ? "a word (\(extra.count) characters, not shown)" : "'\(OutputFormat.word(extra))'"
+                        throw UsageError(
+                            message: words.isEmpty
+                                ? "`help \(shown.name)` takes no more words; \(what) was given"
+                                : "\(what) is not a command of `\(shown.name)`, which has \(OutputFormat.list(words, conjunction: "and"))",
+                            command: shown.name)
+                    }
                     continue
                 }
                 guard let command = CommandTable.commands.first(where: { $0.name == argument }) else {
@@ -147,14 +161,16 @@ enum ArgumentParser {
         }
         if parsed.has(.help) || parsed.has(.version) { return parsed }
         if let spec {
-            for key in parsed.flags.union(parsed.values.keys).sorted(by: { $0.name < $1.name })
-            where !(spec.options + CommandTable.global).contains(where: { $0.key == key }) {
-                throw UsageError(message: "\(key) goes with \(owners(of: key.name, near: spec) ?? "another command") only", command: spec.name)
-            }
+            // Words first: `sync --json SECRET status` is about the word that is not a
+            // command, not about --json, which the command meant would take.
             let wrongCount =
                 parsed.positional.count < spec.minimumArguments || spec.maximumArguments.map { parsed.positional.count > $0 } ?? false
             if let refuse = spec.refuseWords, spec.run == nil || wrongCount {
                 throw refuse(spec.name.split(separator: " ").dropFirst().map(String.init) + parsed.positional)
+            }
+            for key in parsed.flags.union(parsed.values.keys).sorted(by: { $0.name < $1.name })
+            where !(spec.options + CommandTable.global).contains(where: { $0.key == key }) {
+                throw UsageError(message: "\(key) goes with \(owners(of: key.name, near: spec) ?? "another command") only", command: spec.name)
             }
             if spec.run == nil {
                 let names = spec.subcommands.map(\.word)
@@ -166,7 +182,7 @@ enum ArgumentParser {
             }
             if let maximum = spec.maximumArguments, parsed.positional.count > maximum {
                 let extra = parsed.positional[maximum]
-                throw UsageError(message: "unexpected argument '\(extra)' for '\(spec.name)'", command: spec.name)
+                throw UsageError(message: "unexpected argument '\(OutputFormat.word(extra))' for '\(spec.name)'", command: spec.name)
             }
         } else if let stray = parsed.positional.first {
             throw unknownCommand(stray)
@@ -195,7 +211,7 @@ enum ArgumentParser {
         if spec?.refuseWords != nil || word.contains("://") || word.contains("@") || word.count > 40 {
             return "(\(word.count) characters, not shown)"
         }
-        return "'\(OutputFormat.line(word))'"
+        return "'\(OutputFormat.word(word))'"
     }
 
     /// `unknown command 'lsit'; did you mean 'list'?` when one command is close.
@@ -203,7 +219,7 @@ enum ArgumentParser {
         guard !name.contains("://"), !name.contains("@") else {
             return UsageError(message: "unknown command (\(name.count) characters, not shown: it looks like a connection string)", command: nil)
         }
-        let shown = OutputFormat.line(name)
+        let shown = OutputFormat.word(name)
         let close = CommandTable.commands.map(\.name).filter { editDistance($0, name.lowercased()) <= 2 }
         guard let nearest = close.min(by: { editDistance($0, name.lowercased()) < editDistance($1, name.lowercased()) }) else {
             return UsageError(message: "unknown command '\(shown)'", command: nil)

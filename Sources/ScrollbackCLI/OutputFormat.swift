@@ -94,6 +94,14 @@ enum OutputFormat {
     /// Untrusted text made safe for one line of terminal output.
     static func line(_ text: String) -> String { UntrustedText.sanitized(text) }
 
+    /// A word of the command line quoted back in a message: made safe, and cut at 60
+    /// characters (a 100,000-character value is not repeated whole).
+    static func word(_ text: String) -> String {
+        let safe = UntrustedText.sanitized(text)
+        guard safe.count > 60 else { return safe }
+        return String(safe.prefix(50)) + "… (\(NumberText.grouped(text.count)) characters)"
+    }
+
     /// Words as a sentence lists them: `a, b or c` (`and` with `conjunction: "and"`).
     static func list(_ words: [String], conjunction: String = "or") -> String {
         guard let last = words.last, words.count > 1 else { return words.joined() }

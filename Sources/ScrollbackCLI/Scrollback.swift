@@ -226,7 +226,7 @@ struct CommandContext {
         guard let text = parsed.value(name) else { return nil }
         if let chosen = Choice(rawValue: text) { return chosen }
         let list = OutputFormat.list(Choice.allCases.map(\.rawValue))
-        throw UsageError(message: "\(name) must be \(list), not '\(OutputFormat.line(text))'", command: parsed.command)
+        throw UsageError(message: "\(name) must be \(list), not '\(OutputFormat.word(text))'", command: parsed.command)
     }
 
     /// The page cursor of `--after`/`--before`, when the token was made for this database

@@ -72,7 +72,8 @@ struct SyncCommand {
         if let known = commands.first(where: { words.count > $0.count && Array(words.prefix($0.count)) == $0 }) {
             let extra = words.count - known.count
             return UsageError(
-                message: "`sync \(known.joined(separator: " "))` takes no argument (\(extra) given, not shown); \(secretsNote)", command: "sync")
+                message: "`sync \(known.joined(separator: " "))` takes no argument (\(extra) given, not shown); \(secretsNote)",
+                command: (["sync"] + known).joined(separator: " "))
         }
         if words == ["key"] {
             return UsageError(message: "`sync key` needs show or import: `sync key show` prints the key, `sync key import` reads one", command: "sync")

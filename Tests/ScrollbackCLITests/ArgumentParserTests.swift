@@ -93,6 +93,40 @@ struct ArgumentParserTests {
         #expect(SyncCommand.subcommands == ["init", "status", "off", "key show", "key import"])
     }
 
+    @Test("help takes the words of one command: more are refused (not shown for sync), help help is the help, an option may come first; long values are cut in messages")
+    func helpWords() throws {
+        #expect(throws: UsageError(message: "`help list` takes no more words; 'extra' was given", command: "list")) {
+            try ArgumentParser.parse(["help", "list", "extra"])
+        }
+        do {
+            _ = try ArgumentParser.parse(["help", "sync", "key", "Secr3t"])
+            Issue.record("help sync key Secr3t parsed")
+        } catch let error as UsageError {
+            #expect(!error.userLine.contains("Secr3t") && error.userLine.contains("`sync key show` and `sync key import`"), "\(error.userLine)")
+        }
+        let helpHelp = try ArgumentParser.parse(["help", "help"])
+        #expect(helpHelp.has(.help) && helpHelp.command == nil)
+        let first = try ArgumentParser.parse(["help", "--db", "/x", "sync", "status"])
+        #expect(first.has(.help) && first.command == "sync status")
+        // A 100,000-character value is not repeated whole.
+        let long = String(repeating: "x", count: 100_000)
+        do {
+            _ = try ArgumentParser.parse(["list", "--limit", "5", "--limit", long])
+            Issue.record("--limit twice parsed")
+        } catch let error as UsageError {
+            #expect(error.userLine.count < 300 && error.userLine.contains("100,000 characters"), "\(error.userLine.count)")
+        }
+        // A sync command given a word says so, and points at its own page.
+        #expect(throws: UsageError.self) { try ArgumentParser.parse(["sync", "status", "Secr3t"]) }
+        do { _ = try ArgumentParser.parse(["sync", "status", "Secr3t"]) } catch let error as UsageError {
+            #expect(error.command == "sync status" && !error.userLine.contains("Secr3t"), "\(error.userLine)")
+        }
+        // A word that is no command, before the command's word: about the word, not the option.
+        do { _ = try ArgumentParser.parse(["sync", "--json", "Secr3t", "status"]) } catch let error as UsageError {
+            #expect(error.userLine.contains("unknown sync command") && !error.userLine.contains("goes with"), "\(error.userLine)")
+        }
+    }
+
     @Test("a choice's words come from its enum: the usage shows them, a wrong one is refused with all of them")
     func choices() throws {
         let list = try #require(CommandTable.command(named: "list"))
