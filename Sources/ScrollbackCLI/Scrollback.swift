@@ -114,6 +114,13 @@ struct CommandContext {
         }
         if let path = parsed.value(.db) {
             guard !path.isEmpty else { throw UsageError(message: "--db needs a path", command: parsed.command) }
+            // A connection string given as the database: not repeated (it may hold a password).
+            if path.range(of: #"^[A-Za-z][A-Za-z0-9+.-]*://"#, options: .regularExpression) != nil {
+                throw UsageError(
+                    message:
+                        "--db takes the path of a database file; the value given (\(path.count) characters, not shown) looks like a URL (a sync server's connection string is read by `scrollback sync init` from standard input)",
+                    command: parsed.command)
+            }
             databasePath = path
             createsFolder = false
         } else if parsed.has(.demo) {

@@ -121,6 +121,14 @@ struct ArgumentParserTests {
         do { _ = try ArgumentParser.parse(["sync", "status", "Secr3t"]) } catch let error as UsageError {
             #expect(error.command == "sync status" && !error.userLine.contains("Secr3t"), "\(error.userLine)")
         }
+        // A connection string given as the database is not repeated.
+        let quiet = Console(write: { _ in }, writeError: { _ in }, readLine: { nil }, inputIsTerminal: false, outputIsTerminal: false, errorIsTerminal: false)
+        do {
+            _ = try CommandContext(parsed: ArgumentParser.parse(["--db", "postgres://u:Secr3t@h/db", "list"]), environment: [:], console: quiet)
+            Issue.record("a URL taken as the database")
+        } catch let error as UsageError {
+            #expect(!error.userLine.contains("Secr3t") && error.userLine.contains("looks like a URL"), "\(error.userLine)")
+        }
         // A word that is no command, before the command's word: about the word, not the option.
         do { _ = try ArgumentParser.parse(["sync", "--json", "Secr3t", "status"]) } catch let error as UsageError {
             #expect(error.userLine.contains("unknown sync command") && !error.userLine.contains("goes with"), "\(error.userLine)")
