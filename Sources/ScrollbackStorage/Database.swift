@@ -108,7 +108,11 @@ final class Database {
         }
     }
 
+    /// SQLite configured once, before its first connection (see the shim).
+    private static let configured: Int32 = scrollback_sqlite3_config_no_memory_statistics()
+
     private static func connect(path: String, access: Access, flags: Int32, immutable: Bool) throws -> Database {
+        _ = configured
         let uri = Self.uri(path: path, readOnly: access == .readOnly, immutable: immutable)
         var handle: OpaquePointer?
         let code = sqlite3_open_v2(uri, &handle, flags, nil)

@@ -56,6 +56,52 @@ struct BulkInsertTests {
         #expect(try store.search.search("zebrafish", after: nil, limit: 5).items.count == 1)
     }
 
+    /// A conversation's message ids come from one look at the ids stored over its span of
+    /// time (`Writer.FreeMessageIDs`): they must be the ids one query per message gave, each
+    /// after the last of its millisecond, also when other conversations' messages share its
+    /// milliseconds, when a millisecond is full (its first free id is in the next one's
+    /// range, which a later message of that next millisecond must not take again), and when
+    /// the span holds more stored rows than the look reads.
+    @Test("message ids follow time: after the last of their millisecond, past a full one, among other conversations' messages")
+    func messageIDsFollowTime() throws {
+        let store = try Store.open(path: ":memory:")
+        let t = Int64(1_772_323_200_000)
+        func conversation(_ name: String, _ times: [Int64]) -> ImportedConversation {
+            ImportedConversation(
+                source: "test", sourceID: name, title: name, model: nil, createdAt: Timestamp(milliseconds: times.min() ?? t),
+                updatedAt: Timestamp(milliseconds: times.max() ?? t),
+                messages: times.map { ImportedMessage(role: .user, content: "\(name) at \($0)", createdAt: Timestamp(milliseconds: $0)) })
+        }
+        func ids(_ name: String) throws -> [Int64] {
+            try store.database.query(
+                "SELECT m.id FROM message AS m JOIN conversation AS c ON c.id = m.conversation_id WHERE c.source_id = ? ORDER BY m.position",
+                [.text(name)]) { $0.int64(0) }
+        }
+        let base = { (time: Int64) in time * 65_536 }
+        #expect(try store.upsert(conversation("first", [t, t + 1, t + 2, t + 5])) == .inserted)
+        #expect(try ids("first") == [base(t), base(t + 1), base(t + 2), base(t + 5)])
+        // The same milliseconds, twice within one conversation, and out of order.
+        #expect(try store.upsert(conversation("second", [t + 5, t, t, t + 3, t + 1])) == .inserted)
+        #expect(try ids("second") == [base(t + 5) + 1, base(t) + 1, base(t) + 2, base(t + 3), base(t + 1) + 1])
+
+        // Millisecond t + 10 full: its last id taken by a stored row.
+        let first = try store.database.scalarInt("SELECT id FROM conversation WHERE source_id = 'first'")
+        try store.database.execute(
+            "INSERT INTO message (id, public_id, conversation_id, position, role, content, created_at) VALUES (\(base(t + 11) - 1), 'full', \(first), 99, 'user', 'x', \(t + 10))")
+        #expect(try store.upsert(conversation("third", [t + 10, t + 11, t + 11, t + 12])) == .inserted)
+        let third = try ids("third")
+        // The full millisecond's message goes to the first free id after it, the next
+        // millisecond's messages after that one.
+        #expect(third == [base(t + 11), base(t + 11) + 1, base(t + 11) + 2, base(t + 12)])
+
+        // A span holding more stored rows than the look reads: each message asks.
+        let crowd = (0..<(Writer.FreeMessageIDs.mostStored + 5)).map { t + 100 + Int64($0) }
+        #expect(try store.upsert(conversation("crowd", crowd)) == .inserted)
+        #expect(try store.upsert(conversation("among", [t + 100, t + 101, t + 2_000])) == .inserted)
+        #expect(try ids("among") == [base(t + 100) + 1, base(t + 101) + 1, base(t + 2_000)])
+        #expect(try store.check().isHealthy)
+    }
+
     /// A bulk load indexes its rows in batches while it goes (whole rebuild only when it
     /// changed rows); with batches of 7, every path runs on a few hundred rows.
     @Test("a load indexed in batches finds exactly what a rebuild finds", arguments: [false, true])

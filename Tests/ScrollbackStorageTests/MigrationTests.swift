@@ -79,7 +79,7 @@ struct MigrationTests {
                         ]))
             }
         }
-        let store = try Store.open(path: path)
+        let store = try Store.open(path: path, migrator: Migrator(migrations: Array(Migrator.scrollback.migrations.prefix(10))))
         #expect(store.migration.fromVersion == 9 && store.migration.toVersion == 10)
         #expect(store.migration.backupPath.map { FileManager.default.fileExists(atPath: $0) } == true)
         #expect(try store.database.scalarInt("SELECT count(*) FROM sqlite_schema WHERE name IN ('conversation_by_model', 'conversation_by_source')") == 2)
@@ -89,6 +89,65 @@ struct MigrationTests {
         let tokens = try store.activity.chart(.tokens, filter: .none, window: window)
         #expect(tokens.bars.map(\.shownLabel) == ["2026-03"] && tokens.bars.map(\.value) == [360])
         #expect(try store.check().problems.isEmpty)
+    }
+
+    @Test("v11: a version 10 database keeps its rules on a message's role and kind, now without IN lists, backup first; hidden counts still follow inserts, kind changes and deletes, and `check` passes")
+    func checksWithoutTemporaryTables() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("v10.sqlite")
+        let time = Timestamp(milliseconds: 1_772_323_200_000)
+        do {
+            let old = try Store.open(path: path, migrator: Migrator(migrations: Array(Migrator.scrollback.migrations.prefix(10))))
+            #expect(old.migration.toVersion == 10)
+            _ = try old.upsert(
+                ImportedConversation(
+                    source: "claude-code", sourceID: "s", title: "Session", model: nil, createdAt: time, updatedAt: time,
+                    messages: [
+                        ImportedMessage(role: .user, content: "Hi", createdAt: time, nodeID: "u"),
+                        ImportedMessage(role: .assistant, content: "thinking", createdAt: time, nodeID: "r", parent: .node("u"), kind: .reasoning),
+                        ImportedMessage(role: .assistant, content: "Hello", createdAt: time, nodeID: "a", parent: .node("r")),
+                    ]))
+        }
+        let store = try Store.open(path: path)
+        #expect(store.migration.fromVersion == 10 && store.migration.toVersion == 11)
+        #expect(store.migration.backupPath.map { FileManager.default.fileExists(atPath: $0) } == true)
+        let database = store.database
+        let messageSQL = try database.query("SELECT sql FROM sqlite_schema WHERE name = 'message' OR name LIKE 'message_hidden_%'") { $0.text(0) }
+        #expect(messageSQL.count == 4)
+        #expect(messageSQL.allSatisfy { !$0.contains(" IN (") }, "\(messageSQL)")
+        #expect(try store.check().problems.isEmpty)
+
+        let conversation = try database.scalarInt("SELECT id FROM conversation")
+        func hidden() throws -> Int64 { try database.scalarInt("SELECT hidden_count FROM conversation") }
+        #expect(try hidden() == 1)
+        func insert(role: String, kind: String, position: Int) throws {
+            try database.execute(
+                "INSERT INTO message (public_id, conversation_id, position, role, content, created_at, kind) VALUES ('p\(position)', \(conversation), \(position), '\(role)', 'x', 0, '\(kind)')")
+        }
+        // The same rules as before: what was refused is refused, what was taken is taken.
+        for (role, kind) in [("bogus", "text"), ("user", "x"), ("User", "text"), ("user", "Reasoning"), ("", "text")] {
+            #expect(throws: (any Error).self, "\(role)/\(kind)") { try insert(role: role, kind: kind, position: 10) }
+        }
+        #expect(try database.scalarInt("SELECT count(*) FROM message") == 3)
+        let roles = ["system", "user", "assistant", "tool"]
+        for (index, kind) in ["text", "document", "tool", "reasoning", "internal", "unknown"].enumerated() {
+            try insert(role: roles[index % roles.count], kind: kind, position: 20 + index)
+        }
+        #expect(try hidden() == 4)
+        try database.execute("UPDATE message SET kind = 'text' WHERE position = 23")
+        #expect(try hidden() == 3)
+        try database.execute("UPDATE message SET kind = 'internal' WHERE position = 24")
+        #expect(try hidden() == 3)
+        try database.execute("UPDATE message SET kind = 'unknown' WHERE position = 20")
+        #expect(try hidden() == 4)
+        #expect(throws: (any Error).self) { try database.execute("UPDATE message SET role = 'nobody' WHERE position = 20") }
+        try database.execute("DELETE FROM message WHERE position >= 20")
+        #expect(try hidden() == 1)
+        #expect(try store.check().problems.isEmpty)
+
+        // A new database has the same schema as an upgraded one.
+        let fresh = try Store.open(path: folder.file("new.sqlite"))
+        #expect(try DatabaseCheck.schema(of: fresh.database).mapValues(DatabaseCheck.normalized) == DatabaseCheck.schema(of: database).mapValues(DatabaseCheck.normalized))
     }
 
     @Test("a new database is created at the latest version, without a backup")
