@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "TerminalSignalState"),
         .target(
             name: "ScrollbackStorage",
-            dependencies: ["ScrollbackModel", "CSQLite", "SearchTokenizer"],
+            dependencies: ["ScrollbackModel", "CSQLite", "SearchTokenizer", "CCrypto"],
             swiftSettings: strictSwift
         ),
         .target(

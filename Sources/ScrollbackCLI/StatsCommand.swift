@@ -15,6 +15,12 @@ struct StatsCommand {
         let messages: Int
         let hiddenMessages: Int
         let fileBytes: Int64
+        /// Attachments of messages, those whose bytes are missing, and the distinct files
+        /// stored with their bytes.
+        let attachments: Int
+        let missingAttachments: Int
+        let attachmentFiles: Int
+        let attachmentBytes: Int64
         let oldest: String?
         let newest: String?
         let models: [ModelJSON]
@@ -53,15 +59,25 @@ struct StatsCommand {
                 try OutputFormat.json(
                     Output(
                         path: store.path, schemaVersion: stats.schemaVersion, conversations: stats.conversations,
-                        messages: stats.messages, hiddenMessages: stats.hiddenMessages, fileBytes: stats.fileBytes, oldest: stats.oldest?.iso8601,
+                        messages: stats.messages, hiddenMessages: stats.hiddenMessages, fileBytes: stats.fileBytes,
+                        attachments: stats.attachments.attachments, missingAttachments: stats.attachments.missing,
+                        attachmentFiles: stats.attachments.files, attachmentBytes: stats.attachments.bytes, oldest: stats.oldest?.iso8601,
                         newest: stats.newest?.iso8601, models: stats.models.map(ModelJSON.init)), for: context.console))
             return
         }
+        let files = stats.attachments
+        let attachmentRow: [(String, String)] =
+            files.attachments == 0 ? [] : [
+                ("attachments", NumberText.grouped(files.attachments)
+                    + " (\(NumberText.grouped(files.files)) \(files.files == 1 ? "file" : "files"), \(OutputFormat.bytes(files.bytes))"
+                    + (files.missing > 0 ? "; \(NumberText.grouped(files.missing)) not in the export they came from" : "") + ")")
+            ]
         let rows: [(String, String)] = [
             ("database", OutputFormat.line(store.path) + (store.isSnapshot ? " (read-only snapshot)" : "")),
             ("schema", "\(stats.schemaVersion)"),
             ("conversations", NumberText.grouped(stats.conversations)),
             ("messages", NumberText.grouped(stats.messages) + (stats.hiddenMessages > 0 ? " (and \(NumberText.grouped(stats.hiddenMessages)) hidden: tool traffic, reasoning, context)" : "")),
+        ] + attachmentRow + [
             ("size", OutputFormat.bytes(stats.fileBytes)),
             ("oldest", stats.oldest.map { TimeText.absolute($0) } ?? "-"),
             ("newest", stats.newest.map { TimeText.absolute($0) } ?? "-"),

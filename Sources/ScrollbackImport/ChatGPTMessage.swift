@@ -153,13 +153,20 @@ enum ChatGPTMessage {
             text = ChatGPTCitations.resolve(
                 text, references: metadata.array("content_references") ?? [], citations: metadata.array("citations") ?? [])
         }
-        guard !ImportText.isBlank(text) else { return nil }
+        // Its files: a message of files alone (an upload with no words) is kept for them.
+        let attachments = ChatGPTAttachments.of(content: content, metadata: metadata)
+        if ImportText.isBlank(text) {
+            guard !attachments.isEmpty else { return nil }
+            text = ""
+        }
         let model = role == .assistant ? (metadata.string("model_slug") ?? defaultModel) : nil
         if message["create_time"] != nil && !(message["create_time"] is NSNull) && message.number("create_time") == nil {
             throw SkipReason("a message's create_time is not a number of seconds")
         }
         let time = try ImportTime.seconds(message.number("create_time"), field: "a message's create_time") ?? fallbackTime ?? Timestamp(milliseconds: 0)
-        return ImportedMessage(role: role, content: text, createdAt: time, model: model, kind: kind)
+        var imported = ImportedMessage(role: role, content: text, createdAt: time, model: model, kind: kind)
+        imported.attachments = attachments
+        return imported
     }
 
     /// The canvas document a `canmore` call shows, as a message's text (its name in bold,

@@ -120,7 +120,8 @@ public struct Importer {
                     ImportError(path: label, problem: error.problem, location: error.location)
                 }
                 do {
-                    let result = try importFile(file, label: label, format: format, progress: progress, shouldStop: shouldStop)
+                    let result = try importFile(
+                        file, label: label, format: format, attachments: export.attachments, progress: progress, shouldStop: shouldStop)
                     summary.inserted += result.inserted
                     summary.updated += result.updated
                     summary.unchanged += result.unchanged
@@ -150,6 +151,8 @@ public struct Importer {
         var scratch: ScratchFile?
         /// Found as a coding agent's session file (in a folder of them).
         var isSession = false
+        /// The files the export holds beside it (a ChatGPT ZIP's or folder's images).
+        var attachments: ExportAttachments?
     }
 
     /// The export files a path stands for, each with the name to show: a file is itself; a
@@ -169,10 +172,12 @@ public struct Importer {
             guard !wanted.isEmpty else {
                 throw ImportError(path: path, problem: "no conversations.json in this archive")
             }
+            let attachments = ExportAttachments(archive: archive, limit: unzipLimit)
             return try wanted.map { entry in
                 let scratch = try ScratchFile()
                 try archive.extract(entry, to: scratch, limit: unzipLimit, shouldStop: shouldStop)
-                return ExportFile(file: scratch.path, label: "\(path)!\(entry.name)", scratch: scratch)
+                return ExportFile(
+                    file: scratch.path, label: "\(path)!\(entry.name)", scratch: scratch, attachments: attachments.isEmpty ? nil : attachments)
             }
         }
         if let here = try exportFiles(inFolder: path) { return here }
@@ -227,10 +232,12 @@ public struct Importer {
         let split = names.filter { $0.hasPrefix("conversations-") && $0.hasSuffix(".json") }.sorted()
         let chosen = !split.isEmpty ? split : names.contains("conversations.json") ? ["conversations.json"] : []
         guard !chosen.isEmpty else { return nil }
+        // The files beside a ChatGPT export's conversations (names only, read now).
+        let attachments = ExportAttachments(folder: path)
         return try chosen.map { name in
             let file = PathText.appending(to: path, name)
             guard try kind(of: file) == .file else { throw ImportError(path: file, problem: "a folder, not an export file") }
-            return ExportFile(file: file, label: file)
+            return ExportFile(file: file, label: file, attachments: attachments.isEmpty ? nil : attachments)
         }
     }
 
@@ -274,7 +281,8 @@ public struct Importer {
     /// Imports one file in one transaction; `label` is the name to show for it (an archive's
     /// entry is read from an unnamed file).
     private func importFile(
-        _ path: String, label: String, format forced: ImportFormat?, progress: ((ImportProgress) -> Void)?, shouldStop: () -> Bool
+        _ path: String, label: String, format forced: ImportFormat?, attachments files: ExportAttachments? = nil,
+        progress: ((ImportProgress) -> Void)?, shouldStop: () -> Bool
     ) throws -> ImportSummary {
         // A session file read before is what it was: its format is not found again (that
         // reads its first lines, and more, each time it is followed).
@@ -290,7 +298,15 @@ public struct Importer {
         let llm = format == .llm ? try LLMLogImport(path: path).conversations() : nil
         func body() throws {
             func store(_ conversation: ImportedConversation) throws {
-                switch try self.store.upsert(conversation, restoring: restoring) {
+                // Attachments named by the export's files, their bytes found there.
+                var conversation = conversation
+                if let files {
+                    for index in conversation.messages.indices where !conversation.messages[index].attachments.isEmpty {
+                        conversation.messages[index].attachments = conversation.messages[index].attachments.map(files.named)
+                    }
+                }
+                let find: AttachmentFinder? = files.map { files in { files.source(for: $0) } }
+                switch try self.store.upsert(conversation, restoring: restoring, attachments: find) {
                 case .inserted: result.inserted += 1
                 case .updated: result.updated += 1
                 case .unchanged: result.unchanged += 1

@@ -94,8 +94,19 @@ struct ZipArchive {
     /// - Throws: `ImportError` for a damaged entry, or an archive that another program
     ///   shortened while it was read.
     func extract(_ entry: Entry, to output: ScratchFile, limit: UnzipLimit, shouldStop: () -> Bool) throws {
+        try stream(entry, limit: limit, shouldStop: shouldStop) { piece in
+            try output.write(piece, name: entry.name, archive: path)
+        }
+    }
+
+    /// Inflates `entry` a piece at a time into `sink` (each piece valid during its call),
+    /// checked as `extract` checks it: a damaged entry throws, after some pieces went out
+    /// (the checksum is known only at the end), so a caller keeps nothing of it then.
+    func stream(
+        _ entry: Entry, limit: UnzipLimit, shouldStop: () -> Bool = { false }, into sink: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         do {
-            try copyOut(entry, to: output, limit: limit, shouldStop: shouldStop)
+            try copyOut(entry, to: sink, limit: limit, shouldStop: shouldStop)
         } catch let error as ImportError {
             // Damage that another program's writing made is said to be that.
             throw file.change ?? error
@@ -103,7 +114,9 @@ struct ZipArchive {
         try file.checkUnchanged()
     }
 
-    private func copyOut(_ entry: Entry, to output: ScratchFile, limit: UnzipLimit, shouldStop: () -> Bool) throws {
+    private func copyOut(
+        _ entry: Entry, to output: (UnsafeRawBufferPointer) throws -> Void, limit: UnzipLimit, shouldStop: () -> Bool
+    ) throws {
         if let refusal = limit.refusal(size: entry.size, compressedSize: entry.compressedSize) {
             throw ImportError(path: path, problem: "the ZIP entry \(entry.name) \(refusal)")
         }
@@ -128,7 +141,7 @@ struct ZipArchive {
                     path: path, problem: "the ZIP entry \(entry.name) inflates past its declared size of \(entry.size) bytes (a damaged or hostile archive)")
             }
             crc = crc32(crc, piece.bindMemory(to: Bytef.self).baseAddress, uInt(piece.count))
-            try output.write(piece, name: entry.name, archive: path)
+            try output(piece)
             written += piece.count
             if shouldStop() { throw ImportInterrupted() }
         }

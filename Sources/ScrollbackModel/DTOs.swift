@@ -321,6 +321,8 @@ public struct DatabaseStats: Sendable, Hashable {
     public var newest: Timestamp?
     /// Counts per model, most messages first; empty unless asked for (it reads every message).
     public var models: [ModelStats]
+    /// The attachments of messages and the files they point to.
+    public var attachments = AttachmentTotals(attachments: 0, missing: 0, files: 0, bytes: 0)
 
     public init(
         conversations: Int, messages: Int, fileBytes: Int64, schemaVersion: Int, oldest: Timestamp?, newest: Timestamp?,
@@ -371,6 +373,8 @@ public struct ConversationSnapshot: Sendable, Hashable {
     /// The mark the delete left (`ConversationRepository.deleteMark`): while it is still
     /// there, no other delete came after this one.
     public var deleteMark: String?
+    /// Its messages' attachments (their bytes stay stored, unused, while undo can reach them).
+    public var attachments: [AttachmentDTO] = []
 
     public init(
         conversation: ConversationDTO, messages: [MessageDTO], choices: [(message: Int64, leaf: Int64)] = [],

@@ -78,6 +78,8 @@ public struct ImportedMessage: Sendable, Hashable {
     public var parent: ImportedParent
     public var usage: MessageUsage
     public var kind: MessageKind
+    /// Its files, in order.
+    public var attachments: [ImportedAttachment] = []
 
     public init(
         role: Role, content: String, createdAt: Timestamp, model: String? = nil, publicID: String? = nil,

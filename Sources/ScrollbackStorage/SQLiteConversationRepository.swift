@@ -171,7 +171,9 @@ public final class SQLiteConversationRepository: ConversationRepository {
                 let choices = try self.database.query(
                     "SELECT message_id, leaf_id FROM branch_choice WHERE conversation_id = ?", [.integer(id)]
                 ) { (message: $0.int64(0), leaf: $0.int64(1)) }
-                snapshots.append(ConversationSnapshot(conversation: conversation, messages: messages, choices: choices))
+                var snapshot = ConversationSnapshot(conversation: conversation, messages: messages, choices: choices)
+                snapshot.attachments = try AttachmentTables(database: self.database).list(conversation: id)
+                snapshots.append(snapshot)
             }
             _ = try self.writer.delete(conversations: snapshots.map(\.conversation.id))
             for index in snapshots.indices {
@@ -234,6 +236,10 @@ public final class SQLiteConversationRepository: ConversationRepository {
             if let message = newIDs[choice.message], let leaf = newIDs[choice.leaf] {
                 try writer.remember(conversation: conversationID, message: message, leaf: leaf)
             }
+        }
+        let attachments = AttachmentTables(database: database)
+        for attachment in snapshot.attachments {
+            try attachments.restore(attachment, message: newIDs[attachment.messageID] ?? attachment.messageID)
         }
         return conversationID
     }

@@ -17,6 +17,7 @@ enum Schema {
         Migration(name: "v9 sessions no longer dated 1970 by a first line without a time", sql: version9),
         Migration(name: "v10 the activity overview: conversations by model and by source", sql: version10),
         Migration(name: "v11 a message's role and kind checked without a table per row", sql: version11),
+        Migration(name: "v12 attachments: the files of a message, their bytes stored once per content", sql: version12),
     ]
 
     static let version1 = """
@@ -513,6 +514,66 @@ enum Schema {
                SET hidden_count = hidden_count
                    + CASE WHEN new.kind = 'reasoning' OR new.kind = 'internal' OR new.kind = 'unknown' THEN 1 ELSE -1 END
              WHERE id = new.conversation_id;
+        END;
+        """
+
+    /// Version 12, attachments. A message's files (`attachment`, in its order) point to their
+    /// bytes by content (`attachment_content`, one row per SHA-256: a photo in five
+    /// conversations is stored once), kept in chunks (`attachment_chunk`: SQLite caps one
+    /// value at 1 GB, and a chunk is read and written with incremental blob I/O, so no file
+    /// is ever whole in memory). An attachment without content is a reference the export
+    /// named but did not hold (`absence` says why, when the source says). The foreign keys
+    /// are kept by triggers, as the message table's are: a message deleted takes its
+    /// attachments, and content no attachment uses any more is marked (`unused_since`), to be
+    /// freed once no undo can reach it.
+    static let version12 = """
+        CREATE TABLE attachment_content (
+            id           INTEGER PRIMARY KEY,
+            sha256       TEXT    NOT NULL UNIQUE CHECK (length(sha256) = 64),
+            size         INTEGER NOT NULL CHECK (size >= 0),
+            chunk_size   INTEGER NOT NULL CHECK (chunk_size > 0),
+            unused_since INTEGER
+        );
+        CREATE TABLE attachment_chunk (
+            content_id INTEGER NOT NULL,
+            idx        INTEGER NOT NULL CHECK (idx >= 0),
+            data       BLOB    NOT NULL,
+            UNIQUE (content_id, idx)
+        );
+        CREATE TABLE attachment (
+            id         INTEGER PRIMARY KEY,
+            message_id INTEGER NOT NULL,
+            position   INTEGER NOT NULL CHECK (position >= 0),
+            name       TEXT    NOT NULL,
+            mime       TEXT,
+            size       INTEGER CHECK (size IS NULL OR size >= 0),
+            width      INTEGER CHECK (width IS NULL OR width > 0),
+            height     INTEGER CHECK (height IS NULL OR height > 0),
+            reference  TEXT,
+            content_id INTEGER,
+            extracted  TEXT,
+            absence    TEXT,
+            UNIQUE (message_id, position)
+        );
+        CREATE INDEX attachment_by_content ON attachment (content_id) WHERE content_id IS NOT NULL;
+        CREATE INDEX attachment_by_reference ON attachment (reference) WHERE reference IS NOT NULL;
+
+        CREATE TRIGGER message_attachments_gone AFTER DELETE ON message BEGIN
+            DELETE FROM attachment WHERE message_id = old.id;
+        END;
+        CREATE TRIGGER attachment_content_unused AFTER DELETE ON attachment
+        WHEN old.content_id IS NOT NULL BEGIN
+            UPDATE attachment_content SET unused_since = CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)
+             WHERE id = old.content_id AND NOT EXISTS (SELECT 1 FROM attachment WHERE content_id = old.content_id);
+        END;
+        CREATE TRIGGER attachment_content_used AFTER INSERT ON attachment
+        WHEN new.content_id IS NOT NULL BEGIN
+            UPDATE attachment_content SET unused_since = NULL WHERE id = new.content_id AND unused_since IS NOT NULL;
+        END;
+        CREATE TRIGGER attachment_content_moved AFTER UPDATE OF content_id ON attachment BEGIN
+            UPDATE attachment_content SET unused_since = NULL WHERE id = new.content_id AND unused_since IS NOT NULL;
+            UPDATE attachment_content SET unused_since = CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)
+             WHERE id = old.content_id AND NOT EXISTS (SELECT 1 FROM attachment WHERE content_id = old.content_id);
         END;
         """
 }

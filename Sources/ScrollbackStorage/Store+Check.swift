@@ -182,6 +182,11 @@ enum DatabaseCheck {
             ) { "branches: conversation \($0.text(0)) shows a branch cut short or of a wrong length; run `scrollback check --repair`\(syncHint)" }
             problems += strays + leaves + unsaid + disordered + short
         }
+        step("attachments") {
+            // A database opened by an older schema's migrator (tests) has no attachments.
+            guard try database.scalarInt("SELECT count(*) FROM sqlite_schema WHERE name = 'attachment_content'") > 0 else { return }
+            problems += try AttachmentTables(database: database).problems()
+        }
         var building: Set<String> = []
         var countedOnly = false
         step("search backlog") {

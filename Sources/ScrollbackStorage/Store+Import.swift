@@ -24,9 +24,15 @@ extension Store {
     /// A conversation deleted before (its tombstone, by public id or by source id) stays
     /// deleted, unless `restoring`: then it comes back, and sync tells the other machines.
     ///
+    /// Each message's attachments are stored with it: their bytes from `find` (or inline),
+    /// once per content; a stored attachment whose bytes were missing gets them when this
+    /// import has them.
+    ///
     /// Atomic: when it throws, nothing of `imported` is stored (an update runs in a
     /// savepoint; a new conversation is removed again, see `insertMessages(of:intoNew:)`).
-    public func upsert(_ imported: ImportedConversation, restoring: Bool = false) throws -> ImportOutcome {
+    public func upsert(_ imported: ImportedConversation, restoring: Bool = false, attachments find: AttachmentFinder? = nil) throws
+        -> ImportOutcome
+    {
         try database.write(savepoint: false) {
             let publicID = imported.publicID ?? StableID.uuid(imported.source, imported.sourceID ?? "")
             let title = imported.title.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -53,15 +59,15 @@ extension Store {
                     sourceTitle: safeTitle, project: imported.project, gitBranch: imported.gitBranch)
                 let mark = try writer.outboxMark()
                 guard let id = try writer.insert(row) else { return .unchanged }
-                try insertMessages(of: imported, tree: tree, intoNew: id, publicID: publicID, outboxMark: mark)
+                try insertMessages(of: imported, tree: tree, intoNew: id, publicID: publicID, outboxMark: mark, find: find)
                 return .inserted
             }
             // In a savepoint, so that nothing changes when a new message fails.
             return try database.write {
                 if imported.isAppended {
-                    return try mergeAppended(imported, tree: tree, into: existing, publicID: publicID, updatedAt: updatedAt)
+                    return try mergeAppended(imported, tree: tree, into: existing, publicID: publicID, updatedAt: updatedAt, find: find)
                 }
-                return try merge(imported, tree: tree, into: existing, publicID: publicID, title: safeTitle, updatedAt: updatedAt)
+                return try merge(imported, tree: tree, into: existing, publicID: publicID, title: safeTitle, updatedAt: updatedAt, find: find)
             }
         }
     }
@@ -69,7 +75,7 @@ extension Store {
     /// Adds what `imported` has that `existing` lacks (see `upsert`).
     private func merge(
         _ imported: ImportedConversation, tree: ImportedTree, into existing: ConversationDTO, publicID: String, title: String,
-        updatedAt: Timestamp
+        updatedAt: Timestamp, find: AttachmentFinder?
     ) throws -> ImportOutcome {
         let stored = try database.query(
             """
@@ -210,8 +216,10 @@ extension Store {
             existing.title == keptTitle && existing.model == imported.model && existing.createdAt == imported.createdAt
             && existing.updatedAt == updatedAt
         if lastImported != title && sameConversation { try writer.setSourceTitle(conversation: existing.id, title) }
+        // The stored messages' attachments first (the new messages' once they are stored).
+        let attached = try storeAttachments(of: imported, rows: rowIDs, find: find)
         if newRows.isEmpty && !changedMessages && sameConversation && existing.currentLeafID != nil {
-            return .unchanged
+            return attached > 0 ? .updated : .unchanged
         }
         if !sameConversation {
             try writer.update(
@@ -221,6 +229,7 @@ extension Store {
         if !newRows.isEmpty || existing.currentLeafID == nil {
             let inserted = try writer.insert(messages: newRows)
             for (index, at) in newIndex { rowIDs[index] = inserted[at] }
+            try storeAttachments(of: imported, rows: rowIDs, only: { newIndex[$0] != nil }, find: find)
             var newParents: [Int64: Int64] = [:]
             for (row, parent) in reparented {
                 guard let parentRow = rowIDs[parent] else { continue }
@@ -244,7 +253,8 @@ extension Store {
     /// on when the new leaf continues it. Nothing else of the conversation is read: a
     /// follow of a 50 MB session reads what it adds.
     private func mergeAppended(
-        _ imported: ImportedConversation, tree: ImportedTree, into existing: ConversationDTO, publicID: String, updatedAt: Timestamp
+        _ imported: ImportedConversation, tree: ImportedTree, into existing: ConversationDTO, publicID: String, updatedAt: Timestamp,
+        find: AttachmentFinder?
     ) throws -> ImportOutcome {
         func storedRow(_ node: String) throws -> (id: Int64, content: String, role: String, kind: String, model: String?)? {
             try database.queryFirst(
@@ -302,9 +312,11 @@ extension Store {
                 changedAny = true
             }
         }
+        if try storeAttachments(of: imported, rows: rowIDs, find: find) > 0 { changedAny = true }
         guard !newRows.isEmpty else { return changedAny ? .updated : .unchanged }
         let inserted = try writer.insert(messages: newRows)
         for (index, at) in newIndex { rowIDs[index] = inserted[at] }
+        try storeAttachments(of: imported, rows: rowIDs, only: { newIndex[$0] != nil }, find: find)
         if updated != existing.updatedAt { try writer.setTimes(conversation: existing.id, createdAt: existing.createdAt, updatedAt: updated) }
         if let model = imported.model, model != existing.model { try writer.setModel(conversation: existing.id, model) }
         // The current branch goes on when the new leaf continues it: its length is the
@@ -390,7 +402,8 @@ extension Store {
     /// left, as a savepoint would leave nothing, without the savepoint's journal of every
     /// page touched.
     private func insertMessages(
-        of imported: ImportedConversation, tree: ImportedTree, intoNew conversationID: Int64, publicID: String, outboxMark: Int64?
+        of imported: ImportedConversation, tree: ImportedTree, intoNew conversationID: Int64, publicID: String, outboxMark: Int64?,
+        find: AttachmentFinder? = nil
     ) throws {
         do {
             let rows = imported.messages.enumerated().lazy.map { index, message in
@@ -411,10 +424,57 @@ extension Store {
                 }
                 try writer.setBranch(conversation: conversationID, leaf: ids[leaf], length: length)
             }
+            try storeAttachments(of: imported, rows: ids.map { Optional($0) }, find: find)
         } catch {
             // When this fails too, its error goes up instead, and the transaction with it.
             try writer.discard(conversation: conversationID, since: outboxMark)
             throw error
+        }
+    }
+
+    /// Stores the attachments of the messages of `imported` (those `only` takes) whose rows
+    /// are in `rows`: each new one with its bytes (inline, stored before under the same file
+    /// id, or from `find`; none: a reference shown missing), and a stored one whose bytes
+    /// were missing with the bytes found now. In a savepoint of its own: a file that fails to
+    /// read (a damaged ZIP entry) leaves nothing of the attachments, and the caller's error
+    /// handling the rest. How many attachments were added or filled.
+    @discardableResult
+    private func storeAttachments(
+        of imported: ImportedConversation, rows: [Int64?], only include: (Int) -> Bool = { _ in true }, find: AttachmentFinder?
+    ) throws -> Int {
+        guard imported.messages.contains(where: { !$0.attachments.isEmpty }) else { return 0 }
+        let tables = AttachmentTables(database: database)
+        /// The content for `attachment`, and why there is none when its bytes could not be
+        /// read (then nothing of them is kept: the savepoint goes back).
+        func content(for attachment: ImportedAttachment) throws -> (id: Int64?, unreadable: String?) {
+            if let data = attachment.data { return (try tables.store(InMemoryAttachmentSource(data)), nil) }
+            if let reference = attachment.reference, let known = try tables.storedContent(reference: reference) { return (known, nil) }
+            guard let source = try find?(attachment) else { return (nil, nil) }
+            do {
+                return (try database.write { try tables.store(source) }, nil)
+            } catch let error as AttachmentUnreadable {
+                return (nil, "could not be read from the export: \(error.reason)")
+            }
+        }
+        return try database.write {
+            var changed = 0
+            for (index, message) in imported.messages.enumerated() where !message.attachments.isEmpty && include(index) {
+                guard index < rows.count, let row = rows[index] else { continue }
+                let stored = try tables.stored(message: row)
+                for (position, attachment) in message.attachments.enumerated() {
+                    if let existing = stored[position] {
+                        guard existing.content == nil, let found = try content(for: attachment).id else { continue }
+                        try tables.fill(attachment: existing.id, content: found)
+                    } else {
+                        let found = try content(for: attachment)
+                        var kept = attachment
+                        if let unreadable = found.unreadable { kept.absence = unreadable }
+                        try tables.insert(message: row, position: position, kept, content: found.id)
+                    }
+                    changed += 1
+                }
+            }
+            return changed
         }
     }
 

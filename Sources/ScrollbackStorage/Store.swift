@@ -144,6 +144,7 @@ public final class Store {
                 schemaVersion: Int(try database.scalarInt("PRAGMA user_version")), oldest: bounds?.0, newest: bounds?.1,
                 models: perModel ? try database.query(Self.modelStatsSQL, [], Self.modelStats) : [])
             stats.hiddenMessages = hidden
+            stats.attachments = try AttachmentTables(database: database).totals()
             return stats
         }
     }

@@ -108,7 +108,7 @@ struct MigrationTests {
                         ImportedMessage(role: .assistant, content: "Hello", createdAt: time, nodeID: "a", parent: .node("r")),
                     ]))
         }
-        let store = try Store.open(path: path)
+        let store = try Store.open(path: path, migrator: Migrator(migrations: Array(Migrator.scrollback.migrations.prefix(11))))
         #expect(store.migration.fromVersion == 10 && store.migration.toVersion == 11)
         #expect(store.migration.backupPath.map { FileManager.default.fileExists(atPath: $0) } == true)
         let database = store.database
@@ -146,7 +146,7 @@ struct MigrationTests {
         #expect(try store.check().problems.isEmpty)
 
         // A new database has the same schema as an upgraded one.
-        let fresh = try Store.open(path: folder.file("new.sqlite"))
+        let fresh = try Store.open(path: folder.file("new.sqlite"), migrator: Migrator(migrations: Array(Migrator.scrollback.migrations.prefix(11))))
         #expect(try DatabaseCheck.schema(of: fresh.database).mapValues(DatabaseCheck.normalized) == DatabaseCheck.schema(of: database).mapValues(DatabaseCheck.normalized))
     }
 

@@ -1,0 +1,389 @@
+import CCrypto
+import CSQLite
+import Foundation
+import ScrollbackModel
+
+/// The one reader and writer of the attachment tables (`attachment`, `attachment_content`,
+/// `attachment_chunk`): a message's files and their bytes, stored once per SHA-256 in
+/// chunks, each written and read with SQLite's incremental blob I/O so that no file is ever
+/// whole in memory.
+struct AttachmentTables {
+    let database: Database
+
+    /// The bytes of one chunk row (the last of a file may be shorter).
+    static let chunkSize = 1 << 20
+    /// How much is read from a chunk at a time.
+    static let readPiece = 256 << 10
+
+    // MARK: Writing
+
+    /// Stores the bytes `source` gives and returns their content's id: the one already
+    /// stored when the same bytes are (then what was written goes again, in this
+    /// transaction). Fewer or more bytes than `source.size` throw, and so does a source
+    /// that fails; the caller's transaction then keeps nothing of them.
+    func store(_ source: any AttachmentSource) throws -> Int64 {
+        let size = source.size
+        guard size >= 0 else { throw StorageError.conflict("an attachment declares a negative size; nothing of it was kept") }
+        let id = try database.scalarInt(
+            """
+            SELECT max(coalesce((SELECT max(id) FROM attachment_content), 0),
+                       coalesce((SELECT max(content_id) FROM attachment_chunk), 0)) + 1
+            """)
+        let digest = SHA256()
+        var written = 0
+        var chunk: (blob: OpaquePointer, length: Int, at: Int)?
+        var index: Int64 = 0
+        defer { if let open = chunk { sqlite3_blob_close(open.blob) } }
+        func closeChunk() throws {
+            guard let open = chunk else { return }
+            chunk = nil
+            let code = sqlite3_blob_close(open.blob)
+            guard code == SQLITE_OK else { throw database.error(code: code, sql: "writing an attachment's bytes") }
+        }
+        func openChunk(at placed: Int) throws {
+            let length = min(Self.chunkSize, size - placed)
+            try database.run(
+                "INSERT INTO attachment_chunk (content_id, idx, data) VALUES (?, ?, zeroblob(?))",
+                [.integer(id), .integer(index), .integer(Int64(length))])
+            index += 1
+            var blob: OpaquePointer?
+            let code = sqlite3_blob_open(database.handle, "main", "attachment_chunk", "data", database.lastInsertRowID, 1, &blob)
+            guard code == SQLITE_OK, let blob else { throw database.error(code: code, sql: "opening an attachment's chunk") }
+            chunk = (blob, length, 0)
+        }
+        func take(_ piece: UnsafeRawBufferPointer) throws {
+            guard piece.count <= size - written else {
+                throw StorageError.conflict("an attachment gave more bytes than the \(size) it declares; nothing of it was kept")
+            }
+            digest.update(piece)
+            var offset = 0
+            while offset < piece.count {
+                if chunk == nil || chunk?.at == chunk?.length {
+                    try closeChunk()
+                    try openChunk(at: written + offset)
+                }
+                guard let open = chunk, let base = piece.baseAddress else { break }
+                let count = min(piece.count - offset, open.length - open.at)
+                let code = sqlite3_blob_write(open.blob, base + offset, Int32(count), Int32(open.at))
+                guard code == SQLITE_OK else { throw database.error(code: code, sql: "writing an attachment's bytes") }
+                chunk = (open.blob, open.length, open.at + count)
+                offset += count
+            }
+            written += piece.count
+        }
+        // An error of the source's own (a damaged ZIP entry), not of the writing, is said so:
+        // the attachment is then kept as missing, with the reason.
+        var sinkFailed = false
+        do {
+            try source.read { piece in
+                do {
+                    try take(piece)
+                } catch {
+                    sinkFailed = true
+                    throw error
+                }
+            }
+        } catch where !sinkFailed {
+            if let unreadable = error as? AttachmentUnreadable { throw unreadable }
+            throw AttachmentUnreadable(reason: (error as? any UserFacingError)?.userLine ?? "\(error)")
+        }
+        try closeChunk()
+        guard written == size else {
+            throw AttachmentUnreadable(reason: "it gave \(written) bytes, not the \(size) it declares")
+        }
+        let hash = digest.finish()
+        if let existing = try database.queryFirst("SELECT id FROM attachment_content WHERE sha256 = ?", [.text(hash)], { $0.int64(0) }) {
+            try database.run("DELETE FROM attachment_chunk WHERE content_id = ?", [.integer(id)])
+            return existing
+        }
+        try database.run(
+            "INSERT INTO attachment_content (id, sha256, size, chunk_size, unused_since) VALUES (?, ?, ?, ?, ?)",
+            [.integer(id), .text(hash), .integer(Int64(size)), .integer(Int64(Self.chunkSize)),
+             .integer(Timestamp.now().milliseconds)])
+        return id
+    }
+
+    /// The content stored for an attachment with this reference before (a ChatGPT file id
+    /// names one file for good), so that a re-import does not read and write it again.
+    func storedContent(reference: String) throws -> Int64? {
+        guard Self.namesOneFile(reference) else { return nil }
+        return try database.queryFirst(
+            "SELECT content_id FROM attachment WHERE reference = ? AND content_id IS NOT NULL LIMIT 1", [.text(reference)]
+        ) { $0.int64(0) }
+    }
+
+    /// A reference that stands for the same bytes wherever it appears: ChatGPT's file ids.
+    /// (A path or URL may hold other bytes tomorrow.)
+    static func namesOneFile(_ reference: String) -> Bool {
+        reference.hasPrefix("file-service://") || reference.hasPrefix("sediment://")
+    }
+
+    /// What is stored of a message's attachments: position → (row id, content id).
+    func stored(message: Int64) throws -> [Int: (id: Int64, content: Int64?)] {
+        var found: [Int: (id: Int64, content: Int64?)] = [:]
+        for row in try database.query(
+            "SELECT position, id, content_id FROM attachment WHERE message_id = ?", [.integer(message)], { ($0.int(0), $0.int64(1), $0.optionalInt64(2)) })
+        {
+            found[row.0] = (row.1, row.2)
+        }
+        return found
+    }
+
+    func insert(message: Int64, position: Int, _ attachment: ImportedAttachment, content: Int64?) throws {
+        let size: Int64? =
+            if let content { try database.queryFirst("SELECT size FROM attachment_content WHERE id = ?", [.integer(content)]) { $0.int64(0) } } else {
+                attachment.size.flatMap { $0 >= 0 ? $0 : nil }
+            }
+        try database.run(
+            """
+            INSERT INTO attachment (message_id, position, name, mime, size, width, height, reference, content_id, extracted, absence)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [.integer(message), .integer(Int64(position)), .text(attachment.name), SQLValue(attachment.mime), SQLValue(size),
+             SQLValue(Self.dimension(attachment.width)), SQLValue(Self.dimension(attachment.height)), SQLValue(attachment.reference),
+             SQLValue(content), SQLValue(attachment.extracted), SQLValue(content == nil ? attachment.absence : nil)])
+    }
+
+    /// A width or height the schema takes: positive and within 32 bits (a source's number
+    /// out of that range is not kept).
+    private static func dimension(_ value: Int?) -> Int64? {
+        guard let value, value > 0, value <= Int(Int32.max) else { return nil }
+        return Int64(value)
+    }
+
+    /// Puts back an attachment an undo brings back, pointing at its bytes again (missing,
+    /// saying so, when they were freed since).
+    func restore(_ attachment: AttachmentDTO, message: Int64) throws {
+        let content = try attachment.sha256.flatMap { hash in
+            try database.queryFirst("SELECT id FROM attachment_content WHERE sha256 = ?", [.text(hash)]) { $0.int64(0) }
+        }
+        let absence = attachment.sha256 != nil && content == nil ? "freed after its conversation was deleted" : attachment.absence
+        try database.run(
+            """
+            INSERT INTO attachment (message_id, position, name, mime, size, width, height, reference, content_id, extracted, absence)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [.integer(message), .integer(Int64(attachment.position)), .text(attachment.name), SQLValue(attachment.mime),
+             SQLValue(attachment.size), SQLValue(Self.dimension(attachment.width)), SQLValue(Self.dimension(attachment.height)),
+             SQLValue(attachment.reference), SQLValue(content), SQLValue(attachment.extracted), SQLValue(content == nil ? absence : nil)])
+    }
+
+    /// Gives a missing attachment the bytes a later import found.
+    func fill(attachment id: Int64, content: Int64) throws {
+        try database.run(
+            """
+            UPDATE attachment SET content_id = ?1, absence = NULL, size = (SELECT size FROM attachment_content WHERE id = ?1)
+             WHERE id = ?2
+            """, [.integer(content), .integer(id)])
+    }
+
+    /// Frees the bytes no attachment uses: those left unused before `cutoff`, and those of
+    /// `contents` (ones this process left unused, where nothing can bring them back). The
+    /// number of files and bytes freed.
+    @discardableResult
+    func collect(unusedBefore cutoff: Timestamp?, contents: [Int64] = []) throws -> (files: Int, bytes: Int64) {
+        var doomed = Set<Int64>()
+        if let cutoff {
+            doomed.formUnion(
+                try database.query(
+                    "SELECT id FROM attachment_content WHERE unused_since IS NOT NULL AND unused_since < ?",
+                    [.integer(cutoff.milliseconds)]) { $0.int64(0) })
+        }
+        for id in contents {
+            let unused = try database.scalarInt(
+                "SELECT count(*) FROM attachment_content WHERE id = ? AND unused_since IS NOT NULL", [.integer(id)])
+            if unused > 0 { doomed.insert(id) }
+        }
+        var bytes: Int64 = 0
+        for id in doomed.sorted() {
+            // Checked again: another conversation may have taken it since it was marked.
+            guard try database.scalarInt("SELECT count(*) FROM attachment WHERE content_id = ?", [.integer(id)]) == 0 else {
+                try database.run("UPDATE attachment_content SET unused_since = NULL WHERE id = ?", [.integer(id)])
+                continue
+            }
+            bytes += try database.scalarInt("SELECT size FROM attachment_content WHERE id = ?", [.integer(id)])
+            try database.run("DELETE FROM attachment_chunk WHERE content_id = ?", [.integer(id)])
+            try database.run("DELETE FROM attachment_content WHERE id = ?", [.integer(id)])
+        }
+        return (doomed.count, bytes)
+    }
+
+    // MARK: Reading
+
+    static let columns = """
+        a.id, a.message_id, m.position, a.position, a.name, a.mime, a.size, a.width, a.height, a.reference, c.sha256,
+        a.extracted, a.absence
+        """
+
+    static func attachment(_ row: Row) -> AttachmentDTO {
+        AttachmentDTO(
+            id: row.int64(0), messageID: row.int64(1), messagePosition: row.int(2), position: row.int(3), name: row.text(4),
+            mime: row.optionalText(5), size: row.optionalInt64(6), width: row.optionalInt64(7).map { Int($0) },
+            height: row.optionalInt64(8).map { Int($0) }, reference: row.optionalText(9), sha256: row.optionalText(10),
+            extracted: row.optionalText(11), absence: row.optionalText(12))
+    }
+
+    /// Every attachment of a conversation, in message order, then in their own.
+    func list(conversation id: Int64) throws -> [AttachmentDTO] {
+        try database.query(
+            """
+            SELECT \(Self.columns) FROM message AS m
+              JOIN attachment AS a ON a.message_id = m.id
+              LEFT JOIN attachment_content AS c ON c.id = a.content_id
+             WHERE m.conversation_id = ? ORDER BY m.position, a.position
+            """, [.integer(id)], Self.attachment)
+    }
+
+    /// The attachments of these messages, by message.
+    func list(messages ids: [Int64]) throws -> [Int64: [AttachmentDTO]] {
+        var found: [Int64: [AttachmentDTO]] = [:]
+        for id in ids {
+            let rows = try database.query(
+                """
+                SELECT \(Self.columns) FROM attachment AS a
+                  JOIN message AS m ON m.id = a.message_id
+                  LEFT JOIN attachment_content AS c ON c.id = a.content_id
+                 WHERE a.message_id = ? ORDER BY a.position
+                """, [.integer(id)], Self.attachment)
+            if !rows.isEmpty { found[id] = rows }
+        }
+        return found
+    }
+
+    /// The stored contents whose SHA-256 starts with `prefix` (lower-case hex): their hash
+    /// and size; at most `limit`.
+    func contents(prefix: String, limit: Int = 2) throws -> [(sha256: String, size: Int64)] {
+        try database.query(
+            "SELECT sha256, size FROM attachment_content WHERE sha256 >= ? AND sha256 < ? ORDER BY sha256 LIMIT ?",
+            [.text(prefix), .text(prefix + "g"), .integer(Int64(limit))]) { ($0.text(0), $0.int64(1)) }
+    }
+
+    /// Gives the bytes of the content with this hash to `sink`, in order, a piece at a time.
+    /// - Throws: `StorageError.notFound` when no such content is stored;
+    ///   `StorageError.damaged` when its chunks do not add up to its size.
+    func read(sha256: String, _ sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        guard let content = try database.queryFirst(
+            "SELECT id, size FROM attachment_content WHERE sha256 = ?", [.text(sha256)], { (id: $0.int64(0), size: $0.int64(1)) })
+        else { throw StorageError.notFound(id: sha256) }
+        let chunks = try database.query(
+            "SELECT rowid, length(data) FROM attachment_chunk WHERE content_id = ? ORDER BY idx", [.integer(content.id)]
+        ) { (row: $0.int64(0), length: $0.int(1)) }
+        guard chunks.reduce(Int64(0), { $0 + Int64($1.length) }) == content.size else {
+            throw StorageError.conflict(
+                "the stored bytes of attachment \(sha256.prefix(12)) do not add up to its size; run `scrollback check`")
+        }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readPiece, alignment: 16)
+        defer { buffer.deallocate() }
+        for chunk in chunks {
+            var blob: OpaquePointer?
+            let code = sqlite3_blob_open(database.handle, "main", "attachment_chunk", "data", chunk.row, 0, &blob)
+            guard code == SQLITE_OK, let blob else { throw database.error(code: code, sql: "reading an attachment's bytes") }
+            defer { sqlite3_blob_close(blob) }
+            var at = 0
+            while at < chunk.length {
+                let count = min(Self.readPiece, chunk.length - at)
+                guard let base = buffer.baseAddress else { break }
+                let read = sqlite3_blob_read(blob, base, Int32(count), Int32(at))
+                guard read == SQLITE_OK else { throw database.error(code: read, sql: "reading an attachment's bytes") }
+                try sink(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<count]))
+                at += count
+            }
+        }
+    }
+
+    func totals() throws -> AttachmentTotals {
+        try database.queryFirst(
+            """
+            SELECT (SELECT count(*) FROM attachment), (SELECT count(*) FROM attachment WHERE content_id IS NULL),
+                   (SELECT count(*) FROM attachment_content WHERE unused_since IS NULL),
+                   (SELECT coalesce(sum(size), 0) FROM attachment_content WHERE unused_since IS NULL)
+            """
+        ) { AttachmentTotals(attachments: $0.int(0), missing: $0.int(1), files: $0.int(2), bytes: $0.int64(3)) }
+            ?? AttachmentTotals(attachments: 0, missing: 0, files: 0, bytes: 0)
+    }
+
+    // MARK: Checking
+
+    /// What is wrong with the stored attachments: every content's bytes hashed again and
+    /// compared, its chunks counted and measured, and every reference between the tables
+    /// followed. At most 20 problems.
+    func problems() throws -> [String] {
+        var problems: [String] = []
+        let contents = try database.query("SELECT id, sha256, size, chunk_size FROM attachment_content ORDER BY id") {
+            (id: $0.int64(0), sha256: $0.text(1), size: $0.int64(2), chunkSize: $0.int64(3))
+        }
+        for content in contents where problems.count < 20 {
+            let chunks = try database.query(
+                "SELECT idx, length(data), typeof(data) FROM attachment_chunk WHERE content_id = ? ORDER BY idx", [.integer(content.id)]
+            ) { (index: $0.int64(0), length: $0.int64(1), type: $0.text(2)) }
+            let name = "attachment \(content.sha256.prefix(12))"
+            let expectedCount = content.size == 0 ? 0 : (content.size + content.chunkSize - 1) / content.chunkSize
+            let shapeIsRight =
+                Int64(chunks.count) == expectedCount
+                && chunks.enumerated().allSatisfy { offset, chunk in
+                    chunk.type == "blob" && chunk.index == Int64(offset)
+                        && chunk.length == (Int64(offset) == expectedCount - 1 ? content.size - Int64(offset) * content.chunkSize : content.chunkSize)
+                }
+            guard shapeIsRight else {
+                problems.append("\(name): its bytes are stored in \(chunks.count) chunks that do not make up its \(content.size) bytes")
+                continue
+            }
+            let digest = SHA256()
+            try read(sha256: content.sha256) { digest.update($0) }
+            if digest.finish() != content.sha256 {
+                problems.append("\(name): its bytes no longer match their SHA-256 (damaged)")
+            }
+        }
+        problems += try database.query(
+            """
+            SELECT DISTINCT content_id FROM attachment_chunk
+             WHERE content_id NOT IN (SELECT id FROM attachment_content) LIMIT 5
+            """) { "attachment bytes: chunks of content \($0.int64(0)) belong to no stored file" }
+        problems += try database.query(
+            """
+            SELECT a.id FROM attachment AS a
+             WHERE (a.content_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM attachment_content WHERE id = a.content_id))
+                OR NOT EXISTS (SELECT 1 FROM message WHERE id = a.message_id)
+             LIMIT 5
+            """) { "attachment \($0.int64(0)): belongs to a message or points at bytes that are not stored" }
+        problems += try database.query(
+            """
+            SELECT c.sha256 FROM attachment_content AS c
+             WHERE (c.unused_since IS NULL) = NOT EXISTS (SELECT 1 FROM attachment WHERE content_id = c.id) LIMIT 5
+            """) { "attachment \($0.text(0).prefix(12)): marked used when it is not, or unused when it is" }
+        return Array(problems.prefix(20))
+    }
+}
+
+/// SHA-256 through libcrypto, fed in pieces.
+final class SHA256 {
+    private let context: OpaquePointer?
+
+    init() {
+        context = EVP_MD_CTX_new()
+        if let context { EVP_DigestInit_ex(context, EVP_sha256(), nil) }
+    }
+
+    deinit { EVP_MD_CTX_free(context) }
+
+    func update(_ piece: UnsafeRawBufferPointer) {
+        guard let context, let base = piece.baseAddress, piece.count > 0 else { return }
+        EVP_DigestUpdate(context, base, piece.count)
+    }
+
+    /// The digest in lower-case hex (once: the context is spent).
+    func finish() -> String {
+        guard let context else { return "" }
+        var digest = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        EVP_DigestFinal_ex(context, &digest, &length)
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for byte in digest.prefix(Int(length)) {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}

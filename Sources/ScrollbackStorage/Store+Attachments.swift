@@ -1,0 +1,40 @@
+import ScrollbackModel
+
+extension Store {
+    /// Every attachment of a conversation, in message order.
+    public func attachments(conversation id: Int64) throws -> [AttachmentDTO] {
+        try AttachmentTables(database: database).list(conversation: id)
+    }
+
+    /// The attachments of these messages, by message id (messages without any are absent).
+    public func attachments(messages ids: [Int64]) throws -> [Int64: [AttachmentDTO]] {
+        try database.read { try AttachmentTables(database: database).list(messages: ids) }
+    }
+
+    /// The stored files whose SHA-256 starts with `prefix` (hex, any case): at most `limit`.
+    public func attachmentFiles(prefix: String, limit: Int = 2) throws -> [(sha256: String, size: Int64)] {
+        try AttachmentTables(database: database).contents(prefix: prefix.lowercased(), limit: limit)
+    }
+
+    /// Gives the bytes of the stored file with this SHA-256 to `sink`, in order, in one read
+    /// transaction (a writer beside it does not change what is read).
+    public func readAttachment(sha256: String, _ sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try database.read { try AttachmentTables(database: database).read(sha256: sha256, sink) }
+    }
+
+    public func attachmentTotals() throws -> AttachmentTotals {
+        try database.read { try AttachmentTables(database: database).totals() }
+    }
+
+    /// How long stored bytes that no conversation uses are kept before any process frees
+    /// them: long enough for the undo of the browser that deleted them.
+    public static let unusedAttachmentGrace: Int64 = 7 * 24 * 3_600_000
+
+    /// Frees the bytes of files no conversation uses: those unused for longer than the grace
+    /// time, and with `now`, all of them (for a caller no undo can follow, `delete`).
+    @discardableResult
+    public func collectUnusedAttachments(all: Bool = false) throws -> (files: Int, bytes: Int64) {
+        let cutoff = all ? Timestamp(milliseconds: Int64.max) : Timestamp(milliseconds: Timestamp.now().milliseconds - Self.unusedAttachmentGrace)
+        return try database.write { try AttachmentTables(database: database).collect(unusedBefore: cutoff) }
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import ScrollbackModel
+import TestSupport
+import Testing
+
+@testable import ScrollbackStorage
+
+/// A source that gives its bytes in pieces of an odd size, and can fail part way.
+private struct PiecesSource: AttachmentSource {
+    let bytes: [UInt8]
+    var piece = 70_001
+    var failAfter: Int? = nil
+    var size: Int { bytes.count }
+    func read(_ sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        var at = 0
+        while at < bytes.count {
+            if let failAfter, at >= failAfter { throw AttachmentUnreadable(reason: "the test's source broke") }
+            let end = min(bytes.count, at + piece)
+            try bytes[at..<end].withUnsafeBytes { try sink($0) }
+            at = end
+        }
+    }
+}
+
+@Suite("Attachment storage")
+struct AttachmentStorageTests {
+    static let time = Timestamp(milliseconds: 1_772_323_200_000)
+
+    static func bytes(_ count: Int, seed: UInt64) -> [UInt8] {
+        var state = seed
+        return (0..<count).map { _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 33)
+        }
+    }
+
+    static func conversation(_ id: String, attachments: [ImportedAttachment]) -> ImportedConversation {
+        var message = ImportedMessage(role: .user, content: "look", createdAt: time, nodeID: "u")
+        message.attachments = attachments
+        return ImportedConversation(
+            source: "chatgpt", sourceID: id, title: id, model: nil, createdAt: time, updatedAt: time,
+            messages: [message, ImportedMessage(role: .assistant, content: "I see", createdAt: time, nodeID: "a", parent: .node("u"))])
+    }
+
+    @Test("v12: a version 11 database gains the attachment tables, backup first, and `check` passes; the fresh schema is the upgraded one")
+    func upgrade() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("v11.sqlite")
+        do {
+            let old = try Store.open(path: path, migrator: Migrator(migrations: Array(Migrator.scrollback.migrations.prefix(11))))
+            _ = try old.upsert(Self.conversation("c1", attachments: []))
+        }
+        let store = try Store.open(path: path)
+        #expect(store.migration.fromVersion == 11 && store.migration.toVersion == 12)
+        #expect(store.migration.backupPath.map { FileManager.default.fileExists(atPath: $0) } == true)
+        #expect(try store.check().problems.isEmpty)
+        _ = try store.upsert(Self.conversation("c2", attachments: [ImportedAttachment(name: "a.png", data: [1, 2, 3])]))
+        #expect(try store.attachmentTotals() == AttachmentTotals(attachments: 1, missing: 0, files: 1, bytes: 3))
+        let fresh = try Store.open(path: ":memory:")
+        #expect(
+            try DatabaseCheck.schema(of: fresh.database).mapValues(DatabaseCheck.normalized)
+                == DatabaseCheck.schema(of: store.database).mapValues(DatabaseCheck.normalized))
+    }
+
+    @Test("bytes over several chunks come back exactly, stored once for two conversations; a missing file is a reference; check hashes them all")
+    func storedOnceAndExactly() throws {
+        let store = try Store.open(path: ":memory:")
+        let photo = Self.bytes(2 * AttachmentTables.chunkSize + 12_345, seed: 7)
+        let sources: [String: any AttachmentSource] = ["file-service://file-A1": PiecesSource(bytes: photo)]
+        let find: AttachmentFinder = { sources[$0.reference ?? ""] }
+        let pointer = ImportedAttachment(name: "photo.jpg", mime: "image/jpeg", width: 640, height: 480, reference: "file-service://file-A1")
+        let gone = ImportedAttachment(name: "file-B2", size: 999, reference: "sediment://file_B2")
+        #expect(try store.upsert(Self.conversation("c1", attachments: [pointer, gone]), attachments: find) == .inserted)
+        // The same photo again, under another reference: the same bytes, one copy.
+        let again = ImportedAttachment(name: "copy.jpg", reference: "file-service://file-C3")
+        let second: [String: any AttachmentSource] = ["file-service://file-C3": PiecesSource(bytes: photo, piece: 4096)]
+        #expect(try store.upsert(Self.conversation("c2", attachments: [again]), attachments: { second[$0.reference ?? ""] }) == .inserted)
+        #expect(try store.attachmentTotals() == AttachmentTotals(attachments: 3, missing: 1, files: 1, bytes: Int64(photo.count)))
+        let id = try store.database.scalarInt("SELECT id FROM conversation WHERE title = 'c1'")
+        let listed = try store.attachments(conversation: id)
+        #expect(listed.map(\.name) == ["photo.jpg", "file-B2"])
+        #expect(listed[0].size == Int64(photo.count) && listed[0].width == 640 && listed[0].mime == "image/jpeg")
+        #expect(listed[1].sha256 == nil && listed[1].size == 999 && listed[1].reference == "sediment://file_B2")
+        var read: [UInt8] = []
+        try store.readAttachment(sha256: try #require(listed[0].sha256)) { read += $0 }
+        #expect(read == photo)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM attachment_chunk") == 3)
+        #expect(try store.check().problems.isEmpty)
+
+        // A re-import with the file now present fills the missing one in.
+        let late: [String: any AttachmentSource] = ["sediment://file_B2": InMemoryAttachmentSource([9, 9, 9])]
+        #expect(try store.upsert(Self.conversation("c1", attachments: [pointer, gone]), attachments: { late[$0.reference ?? ""] }) == .updated)
+        #expect(try store.attachmentTotals().missing == 0)
+        // And once more: nothing changes.
+        #expect(try store.upsert(Self.conversation("c1", attachments: [pointer, gone]), attachments: { late[$0.reference ?? ""] }) == .unchanged)
+
+        // One byte changed on disk: check says which file.
+        try store.database.execute("UPDATE attachment_chunk SET data = zeroblob(length(data)) WHERE idx = 1")
+        let problems = try store.check().problems
+        let hash = String((listed[0].sha256 ?? "").prefix(12))
+        #expect(problems.contains { $0.contains(hash) && $0.contains("SHA-256") }, "\(problems)")
+    }
+
+    @Test("a source that breaks part way keeps the attachment as missing with the reason, and no bytes; the conversation is kept")
+    func brokenSource() throws {
+        let store = try Store.open(path: ":memory:")
+        let broken = PiecesSource(bytes: Self.bytes(3 * AttachmentTables.chunkSize, seed: 3), failAfter: AttachmentTables.chunkSize + 5)
+        let attachment = ImportedAttachment(name: "big.wav", reference: "sediment://file_X")
+        #expect(try store.upsert(Self.conversation("c", attachments: [attachment]), attachments: { _ in broken }) == .inserted)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM attachment_chunk") == 0)
+        let rows = try store.database.query("SELECT name, absence, content_id FROM attachment") { "\($0.text(0)) \($0.optionalText(1) ?? "-") \($0.optionalInt64(2) ?? -1)" }
+        #expect(rows.count == 1 && rows[0].contains("the test's source broke"), "\(rows)")
+        #expect(try store.check().problems.isEmpty)
+    }
+
+    @Test("deleting the conversations takes their attachments; the bytes stay for undo (which brings them back) until collected, then go")
+    func deleteAndCollect() throws {
+        let store = try Store.open(path: ":memory:")
+        _ = try store.upsert(Self.conversation("c", attachments: [ImportedAttachment(name: "a", data: Self.bytes(5000, seed: 1))]))
+        let ids = try store.database.query("SELECT id FROM conversation") { $0.int64(0) }
+        let snapshots = try store.conversations.deleteKeepingSnapshots(ids: ids)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM attachment") == 0)
+        #expect(try store.collectUnusedAttachments().files == 0)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM attachment_chunk") == 1)
+        #expect(try store.check().problems.isEmpty)
+        // Undo: the attachment is back, with its bytes.
+        try store.conversations.restore(snapshots)
+        #expect(try store.attachmentTotals() == AttachmentTotals(attachments: 1, missing: 0, files: 1, bytes: 5000))
+        #expect(try store.collectUnusedAttachments(all: true) == (files: 0, bytes: 0))
+        #expect(try store.check().problems.isEmpty)
+        _ = try store.conversations.deleteKeepingSnapshots(ids: try store.database.query("SELECT id FROM conversation") { $0.int64(0) })
+        #expect(try store.collectUnusedAttachments(all: true) == (files: 1, bytes: 5000))
+        #expect(try store.database.scalarInt("SELECT count(*) FROM attachment_chunk") == 0)
+        #expect(try store.check().problems.isEmpty)
+    }
+}
