@@ -90,6 +90,7 @@ _scrollback() {
         "export --since") COMPREPLY=(); return ;;
         "export --until") COMPREPLY=(); return ;;
         "export --title") COMPREPLY=(); return ;;
+        "attachment --out") mapfile -t COMPREPLY < <(compgen -f -- "$current"); return ;;
         "stats --source") _scrollback_offer "$current" < <(_scrollback_words "${COMP_WORDS[0]}" "$db" source); return ;;
         "stats --model") _scrollback_offer "$current" < <(_scrollback_words "${COMP_WORDS[0]}" "$db" model); return ;;
         "stats --project") COMPREPLY=(); return ;;
@@ -100,7 +101,7 @@ _scrollback() {
         "demo --seed") COMPREPLY=(); return ;;
     esac
     case "$command" in
-        "") _scrollback_offer "$current" < <(printf '%s\n' list show search rename pin unpin delete import export stats check demo sync config completions --db --readonly --demo --verbose --help --version) ;;
+        "") _scrollback_offer "$current" < <(printf '%s\n' list show search rename pin unpin delete import export attachment stats check demo sync config completions --db --readonly --demo --verbose --help --version) ;;
         list) _scrollback_offer "$current" < <(printf '%s\n' --sort --limit --after --before --last --source --model --project --since --until --pinned --title --json --db --readonly --demo --verbose --help) ;;
         show) _scrollback_offer "$current" < <(printf '%s\n' --all-branches --hidden --json --db --readonly --demo --verbose --help) ;;
         search) _scrollback_offer "$current" < <(printf '%s\n' --limit --after --hidden --source --model --project --since --until --pinned --title --json --db --readonly --demo --verbose --help) ;;
@@ -110,6 +111,11 @@ _scrollback() {
         delete) _scrollback_offer "$current" < <(printf '%s\n' --yes --source --db --readonly --demo --verbose --help) ;;
         import) if [[ "$current" == -* ]]; then _scrollback_offer "$current" < <(printf '%s\n' --format --yes --quiet --restore --unzip-limit --db --readonly --demo --verbose --help); else mapfile -t COMPREPLY < <(compgen -f -- "$current"); fi ;;
         export) _scrollback_offer "$current" < <(printf '%s\n' --format --out --out-dir --force --hidden --source --model --project --since --until --pinned --title --db --readonly --demo --verbose --help) ;;
+        attachment)
+            if [[ "$current" == -* ]]; then _scrollback_offer "$current" < <(printf '%s\n' --json --out --force --db --readonly --demo --verbose --help); return; fi
+            case "${typed[*]}" in
+                "") _scrollback_offer "$current" < <(printf '%s\n' list get) ;;
+            esac ;;
         stats) _scrollback_offer "$current" < <(printf '%s\n' --chart --json --source --model --project --since --until --pinned --title --db --readonly --demo --verbose --help) ;;
         check) _scrollback_offer "$current" < <(printf '%s\n' --repair --db --readonly --demo --verbose --help) ;;
         demo) _scrollback_offer "$current" < <(printf '%s\n' --count --seed --yes --db --readonly --demo --verbose --help) ;;

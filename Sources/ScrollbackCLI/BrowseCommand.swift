@@ -71,7 +71,17 @@ struct BrowseCommand {
         app.exporter = { ids, path, hidden in
             BrowserExport.run(ids: ids, path: path, showingHidden: hidden, store: store, environment: environment)
         }
-        return try app.run()
+        let status = try app.run()
+        // No undo reaches the deletes made here now: the files only they used are freed.
+        if !store.isReadOnly, !browser.filesOfDeletes.isEmpty {
+            do {
+                try store.freeUnusedAttachments(browser.filesOfDeletes)
+            } catch {
+                // Kept, not lost: a later write frees them after the grace time.
+                console.errorLine("The files of deleted conversations stay until a later delete frees them: \((error as? any UserFacingError)?.userLine ?? "\(error)")")
+            }
+        }
+        return status
     }
 
     /// The follower of the session files imported before and the folders the config names

@@ -312,6 +312,30 @@ enum CommandTable {
             return 0
         },
         CommandSpec(
+            name: "attachment", summary: "The files of conversations (photos, generated images, recordings, documents): list them, write one out",
+            example: "scrollback attachment list 3f2a9c1e",
+            subcommands: [
+                CommandSpec(
+                    name: "attachment list",
+                    summary: "List a conversation's attachments: the message each is in, its SHA-256 (what get takes), name, pixels, type and size, or why its bytes are not here",
+                    arguments: "ID", minimumArguments: 1, maximumArguments: 1, options: [json],
+                    example: "scrollback attachment list 3f2a9c1e --json"
+                ) {
+                    try AttachmentCommand(context: $0).list()
+                    return 0
+                },
+                CommandSpec(
+                    name: "attachment get",
+                    summary: "Write the stored bytes of the attachment whose SHA-256 starts with HASH (6 digits or more) to a file, checked against the hash as they are written",
+                    arguments: "HASH", minimumArguments: 1, maximumArguments: 1,
+                    options: [
+                        OptionSpec(.out, value: "FILE",
+                            help: "the file to write (required; a regular file, never through a symlink; - for standard output when it is not a terminal)"),
+                        OptionSpec(.force, help: "replace FILE if it exists"),
+                    ], example: "scrollback attachment get 3f2a9c1e0b7d --out plot.png"
+                ) { try AttachmentCommand(context: $0).get() },
+            ], run: nil),
+        CommandSpec(
             name: "stats", summary: "Counts, size, schema version, oldest and newest; per model, conversations, messages and tokens; --chart draws the activity",
             options: [
                 OptionSpec(.chart,

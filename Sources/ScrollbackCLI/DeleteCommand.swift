@@ -47,8 +47,15 @@ struct DeleteCommand {
                 return 0
             }
         }
+        // No undo follows a delete here: the files only these conversations used go with them.
+        let files = try store.attachmentHashes(conversations: targets.map(\.id))
         let deleted = try store.conversations.delete(ids: targets.map(\.id))
-        console.line("Deleted \(NumberText.grouped(deleted)) conversation\(deleted == 1 ? "" : "s").")
+        let freed = try store.freeUnusedAttachments(files)
+        var line = "Deleted \(NumberText.grouped(deleted)) conversation\(deleted == 1 ? "" : "s")"
+        if freed.files > 0 {
+            line += " and \(NumberText.grouped(freed.files)) attachment file\(freed.files == 1 ? "" : "s") no other conversation uses (\(AttachmentText.size(freed.bytes)))"
+        }
+        console.line(line + ".")
         return 0
     }
 }

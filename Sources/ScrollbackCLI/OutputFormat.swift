@@ -1,6 +1,7 @@
 import Foundation
 import ScrollbackModel
 import ScrollbackStorage
+import ScrollbackViewModels
 import TerminalText
 
 /// The JSON shapes of the scripting commands. Documented in the README; change with care.
@@ -48,8 +49,11 @@ struct MessageJSON: Encodable {
     /// What it is to the person: text, document, tool (seen), reasoning, internal, unknown
     /// (hidden).
     let kind: String
+    /// Its files, when it has any (absent otherwise).
+    let attachments: [AttachmentJSON]?
 
     init(_ message: MessageDTO) {
+        attachments = message.attachments.isEmpty ? nil : message.attachments.map { AttachmentJSON($0) }
         kind = message.kind.rawValue
         id = message.publicID
         number = message.position + 1
@@ -57,6 +61,45 @@ struct MessageJSON: Encodable {
         content = message.content
         createdAt = message.createdAt.iso8601
         model = message.model
+    }
+}
+
+/// A file of a message, in `attachment list --json` (with its message) and in each message of
+/// `show --json` and `export --format json` (without).
+struct AttachmentJSON: Encodable {
+    /// The message's public id and its number (from 1) as `show` counts; only in `attachment list`.
+    var message: String?
+    var messageNumber: Int?
+    let name: String
+    let mime: String?
+    /// In a word: PNG, JPEG, WAV audio, PDF…
+    let type: String
+    let size: Int64?
+    let width: Int?
+    let height: Int?
+    /// The SHA-256 of the stored bytes (what `attachment get` takes); absent when they are
+    /// not here.
+    let sha256: String?
+    /// Why the bytes are not here, when they are not.
+    let missing: String?
+    /// What the export pointed at (a file id, a path, a URL).
+    let reference: String?
+    /// Text the source drew out of the file (Claude's extracted content).
+    let extracted: String?
+
+    init(_ attachment: AttachmentDTO, message: String? = nil, number: Int? = nil) {
+        self.message = message
+        messageNumber = number
+        name = attachment.name
+        mime = attachment.mime
+        type = AttachmentText.type(of: attachment)
+        size = attachment.size
+        width = attachment.width
+        height = attachment.height
+        sha256 = attachment.sha256
+        missing = attachment.isStored ? nil : attachment.absence ?? "the export did not hold it"
+        reference = attachment.reference
+        extracted = attachment.extracted
     }
 }
 

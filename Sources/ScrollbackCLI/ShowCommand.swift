@@ -107,6 +107,7 @@ struct ShowCommand {
                     console.line()
                     console.line("── \(message.role.rawValue) · \(TimeText.absolute(message.createdAt))\(model)\(kind)")
                     console.line(OutputFormat.block(message.content))
+                    for attachment in message.attachments { console.line(AttachmentText.line(attachment, width: 10_000)) }
                 }
                 last = message
             }
@@ -166,6 +167,7 @@ struct ShowCommand {
             for line in OutputFormat.block(message.content).split(separator: "\n", omittingEmptySubsequences: false) {
                 console.line(line.isEmpty ? "" : indent + line)
             }
+            for attachment in message.attachments { console.line(indent + AttachmentText.line(attachment, width: 10_000)) }
         }
     }
 }

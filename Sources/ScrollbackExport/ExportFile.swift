@@ -41,6 +41,12 @@ public final class ExportFile {
         if buffer.count >= 1 << 16 { try flush() }
     }
 
+    /// Bytes as they are (an attachment's), buffered like text.
+    public func write(bytes: UnsafeRawBufferPointer) throws {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 1 << 16 { try flush() }
+    }
+
     private func flush() throws {
         if let code = DescriptorWrite.all(buffer, to: descriptor) { throw failure(code) }
         buffer.removeAll(keepingCapacity: true)

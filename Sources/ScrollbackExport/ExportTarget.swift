@@ -7,9 +7,12 @@ import TerminalText
 public enum ExportTarget {
     /// Refuses a path that exists and is not a regular file, a symlink (not followed), a
     /// folder, or (without `force`) an existing file.
-    public static func checkFile(_ path: String, force: Bool) throws {
+    /// - Parameter folderAdvice: what to do instead when `path` is a folder.
+    public static func checkFile(
+        _ path: String, force: Bool, folderAdvice: String = "use --out-dir for one file per conversation"
+    ) throws {
         if path.hasSuffix("/") {
-            throw ExportError(message: "\(path) names a folder; use --out-dir for one file per conversation")
+            throw ExportError(message: "\(path) names a folder; \(folderAdvice)")
         }
         var status = stat()
         guard lstat(path, &status) == 0 else {
@@ -30,7 +33,7 @@ public enum ExportTarget {
         case S_IFLNK:
             throw ExportError(message: "\(path) is a symbolic link, which export does not follow; give the file's real path")
         case S_IFDIR:
-            throw ExportError(message: "\(path) is a folder; use --out-dir for one file per conversation")
+            throw ExportError(message: "\(path) is a folder; \(folderAdvice)")
         default:
             throw ExportError(message: "\(path) exists and is not a regular file (a device or a FIFO?); export writes regular files only")
         }

@@ -78,10 +78,13 @@ enum ChatGPTMessage {
                 if let string = part as? String { return string.isEmpty ? nil : string }
                 guard let object = part as? [String: Any] else { return nil }
                 let type = object.string("content_type") ?? ""
-                if type.contains("audio") && type != "audio_transcription" { return transcribed ? nil : "[voice message]" }
+                // A file the export points to is an attachment, shown as a line of its own:
+                // the placeholder stays only where no pointer came with it.
+                let attached = !ChatGPTAttachments.pointers(in: object).isEmpty
+                if type.contains("audio") && type != "audio_transcription" { return transcribed || attached ? nil : "[voice message]" }
                 if type.contains("image") {
                     toolImages += 1
-                    return "[image]"
+                    return attached ? nil : "[image]"
                 }
                 if let inner = object.string("text") { return inner }
                 return "[attachment]"
@@ -108,8 +111,11 @@ enum ChatGPTMessage {
 
         // Something this version could not read as text (thoughts that are not a list,
         // a recap that is not a string, parts that are all objects): kept, raw and hidden,
-        // not dropped.
-        if ImportText.isBlank(text) && kind != .unknown && content.contains(where: { $0.key != "content_type" && carries($0.value) }) {
+        // not dropped. (Files alone are read: they are its attachments.)
+        let attachments = ChatGPTAttachments.of(content: content, metadata: metadata)
+        if ImportText.isBlank(text) && kind != .unknown && attachments.isEmpty
+            && content.contains(where: { $0.key != "content_type" && carries($0.value) })
+        {
             kind = .unknown
             text = rawJSON(content)
         }
@@ -153,8 +159,7 @@ enum ChatGPTMessage {
             text = ChatGPTCitations.resolve(
                 text, references: metadata.array("content_references") ?? [], citations: metadata.array("citations") ?? [])
         }
-        // Its files: a message of files alone (an upload with no words) is kept for them.
-        let attachments = ChatGPTAttachments.of(content: content, metadata: metadata)
+        // A message of files alone (an upload with no words) is kept for them.
         if ImportText.isBlank(text) {
             guard !attachments.isEmpty else { return nil }
             text = ""

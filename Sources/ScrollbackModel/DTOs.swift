@@ -150,6 +150,8 @@ public struct MessageDTO: Sendable, Hashable, Identifiable {
     public var sourceNodeID: String?
     public var usage: MessageUsage
     public var kind: MessageKind
+    /// Its files, in their order (filled by the pages and `all` of the message repository).
+    public var attachments: [AttachmentDTO] = []
 
     public init(
         id: Int64, publicID: String, conversationID: Int64, position: Int, role: Role, content: String,

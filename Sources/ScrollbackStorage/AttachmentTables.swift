@@ -20,8 +20,9 @@ struct AttachmentTables {
     /// Stores the bytes `source` gives and returns their content's id: the one already
     /// stored when the same bytes are (then what was written goes again, in this
     /// transaction). Fewer or more bytes than `source.size` throw, and so does a source
-    /// that fails; the caller's transaction then keeps nothing of them.
-    func store(_ source: any AttachmentSource) throws -> Int64 {
+    /// that fails; the caller's transaction then keeps nothing of them. With the id, what
+    /// the first bytes say the file is (`FileFacts`).
+    func store(_ source: any AttachmentSource) throws -> (id: Int64, facts: FileFacts) {
         let size = source.size
         guard size >= 0 else { throw StorageError.conflict("an attachment declares a negative size; nothing of it was kept") }
         let id = try database.scalarInt(
@@ -30,6 +31,7 @@ struct AttachmentTables {
                        coalesce((SELECT max(content_id) FROM attachment_chunk), 0)) + 1
             """)
         let digest = SHA256()
+        var head: [UInt8] = []
         var written = 0
         var chunk: (blob: OpaquePointer, length: Int, at: Int)?
         var index: Int64 = 0
@@ -56,6 +58,9 @@ struct AttachmentTables {
                 throw StorageError.conflict("an attachment gave more bytes than the \(size) it declares; nothing of it was kept")
             }
             digest.update(piece)
+            if head.count < FileFacts.prefixLength {
+                head += piece.prefix(FileFacts.prefixLength - head.count)
+            }
             var offset = 0
             while offset < piece.count {
                 if chunk == nil || chunk?.at == chunk?.length {
@@ -92,15 +97,16 @@ struct AttachmentTables {
             throw AttachmentUnreadable(reason: "it gave \(written) bytes, not the \(size) it declares")
         }
         let hash = digest.finish()
+        let facts = FileFacts.sniff(head)
         if let existing = try database.queryFirst("SELECT id FROM attachment_content WHERE sha256 = ?", [.text(hash)], { $0.int64(0) }) {
             try database.run("DELETE FROM attachment_chunk WHERE content_id = ?", [.integer(id)])
-            return existing
+            return (existing, facts)
         }
         try database.run(
             "INSERT INTO attachment_content (id, sha256, size, chunk_size, unused_since) VALUES (?, ?, ?, ?, ?)",
             [.integer(id), .text(hash), .integer(Int64(size)), .integer(Int64(Self.chunkSize)),
              .integer(Timestamp.now().milliseconds)])
-        return id
+        return (id, facts)
     }
 
     /// The content stored for an attachment with this reference before (a ChatGPT file id
@@ -168,13 +174,17 @@ struct AttachmentTables {
              SQLValue(attachment.reference), SQLValue(content), SQLValue(attachment.extracted), SQLValue(content == nil ? absence : nil)])
     }
 
-    /// Gives a missing attachment the bytes a later import found.
-    func fill(attachment id: Int64, content: Int64) throws {
+    /// Gives a missing attachment the bytes a later import found (and what their first
+    /// bytes say, over what the source declared).
+    func fill(attachment id: Int64, content: Int64, facts: FileFacts?) throws {
         try database.run(
             """
-            UPDATE attachment SET content_id = ?1, absence = NULL, size = (SELECT size FROM attachment_content WHERE id = ?1)
+            UPDATE attachment SET content_id = ?1, absence = NULL, size = (SELECT size FROM attachment_content WHERE id = ?1),
+                   mime = coalesce(?3, mime), width = coalesce(?4, width), height = coalesce(?5, height)
              WHERE id = ?2
-            """, [.integer(content), .integer(id)])
+            """,
+            [.integer(content), .integer(id), SQLValue(facts?.mime), SQLValue(Self.dimension(facts?.width)),
+             SQLValue(Self.dimension(facts?.height))])
     }
 
     /// Frees the bytes no attachment uses: those left unused before `cutoff`, and those of
@@ -223,6 +233,15 @@ struct AttachmentTables {
             extracted: row.optionalText(11), absence: row.optionalText(12))
     }
 
+    /// Whether any message has an attachment (false too for a database of an older schema,
+    /// opened read-only, which has no attachment table).
+    func any() throws -> Bool {
+        guard try database.scalarInt("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'attachment'") > 0 else {
+            return false
+        }
+        return try database.scalarInt("SELECT EXISTS (SELECT 1 FROM attachment)") != 0
+    }
+
     /// Every attachment of a conversation, in message order, then in their own.
     func list(conversation id: Int64) throws -> [AttachmentDTO] {
         try database.query(
@@ -258,13 +277,17 @@ struct AttachmentTables {
             [.text(prefix), .text(prefix + "g"), .integer(Int64(limit))]) { ($0.text(0), $0.int64(1)) }
     }
 
-    /// Gives the bytes of the content with this hash to `sink`, in order, a piece at a time.
-    /// - Throws: `StorageError.notFound` when no such content is stored;
-    ///   `StorageError.damaged` when its chunks do not add up to its size.
+    /// Gives the bytes of the content with this hash to `sink`, in order, a piece at a time,
+    /// hashing them as they go: bytes that are not the ones stored throw at the end (the
+    /// caller then keeps nothing of what it was given).
+    /// - Throws: `StorageError.conflict` when no such content is stored, when its chunks do
+    ///   not add up to its size, or when they do not hash to it.
     func read(sha256: String, _ sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         guard let content = try database.queryFirst(
             "SELECT id, size FROM attachment_content WHERE sha256 = ?", [.text(sha256)], { (id: $0.int64(0), size: $0.int64(1)) })
-        else { throw StorageError.notFound(id: sha256) }
+        else {
+            throw StorageError.conflict("no attachment's bytes have the SHA-256 \(sha256.prefix(12)) here (deleted meanwhile?)")
+        }
         let chunks = try database.query(
             "SELECT rowid, length(data) FROM attachment_chunk WHERE content_id = ? ORDER BY idx", [.integer(content.id)]
         ) { (row: $0.int64(0), length: $0.int(1)) }
@@ -274,6 +297,7 @@ struct AttachmentTables {
         }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readPiece, alignment: 16)
         defer { buffer.deallocate() }
+        let digest = SHA256()
         for chunk in chunks {
             var blob: OpaquePointer?
             let code = sqlite3_blob_open(database.handle, "main", "attachment_chunk", "data", chunk.row, 0, &blob)
@@ -285,9 +309,15 @@ struct AttachmentTables {
                 guard let base = buffer.baseAddress else { break }
                 let read = sqlite3_blob_read(blob, base, Int32(count), Int32(at))
                 guard read == SQLITE_OK else { throw database.error(code: read, sql: "reading an attachment's bytes") }
-                try sink(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<count]))
+                let piece = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<count])
+                digest.update(piece)
+                try sink(piece)
                 at += count
             }
+        }
+        guard digest.finish() == sha256 else {
+            throw StorageError.conflict(
+                "the stored bytes of attachment \(sha256.prefix(12)) are damaged (they no longer hash to it); run `scrollback check`")
         }
     }
 
@@ -328,9 +358,10 @@ struct AttachmentTables {
                 problems.append("\(name): its bytes are stored in \(chunks.count) chunks that do not make up its \(content.size) bytes")
                 continue
             }
-            let digest = SHA256()
-            try read(sha256: content.sha256) { digest.update($0) }
-            if digest.finish() != content.sha256 {
+            // The read hashes what it reads, and throws when that is not the file's hash.
+            do {
+                try read(sha256: content.sha256) { _ in }
+            } catch StorageError.conflict {
                 problems.append("\(name): its bytes no longer match their SHA-256 (damaged)")
             }
         }

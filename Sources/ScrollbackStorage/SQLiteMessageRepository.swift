@@ -144,11 +144,13 @@ public final class SQLiteMessageRepository: MessageRepository {
             break
         }
         guard let path = branch.path else {
-            return try Self.query.page(
+            var page = try Self.query.page(
                 in: database, at: position, limit: limit, filter: [.integer(branch.conversationID)], map: Self.message
             ) { message in
                 Cursor(.message(conversationID: message.conversationID, position: Int64(message.position)))
             }
+            page.items = try attaching(page.items)
+            return page
         }
         let limit = max(1, limit)
         let range: Range<Int>
@@ -167,7 +169,7 @@ public final class SQLiteMessageRepository: MessageRepository {
             let end = Int(clamping: min(max(at, 0), Int64(path.count)))
             range = max(0, end - limit)..<end
         }
-        var items = try messages(ids: Array(path[range]))
+        var items = try attaching(try messages(ids: Array(path[range])))
         guard items.count == range.count else {
             throw StorageError.conflict("the conversation changed while it was read; open it again")
         }
@@ -212,6 +214,18 @@ public final class SQLiteMessageRepository: MessageRepository {
             depths[messages[index].id] = depth
             messages[index].position = depth
         }
+        return try attaching(messages)
+    }
+
+    /// The messages with their attachments: a probe of the attachment index a message, and
+    /// none where the database holds no attachment at all.
+    func attaching(_ messages: [MessageDTO]) throws -> [MessageDTO] {
+        let tables = AttachmentTables(database: database)
+        guard !messages.isEmpty, try tables.any() else { return messages }
+        let found = try tables.list(messages: messages.map(\.id))
+        guard !found.isEmpty else { return messages }
+        var messages = messages
+        for index in messages.indices { messages[index].attachments = found[messages[index].id] ?? [] }
         return messages
     }
 

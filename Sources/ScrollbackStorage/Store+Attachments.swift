@@ -26,6 +26,33 @@ extension Store {
         try database.read { try AttachmentTables(database: database).totals() }
     }
 
+    /// The SHA-256 of every stored file the messages of these conversations use (none,
+    /// without a look at each, when the database holds no attachment).
+    public func attachmentHashes(conversations ids: [Int64]) throws -> Set<String> {
+        try database.read {
+            let tables = AttachmentTables(database: database)
+            guard try tables.any() else { return [] }
+            var hashes = Set<String>()
+            for id in ids { hashes.formUnion(try tables.list(conversation: id).compactMap(\.sha256)) }
+            return hashes
+        }
+    }
+
+    /// Frees the bytes of these files when no conversation uses them any more (a delete no
+    /// undo can reach: `scrollback delete`, the browser's deletes once it exits), and those
+    /// of any file unused for longer than the grace time.
+    @discardableResult
+    public func freeUnusedAttachments(_ hashes: Set<String>) throws -> (files: Int, bytes: Int64) {
+        let cutoff = Timestamp(milliseconds: Timestamp.now().milliseconds - Self.unusedAttachmentGrace)
+        return try database.write {
+            let tables = AttachmentTables(database: database)
+            let contents = try hashes.sorted().compactMap { hash in
+                try database.queryFirst("SELECT id FROM attachment_content WHERE sha256 = ?", [.text(hash)]) { $0.int64(0) }
+            }
+            return try tables.collect(unusedBefore: cutoff, contents: contents)
+        }
+    }
+
     /// How long stored bytes that no conversation uses are kept before any process frees
     /// them: long enough for the undo of the browser that deleted them.
     public static let unusedAttachmentGrace: Int64 = 7 * 24 * 3_600_000

@@ -446,14 +446,18 @@ extension Store {
         let tables = AttachmentTables(database: database)
         /// The content for `attachment`, and why there is none when its bytes could not be
         /// read (then nothing of them is kept: the savepoint goes back).
-        func content(for attachment: ImportedAttachment) throws -> (id: Int64?, unreadable: String?) {
-            if let data = attachment.data { return (try tables.store(InMemoryAttachmentSource(data)), nil) }
-            if let reference = attachment.reference, let known = try tables.storedContent(reference: reference) { return (known, nil) }
-            guard let source = try find?(attachment) else { return (nil, nil) }
+        func content(for attachment: ImportedAttachment) throws -> (id: Int64?, facts: FileFacts?, unreadable: String?) {
+            if let data = attachment.data {
+                let stored = try tables.store(InMemoryAttachmentSource(data))
+                return (stored.id, stored.facts, nil)
+            }
+            if let reference = attachment.reference, let known = try tables.storedContent(reference: reference) { return (known, nil, nil) }
+            guard let source = try find?(attachment) else { return (nil, nil, nil) }
             do {
-                return (try database.write { try tables.store(source) }, nil)
+                let stored = try database.write { try tables.store(source) }
+                return (stored.id, stored.facts, nil)
             } catch let error as AttachmentUnreadable {
-                return (nil, "could not be read from the export: \(error.reason)")
+                return (nil, nil, "could not be read from the export: \(error.reason)")
             }
         }
         return try database.write {
@@ -463,12 +467,20 @@ extension Store {
                 let stored = try tables.stored(message: row)
                 for (position, attachment) in message.attachments.enumerated() {
                     if let existing = stored[position] {
-                        guard existing.content == nil, let found = try content(for: attachment).id else { continue }
-                        try tables.fill(attachment: existing.id, content: found)
+                        guard existing.content == nil else { continue }
+                        let found = try content(for: attachment)
+                        guard let id = found.id else { continue }
+                        try tables.fill(attachment: existing.id, content: id, facts: found.facts)
                     } else {
                         let found = try content(for: attachment)
                         var kept = attachment
                         if let unreadable = found.unreadable { kept.absence = unreadable }
+                        // What the bytes themselves say wins over what the source declared.
+                        if let facts = found.facts {
+                            kept.mime = facts.mime ?? kept.mime
+                            kept.width = facts.width ?? kept.width
+                            kept.height = facts.height ?? kept.height
+                        }
                         try tables.insert(message: row, position: position, kept, content: found.id)
                     }
                     changed += 1

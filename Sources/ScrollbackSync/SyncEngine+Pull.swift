@@ -16,9 +16,6 @@ extension SyncEngine {
         ("clock_wall", "bigint", 20), ("clock_counter", "bigint", 20), ("payload", "bytea", 17),
     ]
 
-    /// How long a local transaction of a pull goes on taking pages (see `pull(progress:)`).
-    static let transactionTime = Duration.seconds(1)
-
     /// What the pull's reader knows: the cursors as far as it has read (ahead of what is
     /// applied), the machines read up to a gap, and the group of machines it is in. Used by
     /// one thread at a time: the reader's while a read is in flight, else the caller's.
@@ -159,7 +156,7 @@ extension SyncEngine {
                         pending.removeFirst()
                         counted.received += page.count
                         counted.applied += result.applied
-                        guard ContinuousClock.now - started < Self.transactionTime else { return }
+                        guard ContinuousClock.now - started < transactionTime else { return }
                         // The next read, if it is here already.
                         if pending.isEmpty, let flight = inFlight, flight.isOver {
                             inFlight = nil

@@ -39,6 +39,9 @@ public final class SyncEngine {
     let machine: String
     /// Ops per statement, each way: memory is bounded by it, not by the history.
     public var batch = 500
+    /// How long a local transaction of a pull goes on taking pages (see `pull(progress:)`);
+    /// progress is told after each. (Tests shorten it to act between pages.)
+    public var transactionTime = Duration.seconds(1)
 
     /// A new machine id: 32 random hex digits.
     public static func newMachineID() -> String { Outbox.newID() }

@@ -32,6 +32,7 @@ extension BrowserRenderer {
             case .fence: style = palette[.fence]
             case .text, .blank: style = .plain
             case .summary: style = palette[.fence]
+            case .attachment: style = palette[.attachment]
             }
             // What the person did not see, shown with z: dimmed (and marked in its header).
             if line.dimmed { style.dim = true }

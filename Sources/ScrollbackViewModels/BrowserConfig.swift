@@ -3,7 +3,7 @@ import TerminalText
 
 /// The roles of the browser's palette: what the config file's `[colors]` names.
 public enum ColorRole: String, CaseIterable, Sendable {
-    case header, selection, marked, highlight, hint, user, assistant, system, tool, code, fence, conversations, tokens
+    case header, selection, marked, highlight, hint, user, assistant, system, tool, code, fence, attachment, conversations, tokens
 
     /// The standard look: attribute words, then at most one colour.
     public var standard: String {
@@ -19,6 +19,7 @@ public enum ColorRole: String, CaseIterable, Sendable {
         case .tool: "bold magenta"
         case .code: "green"
         case .fence: "dim"
+        case .attachment: "bold blue"
         case .conversations: "blue"
         case .tokens: "magenta"
         }
@@ -35,6 +36,7 @@ public enum ColorRole: String, CaseIterable, Sendable {
         case .assistant: "the header of an assistant message"
         case .code: "code blocks"
         case .fence: "code fences (```)"
+        case .attachment: "an attachment's line in the reader (▣ name, size, type)"
         case .conversations: "the overview's bars of conversations"
         case .tokens: "the overview's bars of tokens"
         }

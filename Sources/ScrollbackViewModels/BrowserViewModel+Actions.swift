@@ -84,6 +84,7 @@ extension BrowserViewModel {
             return
         }
         deletedHere.formUnion(snapshots.map(\.conversation.id))
+        filesOfDeletes.formUnion(snapshots.flatMap { $0.attachments.compactMap(\.sha256) })
         let forgot = remember(.deleted(snapshots), redoing: redoing)
         let count = snapshots.count
         let alone = snapshots.reduce(0) { $0 + $1.messages.count } > undoMessageBudget

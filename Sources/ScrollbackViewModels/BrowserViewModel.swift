@@ -252,6 +252,9 @@ public final class BrowserViewModel {
     /// The conversations deleted here and not put back: an undo of an older change to one
     /// of them says so (not that another process deleted it).
     var deletedHere: Set<Int64> = []
+    /// The files (by SHA-256) of the conversations deleted here: once the browser exits and
+    /// no undo can bring them back, those no conversation uses are freed.
+    public internal(set) var filesOfDeletes: Set<String> = []
     /// The changes `u` undoes, the last one last.
     var undoHistory: [Edit] = []
     /// The changes undone, which `Ctrl-R` does again until a new change is made.

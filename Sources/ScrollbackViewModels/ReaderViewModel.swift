@@ -11,6 +11,8 @@ public struct ReaderLine: Equatable, Sendable {
         case blank
         /// A collapsed message (a tool call, traffic for the model): its one line.
         case summary
+        /// A file of the message: `▣ plot.png  1024×768 PNG  245 kB` (`attachment` says which).
+        case attachment
     }
 
     /// Safe to draw, at most the width in cells.
@@ -22,6 +24,8 @@ public struct ReaderLine: Equatable, Sendable {
     public var block: Int? = nil
     /// A line of a message the person did not see (shown with `z`): drawn dimmed.
     public var dimmed = false
+    /// For an attachment's line, which of its message's attachments (from 0).
+    public var attachment: Int? = nil
 }
 
 /// A conversation's messages as lines, paged through the repository like the list: a long
@@ -595,15 +599,20 @@ public final class ReaderViewModel {
         if let model = message.model { header += " · " + UntrustedText.sanitized(model) }
         if let usage = usageText(message.usage) { header += " · " + usage }
         result.append(ReaderLine(text: DisplayWidth.truncated(header, to: width), style: .header(message.role), position: message.position))
+        // Its files, each a line after the text (the text of a message of files alone is none).
+        let attachments = message.attachments.enumerated().map { index, attachment in
+            ReaderLine(text: AttachmentText.line(attachment, width: width), style: .attachment, position: message.position, attachment: index)
+        }
         if collapsed {
             result.append(ReaderLine(text: summary(of: message.content, width: width), style: .summary, position: message.position))
+            result += attachments
             result.append(ReaderLine(text: "", style: .blank, position: message.position))
             return result
         }
         var fence = CodeFence()
         var block = -1
         let text = UntrustedText.sanitized(message.content, keepNewlines: true)
-        for sourceLine in DisplayWidth.lines(of: text) {
+        for sourceLine in DisplayWidth.lines(of: text) where !(text.isEmpty && !attachments.isEmpty) {
             let line = String(sourceLine)
             let kind = fence.step(line)
             if kind == .opens || kind == .closes {
@@ -639,6 +648,7 @@ public final class ReaderViewModel {
                 }
             }
         }
+        result += attachments
         result.append(ReaderLine(text: "", style: .blank, position: message.position))
         return result
     }

@@ -32,43 +32,19 @@ struct AttachmentImportTests {
               "metadata": {}}}}}]
         """
 
-    /// Bytes that do not compress (as a photo's), from a seed.
-    static func bytes(_ count: Int, seed: UInt64) -> [UInt8] {
-        var state = seed
-        return (0..<count).map { _ in
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return UInt8(truncatingIfNeeded: state >> 33)
-        }
-    }
-
-    /// Writes the archive with Python's zipfile (deflated), the files under the names ChatGPT gives them.
-    static func archive(in folder: TemporaryDirectory, files: [String: [UInt8]]) throws -> String {
-        var script = "import zipfile, sys\nz = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED)\n"
-        for (name, bytes) in files.sorted(by: { $0.key < $1.key }) {
-            let path = folder.file(name.replacingOccurrences(of: "/", with: "_"))
-            try Data(bytes).write(to: URL(fileURLWithPath: path))
-            script += "z.write(\(String(reflecting: path)), \(String(reflecting: name)))\n"
-        }
-        script += "z.close()\n"
-        let zip = folder.file("export.zip")
-        let outcome = try ChildProcess.run("/usr/bin/env", ["python3", "-c", script, zip])
-        #expect(outcome.ending.status == 0, "\(outcome.errorText)")
-        return zip
-    }
-
     @Test("a ChatGPT ZIP: every pointed-to file kept exactly with its message and name, one copy for the same bytes, a missing one as a reference; check clean; a re-import changes nothing")
     func chatGPTZip() throws {
         let folder = try TemporaryDirectory()
-        let photo = Self.bytes(4000, seed: 1)
-        let wav = Self.bytes(3 * 1_048_576 + 17, seed: 2)
+        let photo = TestFiles.bytes(4000, seed: 1)
+        let wav = TestFiles.bytes(3 * 1_048_576 + 17, seed: 2)
         let files: [String: [UInt8]] = [
             "conversations.json": Array(Self.conversations.utf8),
             "file-Photo1-holiday.jpg": photo,
             "user-abc/file_00aa11-3f2e8c1a-1111-2222-3333-444455556666.wav": wav,
-            "dalle-generations/file-Dalle2-1c2d3e4f-aaaa-bbbb-cccc-ddddeeeeffff.webp": Self.bytes(900, seed: 3),
+            "dalle-generations/file-Dalle2-1c2d3e4f-aaaa-bbbb-cccc-ddddeeeeffff.webp": TestFiles.bytes(900, seed: 3),
             "file-Copy3-holiday copy.jpg": photo,
         ]
-        let zip = try Self.archive(in: folder, files: files)
+        let zip = try TestFiles.zip(files, in: folder)
         let store = try Store.open(path: folder.file("s.sqlite"))
         let summary = Importer(store: store).run(paths: [zip], format: nil)
         #expect(summary.failed.isEmpty && summary.inserted == 2, "\(summary.failed)")

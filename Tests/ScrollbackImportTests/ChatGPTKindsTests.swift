@@ -100,7 +100,10 @@ struct ChatGPTKindsTests {
         #expect(seen.map(\.position) == Array(0..<10))
         #expect(seen[1].kind == .document && seen[1].content == "**Trip plan**\n\nDay 1: Kyoto\nDay 2: Nara")
         #expect(seen[4].kind == .document && seen[4].content == "**Trip plan** (rewritten)\n\nDay 1: Kyoto\nDay 2: Osaka")
-        #expect(seen[7].content == "[image]" && seen[7].role == .tool && seen[7].kind == .text)
+        // The image it made is an attachment (its line in the reader), not a placeholder.
+        #expect(seen[7].content == "" && seen[7].role == .tool && seen[7].kind == .text)
+        let drawn = try store.attachments(messages: [seen[7].id])[seen[7].id] ?? []
+        #expect(drawn.map(\.reference) == ["sediment://file_00001"] && drawn.first?.width == 1024 && drawn.first?.isStored == false)
 
         let conversation = try #require(try store.conversations.page(sort: .created, at: .first, limit: 1).items.first)
         let all = try store.messages.all(conversationID: conversation.id, showingHidden: true)

@@ -176,7 +176,7 @@ struct ChatGPTNewerShapesTests {
         #expect(try store.check().isHealthy)
     }
 
-    @Test("voice mode: the transcript is the message; the audio alone is [voice message]; an image beside it stays [image]")
+    @Test("voice mode: the transcript is the message; the recordings and images are attachments, no placeholders")
     func voice() throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("conversations.json")
@@ -198,7 +198,13 @@ struct ChatGPTNewerShapesTests {
         let store = try Store.open(path: folder.file("s.sqlite"))
         #expect(Importer(store: store).run(paths: [path], format: nil).inserted == 1)
         #expect(try RealExportShapesTests.transcript(store) == [
-            "user: What's a good local model?", "assistant: Try a small one.", "user: [voice message]\n[image]",
+            "user: What's a good local model?", "assistant: Try a small one.", "user: ",
+        ])
+        // The recordings and the image are attachments (missing: the export is a bare
+        // conversations.json), the placeholders gone.
+        let conversation = try #require(try store.conversations.page(sort: .created, at: .first, limit: 1).items.first)
+        #expect(try store.attachments(conversation: conversation.id).map(\.reference) == [
+            "sediment://file_1", "sediment://file_2", "sediment://file_1", "sediment://file_3",
         ])
     }
 }

@@ -26,14 +26,6 @@ private struct PiecesSource: AttachmentSource {
 struct AttachmentStorageTests {
     static let time = Timestamp(milliseconds: 1_772_323_200_000)
 
-    static func bytes(_ count: Int, seed: UInt64) -> [UInt8] {
-        var state = seed
-        return (0..<count).map { _ in
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return UInt8(truncatingIfNeeded: state >> 33)
-        }
-    }
-
     static func conversation(_ id: String, attachments: [ImportedAttachment]) -> ImportedConversation {
         var message = ImportedMessage(role: .user, content: "look", createdAt: time, nodeID: "u")
         message.attachments = attachments
@@ -65,7 +57,7 @@ struct AttachmentStorageTests {
     @Test("bytes over several chunks come back exactly, stored once for two conversations; a missing file is a reference; check hashes them all")
     func storedOnceAndExactly() throws {
         let store = try Store.open(path: ":memory:")
-        let photo = Self.bytes(2 * AttachmentTables.chunkSize + 12_345, seed: 7)
+        let photo = TestFiles.bytes(2 * AttachmentTables.chunkSize + 12_345, seed: 7)
         let sources: [String: any AttachmentSource] = ["file-service://file-A1": PiecesSource(bytes: photo)]
         let find: AttachmentFinder = { sources[$0.reference ?? ""] }
         let pointer = ImportedAttachment(name: "photo.jpg", mime: "image/jpeg", width: 640, height: 480, reference: "file-service://file-A1")
@@ -104,7 +96,7 @@ struct AttachmentStorageTests {
     @Test("a source that breaks part way keeps the attachment as missing with the reason, and no bytes; the conversation is kept")
     func brokenSource() throws {
         let store = try Store.open(path: ":memory:")
-        let broken = PiecesSource(bytes: Self.bytes(3 * AttachmentTables.chunkSize, seed: 3), failAfter: AttachmentTables.chunkSize + 5)
+        let broken = PiecesSource(bytes: TestFiles.bytes(3 * AttachmentTables.chunkSize, seed: 3), failAfter: AttachmentTables.chunkSize + 5)
         let attachment = ImportedAttachment(name: "big.wav", reference: "sediment://file_X")
         #expect(try store.upsert(Self.conversation("c", attachments: [attachment]), attachments: { _ in broken }) == .inserted)
         #expect(try store.database.scalarInt("SELECT count(*) FROM attachment_chunk") == 0)
@@ -116,7 +108,7 @@ struct AttachmentStorageTests {
     @Test("deleting the conversations takes their attachments; the bytes stay for undo (which brings them back) until collected, then go")
     func deleteAndCollect() throws {
         let store = try Store.open(path: ":memory:")
-        _ = try store.upsert(Self.conversation("c", attachments: [ImportedAttachment(name: "a", data: Self.bytes(5000, seed: 1))]))
+        _ = try store.upsert(Self.conversation("c", attachments: [ImportedAttachment(name: "a", data: TestFiles.bytes(5000, seed: 1))]))
         let ids = try store.database.query("SELECT id FROM conversation") { $0.int64(0) }
         let snapshots = try store.conversations.deleteKeepingSnapshots(ids: ids)
         #expect(try store.database.scalarInt("SELECT count(*) FROM attachment") == 0)
@@ -132,5 +124,71 @@ struct AttachmentStorageTests {
         #expect(try store.collectUnusedAttachments(all: true) == (files: 1, bytes: 5000))
         #expect(try store.database.scalarInt("SELECT count(*) FROM attachment_chunk") == 0)
         #expect(try store.check().problems.isEmpty)
+    }
+
+    @Test("what the bytes are, from real PNG, JPEG, GIF and WebP files made by ImageMagick: type and pixels kept with the attachment, over what the source declared")
+    func sniffedFacts() throws {
+        let folder = try TemporaryDirectory()
+        let store = try Store.open(path: ":memory:")
+        let shapes: [(format: String, mime: String, width: Int, height: Int)] = [
+            ("png", "image/png", 640, 480), ("jpg", "image/jpeg", 301, 199), ("gif", "image/gif", 17, 33), ("webp", "image/webp", 1000, 20),
+        ]
+        var attachments: [ImportedAttachment] = []
+        for shape in shapes {
+            let bytes = try TestFiles.image(shape.format, width: shape.width, height: shape.height, in: folder)
+            #expect(FileFacts.sniff(Array(bytes.prefix(FileFacts.prefixLength))) == FileFacts(mime: shape.mime, width: shape.width, height: shape.height), "\(shape.format)")
+            // The source declares a wrong size and no type: the bytes' own facts win.
+            attachments.append(ImportedAttachment(name: "image.\(shape.format)", width: 1, height: 1, data: bytes))
+        }
+        _ = try store.upsert(Self.conversation("facts", attachments: attachments))
+        let conversation = try #require(try store.conversations.page(sort: .created, filter: .none, at: .first, limit: 1).items.first)
+        let stored = try store.attachments(conversation: conversation.id)
+        #expect(stored.map(\.mime) == shapes.map(\.mime))
+        #expect(stored.map(\.width) == shapes.map(\.width) && stored.map(\.height) == shapes.map(\.height))
+        // Truncated, wrong magic, or a header declaring zero or 2^32 pixels: no size is made up.
+        #expect(FileFacts.sniff([0x89, 0x50, 0x4E, 0x47]) == FileFacts())
+        #expect(FileFacts.sniff(Array("GIF89a".utf8) + [0, 0, 0, 0]) == FileFacts(mime: "image/gif"))
+        var huge: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
+        huge += [0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x01, 0x86, 0xA0]
+        #expect(FileFacts.sniff(huge) == FileFacts(mime: "image/png", width: nil, height: 100_000))
+        #expect(FileFacts.sniff([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]) == FileFacts(mime: "image/jpeg"))
+        #expect(FileFacts.sniff(Array(repeating: 0xFF, count: 100)) == FileFacts())
+    }
+
+    @Test("reading a stored file hashes it as it goes: bytes changed behind the store's back throw at the end, with what to do")
+    func readVerifies() throws {
+        let store = try Store.open(path: ":memory:")
+        let bytes = TestFiles.bytes(AttachmentTables.chunkSize + 999, seed: 11)
+        _ = try store.upsert(Self.conversation("v", attachments: [ImportedAttachment(name: "f.bin", data: bytes)]))
+        let conversation = try #require(try store.conversations.page(sort: .created, filter: .none, at: .first, limit: 1).items.first)
+        let hash = try #require(try store.attachments(conversation: conversation.id).first?.sha256)
+        var read: [UInt8] = []
+        try store.readAttachment(sha256: hash) { read += $0 }
+        #expect(read == bytes)
+        try store.database.run("UPDATE attachment_chunk SET data = zeroblob(length(data)) WHERE idx = 1")
+        #expect {
+            try store.readAttachment(sha256: hash) { _ in }
+        } throws: { error in
+            "\(error)".contains("damaged") && "\(error)".contains("scrollback check")
+        }
+    }
+
+    @Test("freeing after a delete no undo follows: the files only the deleted used go, a file another conversation shares stays; check clean")
+    func freedAfterDelete() throws {
+        let store = try Store.open(path: ":memory:")
+        let shared = TestFiles.bytes(7000, seed: 21)
+        let own = TestFiles.bytes(3000, seed: 22)
+        _ = try store.upsert(Self.conversation("one", attachments: [ImportedAttachment(name: "s", data: shared), ImportedAttachment(name: "o", data: own)]))
+        _ = try store.upsert(Self.conversation("two", attachments: [ImportedAttachment(name: "s2", data: shared)]))
+        let all = try store.conversations.page(sort: .title, filter: .none, at: .first, limit: 5).items
+        let one = try #require(all.first { $0.title == "one" })
+        let files = try store.attachmentHashes(conversations: [one.id])
+        #expect(files.count == 2)
+        _ = try store.conversations.delete(ids: [one.id])
+        #expect(try store.freeUnusedAttachments(files) == (files: 1, bytes: 3000))
+        #expect(try store.attachmentTotals() == AttachmentTotals(attachments: 1, missing: 0, files: 1, bytes: 7000))
+        #expect(try store.check().problems.isEmpty)
+        // Nothing of it is left to free again.
+        #expect(try store.freeUnusedAttachments(files) == (files: 0, bytes: 0))
     }
 }

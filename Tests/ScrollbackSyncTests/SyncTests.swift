@@ -32,9 +32,10 @@ final class SyncMachine {
     }
 
     @discardableResult
-    func sync(batch: Int = 500, progress: ((SyncProgress) -> Void)? = nil) throws -> SyncReport {
+    func sync(batch: Int = 500, transactionTime: Duration = .seconds(1), progress: ((SyncProgress) -> Void)? = nil) throws -> SyncReport {
         let engine = try SyncEngine(store: store, conninfo: url, key: key)
         engine.batch = batch
+        engine.transactionTime = transactionTime
         return try engine.sync(progress: progress)
     }
 
@@ -603,10 +604,11 @@ struct SyncTests {
         try server.restart()
         try a.sync()
         #expect(try a.store.localSyncState().pending == 0)
-        // B, stopped while receiving (once its first page is applied), resumes too.
+        // B, stopped while receiving (once its first page is applied: a transaction a page,
+        // else a fast machine applies every page in the first second), resumes too.
         var stoppedB = false
         #expect(throws: SyncError.self) {
-            try b.sync(batch: 50) { progress in
+            try b.sync(batch: 50, transactionTime: .zero) { progress in
                 guard !stoppedB, progress.phase == .receiving else { return }
                 stoppedB = true
                 try? server.stop()

@@ -1,0 +1,114 @@
+import Foundation
+import ScrollbackExport
+import ScrollbackModel
+import ScrollbackStorage
+import ScrollbackViewModels
+import TerminalText
+
+/// `scrollback attachment list ID` and `scrollback attachment get HASH --out FILE`: a
+/// conversation's files, and one file's bytes written out (streamed, checked against their
+/// SHA-256 as they go; a file that fails half-way is not left behind).
+struct AttachmentCommand {
+    let context: CommandContext
+
+    /// The shortest hash prefix `get` takes: 6 hex digits, as git's shortest useful ids.
+    static let shortestPrefix = 6
+
+    struct ListOutput: Encodable {
+        let conversation: String
+        let attachments: [AttachmentJSON]
+    }
+
+    func list() throws {
+        let store = try context.openStore(forReading: true)
+        let conversation = try store.conversations.conversation(matching: context.parsed.positional[0])
+        let attachments = try store.attachments(conversation: conversation.id)
+        let messages = try store.messages.messages(ids: Array(Set(attachments.map(\.messageID))))
+        let publicIDs = Dictionary(messages.map { ($0.id, $0.publicID) }, uniquingKeysWith: { first, _ in first })
+        let console = context.console
+        if context.wantsJSON {
+            let rows = attachments.map { attachment in
+                AttachmentJSON(attachment, message: publicIDs[attachment.messageID] ?? "", number: attachment.messagePosition + 1)
+            }
+            console.line(try OutputFormat.json(ListOutput(conversation: conversation.publicID, attachments: rows), for: console))
+            return
+        }
+        guard !attachments.isEmpty else {
+            console.errorLine("\(OutputFormat.line(conversation.title)) has no attachments.")
+            return
+        }
+        // The hash as `get` takes it: 12 digits, a dash where the bytes are not here.
+        let numbers = attachments.map { "#" + NumberText.grouped($0.messagePosition + 1) }
+        let numberWidth = max(numbers.map(\.count).max() ?? 3, 3)
+        console.line("MSG".padding(toLength: numberWidth, withPad: " ", startingAt: 0) + "  SHA-256       ATTACHMENT")
+        for (attachment, number) in zip(attachments, numbers) {
+            let hash = attachment.sha256.map { String($0.prefix(12)) } ?? "–           "
+            console.line(
+                number.padding(toLength: numberWidth, withPad: " ", startingAt: 0) + "  " + hash + "  "
+                    + AttachmentText.line(attachment, width: 10_000))
+        }
+        let missing = attachments.filter { !$0.isStored }.count
+        if missing > 0 {
+            console.errorLine(
+                "\(NumberText.grouped(missing)) of \(NumberText.grouped(attachments.count)) are not here: import the export's ZIP or folder again (not conversations.json alone) to bring in the files it holds.")
+        }
+    }
+
+    func get() throws -> Int32 {
+        let given = context.parsed.positional[0]
+        let prefix = given.lowercased()
+        guard prefix.count >= Self.shortestPrefix, prefix.count <= 64, prefix.allSatisfy(\.isHexDigit) else {
+            throw UsageError(
+                message: "'\(OutputFormat.word(given))' is not an attachment's SHA-256: give at least \(Self.shortestPrefix) of its hex digits (`scrollback attachment list ID` shows them)",
+                command: "attachment get")
+        }
+        guard let out = context.parsed.value(.out) else {
+            throw UsageError(message: "'attachment get' needs --out FILE (or --out - for a pipe)", command: "attachment get")
+        }
+        let store = try context.openStore(forReading: true)
+        let found = try store.attachmentFiles(prefix: prefix)
+        guard let file = found.first else {
+            throw CommandFailure(message: "no stored attachment's SHA-256 starts with \(prefix); `scrollback attachment list ID` shows them")
+        }
+        guard found.count == 1 else {
+            throw CommandFailure(message: "\(prefix) starts the SHA-256 of several attachments; give more of its digits")
+        }
+        let console = context.console
+        if out == "-" {
+            guard !console.outputIsTerminal else {
+                throw UsageError(
+                    message: "refusing to write a file's bytes to the terminal; give --out FILE, or pipe the output", command: "attachment get")
+            }
+            // Bytes, not text: straight to the descriptor, every write checked. (A file that
+            // turns out damaged has been partly written by then: the status says so.)
+            console.flush()
+            var pending: [UInt8] = []
+            func send() throws {
+                if let code = DescriptorWrite.all(pending, to: STDOUT_FILENO) {
+                    throw CommandFailure(
+                        message: "cannot write to standard output (\(String(cString: strerror(code)).lowercased())); the output is incomplete")
+                }
+                pending.removeAll(keepingCapacity: true)
+            }
+            try store.readAttachment(sha256: file.sha256) { piece in
+                pending.append(contentsOf: piece)
+                if pending.count >= 1 << 16 { try send() }
+            }
+            try send()
+            return 0
+        }
+        let force = context.parsed.has(.force)
+        try ExportTarget.checkFile(out, force: force, folderAdvice: "give the file's path in it")
+        try ExportTarget.refuseDatabase(out, database: store.path)
+        let target = try ExportFile(replacing: out)
+        do {
+            try store.readAttachment(sha256: file.sha256) { try target.write(bytes: $0) }
+            try target.commit(force: force)
+        } catch {
+            target.discard()
+            throw error
+        }
+        console.errorLine("Wrote \(AttachmentText.size(file.size)) to \(OutputFormat.line(out)).")
+        return 0
+    }
+}

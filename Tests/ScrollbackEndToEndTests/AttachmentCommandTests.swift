@@ -1,0 +1,167 @@
+import Foundation
+import ScrollbackModel
+import TestSupport
+import Testing
+
+@Suite("attachment list and get, delete freeing files, through the binary")
+struct AttachmentCommandTests {
+    /// Two conversations: "Plots" with a PNG (its name hostile: an OSC title sequence and a
+    /// bell), a recording and a file the export lacks; "Again" with the same PNG.
+    static let conversations = """
+        [{"id": "p1", "title": "Plots", "create_time": 1767261600, "update_time": 1767261700, "current_node": "a1",
+          "mapping": {
+            "u1": {"id": "u1", "parent": null, "children": ["a1"], "message": {"id": "u1", "author": {"role": "user"}, "create_time": 1767261600,
+              "content": {"content_type": "multimodal_text", "parts": [
+                {"content_type": "image_asset_pointer", "asset_pointer": "file-service://file-Plot1"},
+                {"content_type": "image_asset_pointer", "asset_pointer": "file-service://file-Gone2"},
+                "Explain this plot"]},
+              "metadata": {"attachments": [{"id": "file-Plot1", "name": "\\u001b]0;pwned\\u0007plot.png", "mime_type": "image/png"}]}}},
+            "a1": {"id": "a1", "parent": "u1", "children": [], "message": {"id": "a1", "author": {"role": "assistant"}, "create_time": 1767261650,
+              "content": {"content_type": "multimodal_text", "parts": [{"content_type": "audio_asset_pointer", "asset_pointer": "sediment://file_00bb22", "format": "wav"}, "It rises."]},
+              "metadata": {"model_slug": "gpt-4o"}}}}},
+         {"id": "p2", "title": "Again", "create_time": 1767261800, "update_time": 1767261900, "current_node": "u2",
+          "mapping": {
+            "u2": {"id": "u2", "parent": null, "children": [], "message": {"id": "u2", "author": {"role": "user"}, "create_time": 1767261800,
+              "content": {"content_type": "multimodal_text", "parts": [{"content_type": "image_asset_pointer", "asset_pointer": "file-service://file-Copy3"}, "same one"]},
+              "metadata": {}}}}}]
+        """
+
+    struct Scene {
+        let runner: BinaryRunner
+        let png: [UInt8]
+        let wav: [UInt8]
+        let plots: String
+        let again: String
+    }
+
+    static func scene() throws -> Scene {
+        let runner = try BinaryRunner()
+        let png = try TestFiles.image("png", width: 320, height: 200, in: runner.folder)
+        let wav = TestFiles.bytes(1_500_000, seed: 5)
+        let zip = try TestFiles.zip(
+            [
+                "conversations.json": Array(conversations.utf8), "file-Plot1-plot.png": png,
+                "user-x/file_00bb22-1c2d3e4f-aaaa-bbbb-cccc-ddddeeeeffff.wav": wav, "file-Copy3-plot.png": png,
+            ], in: runner.folder)
+        let imported = try runner.run(["import", zip, "--quiet"])
+        #expect(imported.status == 0, "\(imported.error)")
+        let listed = try runner.json(["list"])
+        let rows = (listed["conversations"] as? [[String: Any]]) ?? []
+        let id = { (title: String) in (rows.first { $0["title"] as? String == title }?["id"] as? String) ?? "" }
+        return Scene(runner: runner, png: png, wav: wav, plots: id("Plots"), again: id("Again"))
+    }
+
+    @Test("list: each attachment's message, hash, name, pixels, type and size, the missing one said with what to do; --json the same facts")
+    func list() throws {
+        let scene = try Self.scene()
+        let text = try scene.runner.run(["attachment", "list", String(scene.plots.prefix(8))])
+        #expect(text.status == 0, "\(text.error)")
+        let lines = text.output.split(separator: "\n").map(String.init)
+        #expect(lines.first == "MSG  SHA-256       ATTACHMENT", "\(lines)")
+        #expect(lines.count == 4, "\(lines)")
+        #expect(lines[1].hasPrefix("#1   ") && lines[1].hasSuffix("plot.png  320×200 PNG  \(Self.pngSize(scene.png))"), "\(lines[1])")
+        #expect(!lines[1].contains("\u{1B}") && !lines[1].contains("\u{07}"))
+        #expect(lines[2].hasPrefix("#1   –") && lines[2].contains("▣ file-Gone2  file  not here: the export did not hold it"), "\(lines[2])")
+        #expect(lines[3].hasPrefix("#2   ") && lines[3].contains("WAV audio  1.5 MB"), "\(lines[3])")
+        #expect(text.error.contains("1 of 3 are not here"), "\(text.error)")
+
+        let json = try scene.runner.json(["attachment", "list", scene.plots])
+        let rows = try #require(json["attachments"] as? [[String: Any]])
+        #expect(json["conversation"] as? String == scene.plots)
+        #expect(rows.map { $0["type"] as? String } == ["PNG", "file", "WAV audio"])
+        #expect(rows[0]["width"] as? Int == 320 && rows[0]["size"] as? Int == scene.png.count && (rows[0]["sha256"] as? String)?.count == 64)
+        #expect(rows[0]["name"] as? String == "\u{1B}]0;pwned\u{07}plot.png", "JSON keeps the name exactly")
+        #expect(rows[1]["sha256"] == nil && rows[1]["missing"] as? String == "the export did not hold it")
+        #expect(rows[2]["messageNumber"] as? Int == 2 && rows[2]["mime"] as? String == "audio/wav")
+
+        // On a terminal, nothing of the name acts on it, in text or JSON.
+        let database = scene.runner.databasePath
+        for command in ["attachment list \(scene.plots)", "attachment list \(scene.plots) --json"] {
+            let shown = try BinaryRunner.shell("script -q -e -c \"\\\"$0\\\" --db \(database) \(command)\" /dev/null")
+            #expect(shown.status == 0)
+            let bytes = Array(shown.output)
+            #expect(!bytes.contains(0x07) && !String(decoding: bytes, as: UTF8.self).contains("\u{1B}]0;"), "\(command)")
+            #expect(String(decoding: bytes, as: UTF8.self).contains("plot.png"))
+        }
+        // show says them where they are, in text and JSON.
+        let shown = try scene.runner.run(["show", scene.plots])
+        #expect(shown.output.contains("Explain this plot\n▣ ") && shown.output.contains("plot.png  320×200 PNG"), "\(shown.output)")
+        let showJSON = try scene.runner.json(["show", scene.plots])
+        let messages = try #require(showJSON["messages"] as? [[String: Any]])
+        #expect((messages[0]["attachments"] as? [[String: Any]])?.map { $0["type"] as? String } == ["PNG", "file"])
+        #expect((messages[0]["attachments"] as? [[String: Any]])?.first?["message"] == nil)
+        let none = try scene.runner.run(["attachment", "list", "ffffffff"])
+        #expect(none.status != 0 && none.error.contains("no conversation with id"), "\(none.error)")
+    }
+
+    static func pngSize(_ bytes: [UInt8]) -> String {
+        bytes.count < 1000 ? "\(bytes.count) B" : String(format: bytes.count < 9950 ? "%.1f kB" : "%.0f kB", Double(bytes.count) / 1000)
+    }
+
+    @Test("get: the bytes exactly, by a prefix of the hash; never over a file without --force; to a pipe with --out -, refused on a terminal; bad hashes said")
+    func get() throws {
+        let scene = try Self.scene()
+        let runner = scene.runner
+        let json = try runner.json(["attachment", "list", scene.plots])
+        let rows = try #require(json["attachments"] as? [[String: Any]])
+        let pngHash = try #require(rows[0]["sha256"] as? String)
+        let wavHash = try #require(rows[2]["sha256"] as? String)
+        let out = runner.folder.file("out.png")
+        let got = try runner.run(["attachment", "get", String(pngHash.prefix(8)), "--out", out])
+        #expect(got.status == 0 && got.error.contains("Wrote"), "\(got.error)")
+        #expect(FileManager.default.contents(atPath: out).map(Array.init) == scene.png)
+        // Again: the file is there, and stays as it is.
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: out))
+        let again = try runner.run(["attachment", "get", pngHash, "--out", out])
+        #expect(again.status != 0 && again.error.contains("exists; add --force"), "\(again.error)")
+        #expect(FileManager.default.contents(atPath: out) == Data("mine".utf8))
+        let forced = try runner.run(["attachment", "get", pngHash.uppercased(), "--out", out, "--force"])
+        #expect(forced.status == 0 && FileManager.default.contents(atPath: out).map(Array.init) == scene.png, "\(forced.error)")
+        // A pipe, in pieces: 1.5 MB exactly.
+        let piped = try BinaryRunner.shell("\"$0\" --db \(runner.databasePath) attachment get \(wavHash.prefix(10)) --out - | sha256sum")
+        #expect(piped.status == 0 && String(decoding: piped.output, as: UTF8.self).hasPrefix(wavHash), "\(piped.error)")
+        let terminal = try BinaryRunner.shell("script -q -e -c \"\\\"$0\\\" --db \(runner.databasePath) attachment get \(wavHash) --out -\" /dev/null")
+        #expect(terminal.status == 2 && String(decoding: terminal.output, as: UTF8.self).contains("refusing to write a file's bytes to the terminal"))
+        #expect(terminal.output.count < 1000)
+        // Bad hashes and arguments, each one line and a status.
+        let short = try runner.run(["attachment", "get", "abc", "--out", out])
+        #expect(short.status == 2 && short.error.contains("at least 6"), "\(short.error)")
+        let unknown = try runner.run(["attachment", "get", "000000", "--out", runner.folder.file("x")])
+        #expect(unknown.status == 1 && unknown.error.contains("no stored attachment"), "\(unknown.error)")
+        #expect(!FileManager.default.fileExists(atPath: runner.folder.file("x")))
+        let noOut = try runner.run(["attachment", "get", pngHash])
+        #expect(noOut.status == 2 && noOut.error.contains("needs --out"), "\(noOut.error)")
+        let folder = try runner.run(["attachment", "get", pngHash, "--out", runner.folder.path])
+        #expect(folder.status != 0 && folder.error.contains("is a folder"), "\(folder.error)")
+        let full = try runner.run(["attachment", "get", wavHash, "--out", "/dev/full"])
+        #expect(full.status != 0, "a device is refused")
+        let database = try runner.run(["attachment", "get", wavHash, "--out", runner.databasePath, "--force"])
+        #expect(database.status != 0 && database.error.contains("database"), "\(database.error)")
+        #expect(try runner.run(["check"]).status == 0)
+        // Damaged bytes: the file is not left behind, the line says what to do.
+        let sql = "UPDATE attachment_chunk SET data = zeroblob(length(data)) WHERE content_id = (SELECT id FROM attachment_content WHERE sha256 = '\(wavHash)') AND idx = 1"
+        #expect(try ChildProcess.run("/usr/bin/sqlite3", [runner.databasePath, sql]).ending.status == 0)
+        let damaged = try runner.run(["attachment", "get", wavHash, "--out", runner.folder.file("bad.wav")])
+        #expect(damaged.status != 0 && damaged.error.contains("damaged"), "\(damaged.error)")
+        #expect(!FileManager.default.fileExists(atPath: runner.folder.file("bad.wav")))
+        #expect(try runner.run(["check"]).status != 0)
+    }
+
+    @Test("delete frees the files only the deleted conversations used, and says so; a file another uses stays")
+    func deleteFrees() throws {
+        let scene = try Self.scene()
+        let runner = scene.runner
+        let before = try runner.json(["stats"])
+        #expect(before["attachmentFiles"] as? Int == 2 && before["attachments"] as? Int == 4, "\(before)")
+        let deleted = try runner.run(["delete", scene.plots, "--yes"])
+        #expect(deleted.status == 0 && deleted.output.contains("Deleted 1 conversation and 1 attachment file no other conversation uses (1.5 MB)"), "\(deleted.output)")
+        let after = try runner.json(["stats"])
+        #expect(after["attachmentFiles"] as? Int == 1 && after["attachments"] as? Int == 1, "\(after)")
+        #expect(try runner.run(["check"]).status == 0)
+        let left = try runner.json(["attachment", "list", scene.again])
+        let hash = try #require((left["attachments"] as? [[String: Any]])?.first?["sha256"] as? String)
+        let out = runner.folder.file("still.png")
+        #expect(try runner.run(["attachment", "get", hash, "--out", out]).status == 0)
+        #expect(FileManager.default.contents(atPath: out).map(Array.init) == scene.png)
+    }
+}
