@@ -50,7 +50,7 @@ _scrollback() {
         [[ "$word" == "--db" && $step == 2 && "$COMP_LINE" == *"--db= "* ]] && { i=$((i + 1)); continue; }
         case "$word" in
             --db) db="$(_scrollback_dequote "${COMP_WORDS[i+step]}")"; i=$((i + step)); continue ;;
-            --sort|--limit|-n|--after|--before|--source|--model|--project|--since|--until|--title|--format|--unzip-limit|--out|--out-dir|--count|--seed|--words) i=$((i + step)); continue ;;
+            --sort|--limit|-n|--after|--before|--source|--model|--project|--since|--until|--title|--format|--unzip-limit|--out|--out-dir|--attachments-dir|--count|--seed|--words) i=$((i + step)); continue ;;
             -*) continue ;;
         esac
         if [[ -z "$command" ]]; then command="$word"; else typed+=("$word"); fi
@@ -84,6 +84,7 @@ _scrollback() {
         "export --format") _scrollback_offer "$current" < <(printf '%s\n' md json jsonl); return ;;
         "export --out") mapfile -t COMPREPLY < <(compgen -f -- "$current"); return ;;
         "export --out-dir") mapfile -t COMPREPLY < <(compgen -d -- "$current"); return ;;
+        "export --attachments-dir") COMPREPLY=(); return ;;
         "export --source") _scrollback_offer "$current" < <(_scrollback_words "${COMP_WORDS[0]}" "$db" source); return ;;
         "export --model") _scrollback_offer "$current" < <(_scrollback_words "${COMP_WORDS[0]}" "$db" model); return ;;
         "export --project") COMPREPLY=(); return ;;
@@ -110,7 +111,7 @@ _scrollback() {
         unpin) _scrollback_offer "$current" < <(printf '%s\n' --db --readonly --demo --verbose --help) ;;
         delete) _scrollback_offer "$current" < <(printf '%s\n' --yes --source --db --readonly --demo --verbose --help) ;;
         import) if [[ "$current" == -* ]]; then _scrollback_offer "$current" < <(printf '%s\n' --format --yes --quiet --restore --unzip-limit --db --readonly --demo --verbose --help); else mapfile -t COMPREPLY < <(compgen -f -- "$current"); fi ;;
-        export) _scrollback_offer "$current" < <(printf '%s\n' --format --out --out-dir --force --hidden --source --model --project --since --until --pinned --title --db --readonly --demo --verbose --help) ;;
+        export) _scrollback_offer "$current" < <(printf '%s\n' --format --out --out-dir --attachments-dir --force --hidden --source --model --project --since --until --pinned --title --db --readonly --demo --verbose --help) ;;
         attachment)
             if [[ "$current" == -* ]]; then _scrollback_offer "$current" < <(printf '%s\n' --json --out --force --db --readonly --demo --verbose --help); return; fi
             case "${typed[*]}" in

@@ -20,7 +20,7 @@ function __scrollback_typed
                 set skip 2
             case '--db=*'
                 set db (string replace -- --db= '' $token)
-            case --sort --limit -n --after --before --source --model --project --since --until --title --format --unzip-limit --out --out-dir --count --seed --words
+            case --sort --limit -n --after --before --source --model --project --since --until --title --format --unzip-limit --out --out-dir --attachments-dir --count --seed --words
                 set skip 1
             case '-*'
             case '*'
@@ -60,7 +60,7 @@ complete -c scrollback -n __scrollback_at -a pin -d 'Pin conversations: they com
 complete -c scrollback -n __scrollback_at -a unpin -d 'Unpin conversations'
 complete -c scrollback -n __scrollback_at -a delete -d 'Delete conversations with their messages: those named, or every one from a source'
 complete -c scrollback -n __scrollback_at -a import -d 'Import ChatGPT or Claude exports (the ZIP, its folder or its conversations.json), Claude Code sessions, llm\'s logs.db, or scrollback\'s JSON or JSON Lines; with no PATH, the places scrollback knows'
-complete -c scrollback -n __scrollback_at -a export -d 'Write conversations as Markdown, JSON or JSON Lines'
+complete -c scrollback -n __scrollback_at -a export -d 'Write conversations as Markdown, JSON or JSON Lines; JSON Lines carries the attachments\' bytes (Markdown with --out writes them in FILE.files beside it)'
 complete -c scrollback -n __scrollback_at -a attachment -d 'The files of conversations (photos, generated images, recordings, documents): list them, write one out'
 complete -c scrollback -n __scrollback_at -a stats -d 'Counts, size, schema version, oldest and newest; per model, conversations, messages and tokens; --chart draws the activity'
 complete -c scrollback -n __scrollback_at -a check -d 'Check integrity, foreign keys and search indexes; non-zero exit on problems'
@@ -110,7 +110,8 @@ complete -c scrollback -n '__scrollback_in import' -l unzip-limit -x -d 'let a Z
 complete -c scrollback -n '__scrollback_in import' -F
 complete -c scrollback -n '__scrollback_in export' -l format -x -a 'md json jsonl' -d 'the format (default md)'
 complete -c scrollback -n '__scrollback_in export' -l out -r -F -d 'write one file (a regular file; never through a symlink); default standard output'
-complete -c scrollback -n '__scrollback_in export' -l out-dir -r -F -d 'write one file per conversation into DIR (created if missing)'
+complete -c scrollback -n '__scrollback_in export' -l out-dir -r -F -d 'write one file per conversation into DIR (created if missing); Markdown puts each one\'s attachments in NAME.files beside it'
+complete -c scrollback -n '__scrollback_in export' -l attachments-dir -x -d 'JSON Lines: write the attachments\' bytes as files in DIR, named by their SHA-256, instead of as base64 lines in the export'
 complete -c scrollback -n '__scrollback_in export' -l force -d 'replace files that exist'
 complete -c scrollback -n '__scrollback_in export' -l hidden -d 'Markdown: the hidden messages too (tool traffic, reasoning, context), each marked with its kind (JSON and JSON Lines always hold every message, with its kind)'
 complete -c scrollback -n '__scrollback_in export' -l source -x -a '(__scrollback_words source)' -d 'only those imported from NAME: chatgpt, claude, llm, jsonl, demo…'

@@ -44,6 +44,7 @@ struct OptionKey: Hashable, Sendable, CustomStringConvertible {
     static let unzipLimit = OptionKey("--unzip-limit")
     static let out = OptionKey("--out")
     static let outDir = OptionKey("--out-dir")
+    static let attachmentsDir = OptionKey("--attachments-dir")
     static let force = OptionKey("--force")
     static let chart = OptionKey("--chart")
     static let repair = OptionKey("--repair")
@@ -297,12 +298,16 @@ enum CommandTable {
             ], example: "scrollback import ~/Downloads/chatgpt-export/"
         ) { try ImportCommand(context: $0).run() },
         CommandSpec(
-            name: "export", summary: "Write conversations as Markdown, JSON or JSON Lines", arguments: "[ID...]",
+            name: "export",
+            summary: "Write conversations as Markdown, JSON or JSON Lines; JSON Lines carries the attachments' bytes (Markdown with --out writes them in FILE.files beside it)",
+            arguments: "[ID...]",
             minimumArguments: 0, maximumArguments: nil,
             options: [
                 OptionSpec(.format, choices: ExportFormat.allCases.map(\.rawValue), help: "the format (default md)"),
                 OptionSpec(.out, value: "FILE", help: "write one file (a regular file; never through a symlink); default standard output"),
-                OptionSpec(.outDir, value: "DIR", help: "write one file per conversation into DIR (created if missing)"),
+                OptionSpec(.outDir, value: "DIR", help: "write one file per conversation into DIR (created if missing); Markdown puts each one's attachments in NAME.files beside it"),
+                OptionSpec(.attachmentsDir, value: "DIR",
+                    help: "JSON Lines: write the attachments' bytes as files in DIR, named by their SHA-256, instead of as base64 lines in the export"),
                 OptionSpec(.force, help: "replace files that exist"),
                 OptionSpec(.hidden,
                     help: "Markdown: the hidden messages too (tool traffic, reasoning, context), each marked with its kind (JSON and JSON Lines always hold every message, with its kind)"),

@@ -21,14 +21,33 @@ struct ExportCommand {
         if out == "" || outDir == "" {
             throw UsageError(message: "\(out == "" ? "--out" : "--out-dir") needs a path", command: "export")
         }
+        let filesDir = context.parsed.value(.attachmentsDir)
+        if filesDir != nil && format != .jsonl {
+            throw UsageError(
+                message: "--attachments-dir goes with --format jsonl (Markdown written with --out or --out-dir puts the files beside it)",
+                command: "export")
+        }
+        if filesDir == "" { throw UsageError(message: "--attachments-dir needs a path", command: "export") }
         // The target is checked before the database is even opened: a refusal costs nothing.
         if let out { try ExportTarget.checkFile(out, force: force) }
         if let outDir { try ExportTarget.checkFolder(outDir) }
+        if let filesDir { try ExportTarget.checkFolder(filesDir) }
 
         let filter = try context.filter()
         let store = try context.openStore(forReading: true)
         if let out { try ExportTarget.refuseDatabase(out, database: store.path) }
-        let exporter = Exporter(store: store, showingHidden: context.parsed.has(.hidden))
+        var exporter = Exporter(store: store, showingHidden: context.parsed.has(.hidden))
+        if let filesDir {
+            // Named in each record as seen from the export's own folder, where import looks.
+            try ExportTarget.makeFolder(filesDir)
+            let from = outDir ?? out.map { PathText.parent(of: $0) } ?? ""
+            exporter.fileBytes = .folder(filesDir, link: Self.relativePath(from: from.isEmpty ? "." : from, to: filesDir))
+        }
+        if format == .md, let out {
+            // The files beside the Markdown, in a folder named after it.
+            let folder = Self.filesFolder(for: out)
+            exporter.markdownFiles = (folder, PathText.lastComponent(of: folder))
+        }
         // Every id is checked before anything is written; a filter narrows them too.
         let chosen = try context.conversationsNamed(in: store)
         let each: ((ConversationDTO) throws -> Void) throws -> Void = { body in
@@ -73,6 +92,30 @@ struct ExportCommand {
         }
     }
 
+    /// The folder of a Markdown file's attachments: its name without `.md`, then `.files`.
+    static func filesFolder(for path: String) -> String {
+        (path.hasSuffix(".md") ? String(path.dropLast(3)) : path) + ".files"
+    }
+
+    /// `target` as seen from the folder `from`: `files`, `../files`, or absolute when they
+    /// share nothing but the root.
+    static func relativePath(from folder: String, to target: String) -> String {
+        func canonical(_ path: String) -> [String] {
+            let resolved = (realpath(path, nil)).map { pointer in
+                defer { free(pointer) }
+                return String(cString: pointer)
+            } ?? (path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path)
+            return resolved.split(separator: "/").map(String.init)
+        }
+        let start = canonical(folder)
+        let end = canonical(target)
+        var common = 0
+        while common < start.count && common < end.count && start[common] == end[common] { common += 1 }
+        guard common > 0 else { return "/" + end.joined(separator: "/") }
+        let parts = Array(repeating: "..", count: start.count - common) + end[common...]
+        return parts.isEmpty ? "." : parts.joined(separator: "/")
+    }
+
     /// One file per conversation; names that exist are refused (before anything is written)
     /// unless `--force`.
     private func exportToFolder(
@@ -99,8 +142,15 @@ struct ExportCommand {
             let path = PathText.appending(to: folder, Exporter.fileName(for: conversation, format: format))
             try ExportTarget.checkFile(path, force: true)
             let file = try ExportFile(replacing: path)
+            var exporter = exporter
+            if format == .md {
+                let files = Self.filesFolder(for: path)
+                exporter.markdownFiles = (files, PathText.lastComponent(of: files))
+            }
             do {
-                try file.write(try exporter.render(conversation, as: format) + "\n")
+                // One conversation a file, with its files (JSON Lines: their pieces first).
+                _ = try exporter.write(format: format, each: { try $0(conversation) }, emit: { try file.write($0) })
+                if format != .jsonl { try file.write("\n") }
                 try file.commit(force: true)
             } catch {
                 file.discard()

@@ -20,6 +20,20 @@ public struct Exporter {
     /// its kind. The scrollback formats (JSON, JSON Lines) always hold every message.
     public var showingHidden: Bool
 
+    /// Where a JSON Lines export puts the bytes of the files its conversations use.
+    public enum FileBytes: Sendable, Equatable {
+        /// In the export itself: `FilePiece` lines before the first conversation that uses
+        /// each file (each file once).
+        case inline
+        /// As files of their own in `folder`, named by their SHA-256; a record names each by
+        /// `link` (the folder as seen from the export's own folder), a slash and the hash.
+        case folder(String, link: String)
+    }
+    public var fileBytes = FileBytes.inline
+    /// Markdown: where the files are written beside it (`folder`), linked as `link/name`;
+    /// nil: only named.
+    public var markdownFiles: (folder: String, link: String)?
+
     public init(store: Store, showingHidden: Bool = false) {
         self.store = store
         self.showingHidden = showingHidden
@@ -87,17 +101,10 @@ public struct Exporter {
         return ordered
     }
 
+    /// One conversation alone (the JSON Lines record without its files' pieces).
     public func render(_ conversation: ConversationDTO, as format: ExportFormat) throws -> String {
         switch format {
-        case .md:
-            let messages = try messages(of: conversation)
-            var others: [MarkdownTranscript.OtherBranch] = []
-            if conversation.isBranched {
-                let all = try allMessages(of: conversation, showingHidden: showingHidden)
-                others = MarkdownTranscript.otherBranches(
-                    all, tree: try store.messages.tree(conversationID: conversation.id, showingHidden: showingHidden), shown: messages.map(\.id))
-            }
-            return MarkdownTranscript.render(conversation, messages, otherBranches: others)
+        case .md: return try markdown(conversation)
         case .jsonl: return try Self.jsonLine(conversation, try allMessages(of: conversation), currentLeaf: try seenLeaf(of: conversation))
         case .json:
             let encoder = ScrollbackRecord.encoder()
@@ -105,6 +112,18 @@ public struct Exporter {
             let record = ScrollbackRecord(conversation: conversation, messages: try allMessages(of: conversation), currentLeaf: try seenLeaf(of: conversation))
             return String(decoding: try encoder.encode(record), as: UTF8.self)
         }
+    }
+
+    /// The conversation as Markdown, its attachments linked where `files` (by SHA-256) says.
+    func markdown(_ conversation: ConversationDTO, files: [String: String] = [:]) throws -> String {
+        let messages = try messages(of: conversation)
+        var others: [MarkdownTranscript.OtherBranch] = []
+        if conversation.isBranched {
+            let all = try allMessages(of: conversation, showingHidden: showingHidden)
+            others = MarkdownTranscript.otherBranches(
+                all, tree: try store.messages.tree(conversationID: conversation.id, showingHidden: showingHidden), shown: messages.map(\.id))
+        }
+        return MarkdownTranscript.render(conversation, messages, otherBranches: others, files: files)
     }
 
     /// The last message of the branch shown by default, which JSON names as current: the
@@ -116,10 +135,89 @@ public struct Exporter {
     }
 
     /// One conversation as a JSON Lines record.
-    static func jsonLine(_ conversation: ConversationDTO, _ messages: [MessageDTO], currentLeaf: Int64? = nil) throws -> String {
+    static func jsonLine(
+        _ conversation: ConversationDTO, _ messages: [MessageDTO], currentLeaf: Int64? = nil, files: [String: String] = [:]
+    ) throws -> String {
         String(
-            decoding: try ScrollbackRecord.encoder().encode(ScrollbackRecord(conversation: conversation, messages: messages, currentLeaf: currentLeaf)),
+            decoding: try ScrollbackRecord.encoder().encode(
+                ScrollbackRecord(conversation: conversation, messages: messages, currentLeaf: currentLeaf, files: files)),
             as: UTF8.self)
+    }
+
+    /// The stored files the messages use, each once, in the order they first appear.
+    static func fileHashes(in messages: [MessageDTO]) -> [String] {
+        var seen = Set<String>()
+        return messages.flatMap(\.attachments).compactMap(\.sha256).filter { seen.insert($0).inserted }
+    }
+
+    /// A file's bytes as `FilePiece` lines, 1 MiB a line, read from the store a piece at a
+    /// time: the file is never whole in memory.
+    func emitPieces(_ hash: String, _ emit: (String) throws -> Void) throws {
+        guard let size = try store.attachmentFiles(prefix: hash, limit: 1).first(where: { $0.sha256 == hash })?.size else {
+            throw ExportError(message: "the file \(hash.prefix(12)) was deleted while the export ran; export again")
+        }
+        let count = Int(FilePiece.count(forSize: size))
+        var pending: [UInt8] = []
+        pending.reserveCapacity(FilePiece.chunkSize)
+        var index = 0
+        try store.readAttachment(sha256: hash) { piece in
+            var rest = piece[...]
+            while !rest.isEmpty {
+                let taken = rest.prefix(FilePiece.chunkSize - pending.count)
+                pending += taken
+                rest = rest.dropFirst(taken.count)
+                if pending.count == FilePiece.chunkSize {
+                    try emit(FilePiece.line(sha256: hash, size: size, index: index, count: count, bytes: pending) + "\n")
+                    index += 1
+                    pending.removeAll(keepingCapacity: true)
+                }
+            }
+        }
+        // The last piece (the whole of a small file; an empty one for an empty file).
+        if !pending.isEmpty || index == 0 {
+            try emit(FilePiece.line(sha256: hash, size: size, index: index, count: count, bytes: pending) + "\n")
+        }
+    }
+
+    /// Writes a stored file to `path` (beside it, then moved into place: never half a
+    /// file). `keepingSame`: a file already there with the same size is taken to be it (its
+    /// name is its hash), and left.
+    func writeFile(_ hash: String, to path: String, keepingSame: Bool = false) throws {
+        if keepingSame, let size = try store.attachmentFiles(prefix: hash, limit: 1).first?.size {
+            var status = stat()
+            if lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, Int64(status.st_size) == size { return }
+        }
+        try ExportTarget.checkFile(path, force: true)
+        let file = try ExportFile(replacing: path)
+        do {
+            try store.readAttachment(sha256: hash) { try file.write(bytes: $0) }
+            try file.commit(force: true)
+        } catch {
+            file.discard()
+            throw error
+        }
+    }
+
+    /// A name for an attachment's file beside a Markdown export: its own name made safe (no
+    /// `/`, no leading dot, no control or odd character), unique among those taken.
+    static func fileName(for attachment: AttachmentDTO, avoiding taken: inout Set<String>) -> String {
+        var safe = String(attachment.name.unicodeScalars.map { scalar -> Character in
+            let character = Character(scalar)
+            return scalar.isASCII && (character.isLetter || character.isNumber || "._-".unicodeScalars.contains(scalar)) ? character : "-"
+        }.prefix(80))
+        while safe.hasPrefix(".") || safe.hasPrefix("-") { safe.removeFirst() }
+        if safe.isEmpty { safe = "attachment" }
+        let dot = safe.lastIndex(of: ".")
+        let stem = dot.map { String(safe[..<$0]) } ?? safe
+        let suffix = dot.map { String(safe[$0...]) } ?? ""
+        var name = safe
+        var number = 2
+        while taken.contains(name.lowercased()) {
+            name = "\(stem)-\(number)\(suffix)"
+            number += 1
+        }
+        taken.insert(name.lowercased())
+        return name
     }
 
     /// A file name for one conversation: date, short id and a slug of the title.
@@ -140,13 +238,45 @@ public struct Exporter {
         emit: @escaping (String) throws -> Void
     ) throws -> Int {
         var count = 0
+        // The files written so far (by SHA-256): each goes once; in Markdown, the name it got.
+        var written: [String: String] = [:]
+        var namesTaken = Set<String>()
         if format == .json { try emit("{\n\"conversations\" : [\n") }
         try each { conversation in
-            let rendered = try render(conversation, as: format)
             switch format {
-            case .md: try emit((count == 0 ? "" : "\n---\n\n") + rendered)
-            case .json: try emit((count == 0 ? "" : ",\n") + rendered)
-            case .jsonl: try emit(rendered + "\n")
+            case .md:
+                var links: [String: String] = [:]
+                if let markdownFiles {
+                    for attachment in try store.attachments(conversation: conversation.id) {
+                        guard let hash = attachment.sha256 else { continue }
+                        if written[hash] == nil {
+                            let name = Self.fileName(for: attachment, avoiding: &namesTaken)
+                            if written.isEmpty { try ExportTarget.makeFolder(markdownFiles.folder) }
+                            try writeFile(hash, to: PathText.appending(to: markdownFiles.folder, name))
+                            written[hash] = name
+                        }
+                        links[hash] = PathText.appending(to: markdownFiles.link, written[hash] ?? "")
+                    }
+                }
+                try emit((count == 0 ? "" : "\n---\n\n") + (try markdown(conversation, files: links)))
+            case .json: try emit((count == 0 ? "" : ",\n") + (try render(conversation, as: format)))
+            case .jsonl:
+                let messages = try allMessages(of: conversation)
+                var places: [String: String] = [:]
+                for hash in Self.fileHashes(in: messages) {
+                    switch fileBytes {
+                    case .inline:
+                        if written[hash] == nil { try emitPieces(hash, emit) }
+                    case .folder(let folder, let link):
+                        if written[hash] == nil {
+                            if written.isEmpty { try ExportTarget.makeFolder(folder) }
+                            try writeFile(hash, to: PathText.appending(to: folder, hash), keepingSame: true)
+                        }
+                        places[hash] = PathText.appending(to: link, hash)
+                    }
+                    written[hash] = hash
+                }
+                try emit(try Self.jsonLine(conversation, messages, currentLeaf: try seenLeaf(of: conversation), files: places) + "\n")
             }
             count += 1
         }

@@ -9,6 +9,39 @@ import ScrollbackModel
 /// message of the branch shown by default. A record without `currentLeafID` (written before
 /// conversations were trees) is one chain, in order.
 public struct ScrollbackRecord: Codable, Equatable, Sendable {
+    /// A file of a message. Its bytes are in the same JSON Lines export, as `FilePiece`
+    /// records before the first conversation that uses it (or in the folder of
+    /// `--attachments-dir`, named by `file`), found by `sha256`.
+    public struct Attachment: Codable, Equatable, Sendable {
+        public var name: String
+        public var mime: String?
+        public var size: Int64?
+        public var width: Int?
+        public var height: Int?
+        public var reference: String?
+        /// The SHA-256 of its bytes; absent when they were not stored (`missing` says why).
+        public var sha256: String?
+        public var extracted: String?
+        public var missing: String?
+        /// Where its bytes are, relative to the export's folder, when they were written as a
+        /// file of their own (`--attachments-dir`).
+        public var file: String?
+
+        init(_ attachment: AttachmentDTO, file: String? = nil) {
+            name = attachment.name
+            mime = attachment.mime
+            size = attachment.size
+            width = attachment.width
+            height = attachment.height
+            reference = attachment.reference
+            sha256 = attachment.sha256
+            extracted = attachment.extracted
+            // Why, as the source said it (nothing when it did not say).
+            missing = attachment.isStored ? nil : attachment.absence
+            self.file = file
+        }
+    }
+
     public struct Message: Codable, Equatable, Sendable {
         public var id: String
         public var role: String
@@ -23,9 +56,11 @@ public struct ScrollbackRecord: Codable, Equatable, Sendable {
         /// What it is to the person (`MessageKind`): absent in a record written before kinds,
         /// which is `text`; a kind this version does not know is kept hidden (`unknown`).
         public var kind: String?
+        /// Its files, when it has any.
+        public var attachments: [Attachment]?
 
         enum CodingKeys: String, CodingKey {
-            case id, role, content, createdAt, model, parentID, sourceNodeID, inputTokens, outputTokens, durationMs, kind
+            case id, role, content, createdAt, model, parentID, sourceNodeID, inputTokens, outputTokens, durationMs, kind, attachments
         }
 
         init(
@@ -58,6 +93,7 @@ public struct ScrollbackRecord: Codable, Equatable, Sendable {
             outputTokens = try Self.count(container, .outputTokens)
             durationMs = try Self.count(container, .durationMs)
             kind = try container.decodeIfPresent(String.self, forKey: .kind)
+            attachments = try container.decodeIfPresent([Attachment].self, forKey: .attachments)
         }
 
         /// A whole number that fits, or an error that names the field (Foundation's own says
@@ -86,7 +122,9 @@ public struct ScrollbackRecord: Codable, Equatable, Sendable {
     /// - Parameter messages: every message, parents before children.
     /// - Parameter currentLeaf: the last message of the branch shown by default, when it is
     ///   not the stored current leaf (a hidden one: a regeneration that only reasoned).
-    public init(conversation: ConversationDTO, messages: [MessageDTO], currentLeaf: Int64? = nil) {
+    /// - Parameter files: where each stored file (by SHA-256) was written, when files are
+    ///   written apart (`--attachments-dir`).
+    public init(conversation: ConversationDTO, messages: [MessageDTO], currentLeaf: Int64? = nil, files: [String: String] = [:]) {
         id = conversation.publicID
         title = conversation.title
         model = conversation.model
@@ -97,11 +135,16 @@ public struct ScrollbackRecord: Codable, Equatable, Sendable {
         pinned = conversation.pinned
         var publicIDs: [Int64: String] = [:]
         for message in messages { publicIDs[message.id] = message.publicID }
-        self.messages = messages.map {
-            Message(
-                id: $0.publicID, role: $0.role.rawValue, content: $0.content, createdAt: $0.createdAt.iso8601, model: $0.model,
-                parentID: $0.parentID.flatMap { publicIDs[$0] }, sourceNodeID: $0.sourceNodeID, inputTokens: $0.usage.inputTokens,
-                outputTokens: $0.usage.outputTokens, durationMs: $0.usage.durationMilliseconds, kind: $0.kind.rawValue)
+        self.messages = messages.map { message in
+            var record = Message(
+                id: message.publicID, role: message.role.rawValue, content: message.content, createdAt: message.createdAt.iso8601,
+                model: message.model, parentID: message.parentID.flatMap { publicIDs[$0] }, sourceNodeID: message.sourceNodeID,
+                inputTokens: message.usage.inputTokens, outputTokens: message.usage.outputTokens,
+                durationMs: message.usage.durationMilliseconds, kind: message.kind.rawValue)
+            if !message.attachments.isEmpty {
+                record.attachments = message.attachments.map { Attachment($0, file: $0.sha256.flatMap { files[$0] }) }
+            }
+            return record
         }
         currentLeafID = (currentLeaf ?? conversation.currentLeafID).flatMap { publicIDs[$0] }
     }
@@ -111,5 +154,40 @@ public struct ScrollbackRecord: Codable, Equatable, Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
+    }
+}
+
+/// A piece of a file's bytes in scrollback's JSON Lines export: a line of its own, before the
+/// first conversation that uses the file, `count` of them in order, each holding 1 MiB
+/// (`chunkSize`; the last one the rest) as base64. Written with `format` first, so that a
+/// reader tells it from a conversation by its first bytes.
+public struct FilePiece: Codable, Equatable, Sendable {
+    public var format = "scrollback-file"
+    public var version = 1
+    public var sha256: String
+    public var size: Int64
+    public var index: Int
+    public var count: Int
+    public var data: String
+
+    /// The bytes of a piece (the last of a file may hold fewer).
+    public static let chunkSize = 1 << 20
+    /// The start of every piece's line.
+    public static let linePrefix = #"{"format":"scrollback-file","#
+
+    /// How many pieces a file of `size` bytes is written in (one for an empty file).
+    public static func count(forSize size: Int64) -> Int64 {
+        size <= 0 ? 1 : (size + Int64(chunkSize) - 1) / Int64(chunkSize)
+    }
+
+    /// Whether `text` is a SHA-256 as scrollback writes it: 64 lower-case hex digits.
+    public static func isHash(_ text: String) -> Bool {
+        text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    /// The line, keys in the order the reader expects (format first).
+    public static func line(sha256: String, size: Int64, index: Int, count: Int, bytes: [UInt8]) -> String {
+        #"{"format":"scrollback-file","version":1,"sha256":""# + sha256 + #"","size":"# + String(size) + #","index":"#
+            + String(index) + #","count":"# + String(count) + #","data":""# + Data(bytes).base64EncodedString() + #""}"#
     }
 }

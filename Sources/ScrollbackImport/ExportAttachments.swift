@@ -95,6 +95,14 @@ struct ZipEntrySource: AttachmentSource {
 struct FileSource: AttachmentSource {
     let path: String
     let size: Int
+
+    /// The regular file at `path` (not a symlink, a FIFO or a device); nil when there is none.
+    static func regularFile(_ path: String) -> FileSource? {
+        var status = stat()
+        guard lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, let size = Int(exactly: status.st_size) else { return nil }
+        return FileSource(path: path, size: size)
+    }
+
     func read(_ sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         let reader = try FileReader(path: path)
         guard reader.size == size else {

@@ -305,12 +305,40 @@ public struct Importer {
                         conversation.messages[index].attachments = conversation.messages[index].attachments.map(files.named)
                     }
                 }
-                let find: AttachmentFinder? = files.map { files in { files.source(for: $0) } }
+                let find: AttachmentFinder? =
+                    files.map { files in { files.source(for: $0) } } ?? (format == .jsonl ? { $0.file.flatMap(FileSource.regularFile) } : nil)
                 switch try self.store.upsert(conversation, restoring: restoring, attachments: find) {
                 case .inserted: result.inserted += 1
                 case .updated: result.updated += 1
                 case .unchanged: result.unchanged += 1
                 case .deleted: result.deleted += 1
+                }
+            }
+            /// Takes a piece of a file: the first starts it, the last stores it (its hash
+            /// checked); one out of order or damaged leaves the file out, said as a skip.
+            func take(_ piece: IncomingPiece, into incoming: inout IncomingFile?) throws {
+                do {
+                    if piece.index == 0 {
+                        if let unfinished = incoming {
+                            try unfinished.abandon()
+                            incoming = nil
+                            throw SkipReason(
+                                "a new file starts before the file \(unfinished.sha256.prefix(12)) ends (after \(unfinished.next) of its \(unfinished.count) pieces); that one is left out")
+                        }
+                        incoming = try self.store.incomingFile(sha256: piece.sha256, size: piece.size, count: piece.count)
+                    }
+                    guard let file = incoming, file.sha256 == piece.sha256 else {
+                        throw SkipReason("a piece of the file \(piece.sha256.prefix(12)) without its first piece; it is left out")
+                    }
+                    try file.add(piece.bytes, index: piece.index)
+                    if file.isComplete {
+                        incoming = nil
+                        try file.finish()
+                    }
+                } catch StorageError.conflict(let reason) {
+                    try incoming?.abandon()
+                    incoming = nil
+                    throw SkipReason("the file \(piece.sha256.prefix(12)) is left out: \(reason)")
                 }
             }
             /// Stores one record; a record whose ids collide with another conversation's is
@@ -328,8 +356,28 @@ public struct Importer {
             case .chatgpt, .claude, .jsonl:
                 let reader = RecordReader { deliver in try Self.readRecords(path: path, format: format, deliver) }
                 defer { reader.cancel() }
+                // The file whose pieces are coming (scrollback's JSON Lines), if any.
+                var incoming: IncomingFile?
                 while let record = try reader.next() {
                     if shouldStop() { throw Interrupted() }
+                    if let piece = record.piece {
+                        do {
+                            try take(piece.get(), into: &incoming)
+                        } catch let skip as SkipReason {
+                            result.skipped.append(SkippedRecord(path: path, record: record.name, reason: skip.text))
+                        }
+                        progress?(ImportProgress(path: label, records: record.records, bytesDone: record.bytesDone, bytesTotal: record.bytesTotal))
+                        continue
+                    }
+                    if let unfinished = incoming {
+                        // A conversation came before the file's last piece: the file is cut short.
+                        try unfinished.abandon()
+                        incoming = nil
+                        result.skipped.append(
+                            SkippedRecord(
+                                path: path, record: record.name,
+                                reason: "the file \(unfinished.sha256.prefix(12)) before it ends after \(unfinished.next) of its \(unfinished.count) pieces; it is left out"))
+                    }
                     do {
                         let conversation = try record.conversation.get()
                         try storeRecord(conversation)
@@ -339,6 +387,13 @@ public struct Importer {
                         result.skipped.append(SkippedRecord(path: path, record: record.name, reason: skip.text))
                     }
                     progress?(ImportProgress(path: label, records: record.records, bytesDone: record.bytesDone, bytesTotal: record.bytesTotal))
+                }
+                if let unfinished = incoming {
+                    try unfinished.abandon()
+                    result.skipped.append(
+                        SkippedRecord(
+                            path: path, record: "the end",
+                            reason: "the file \(unfinished.sha256.prefix(12)) ends after \(unfinished.next) of its \(unfinished.count) pieces; it is left out"))
                 }
             case .claudeCode, .codex, .gemini:
                 return
@@ -407,7 +462,16 @@ public struct Importer {
                 guard deliver(record) else { return }
             }
         case .jsonl:
+            let folder = PathText.parent(of: path).isEmpty ? "." : PathText.parent(of: path)
             try JSONLines.forEachLine(path: path) { line, number, done, total in
+                if let line, line.starts(with: FilePiece.linePrefix.utf8) {
+                    let piece = Result<IncomingPiece, SkipReason> { () throws(SkipReason) in try IncomingPiece(line: line) }
+                    let record = ReadRecord(
+                        conversation: .failure(SkipReason("")), name: "line \(number)", records: number, bytesDone: done, bytesTotal: total,
+                        piece: piece)
+                    guard deliver(record) else { throw JSONLines.Stop() }
+                    return
+                }
                 let conversation: Result<ImportedConversation, SkipReason>
                 do {
                     guard let line else { throw SkipReason("not UTF-8 text") }
@@ -419,7 +483,7 @@ public struct Importer {
                     } catch {
                         throw SkipReason("not a scrollback record")
                     }
-                    conversation = .success(try record.imported().get())
+                    conversation = .success(try record.imported(folder: folder).get())
                 } catch let skip as SkipReason {
                     conversation = .failure(skip)
                 }
@@ -470,8 +534,11 @@ public struct Importer {
         // breaks is not read whole (gigabytes) to find it is not JSON Lines.
         do {
             try JSONLines.forEachLine(path: path, longestLine: longestLine) { line, number, _, _ in
-                if let line, line.first == UInt8(ascii: "{"), let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
-                   object["format"] as? String == "scrollback"
+                if let line, line.starts(with: FilePiece.linePrefix.utf8) {
+                    // A piece of a file the conversations after it use.
+                    isJSONLines = true
+                } else if let line, line.first == UInt8(ascii: "{"),
+                    let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any], object["format"] as? String == "scrollback"
                 {
                     isJSONLines = true
                 }

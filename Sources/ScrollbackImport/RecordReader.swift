@@ -1,4 +1,5 @@
 import Foundation
+import ScrollbackExport
 import ScrollbackModel
 
 /// One record of an export, read and parsed: a conversation, or why it is skipped.
@@ -10,6 +11,47 @@ struct ReadRecord: Sendable {
     var records: Int
     var bytesDone: Int
     var bytesTotal: Int
+    /// A piece of a file (scrollback's JSON Lines), instead of a conversation.
+    var piece: Result<IncomingPiece, SkipReason>? = nil
+}
+
+/// A piece of a file's bytes from scrollback's JSON Lines export, checked and decoded.
+struct IncomingPiece: Sendable {
+    let sha256: String
+    let size: Int
+    let index: Int
+    let count: Int
+    let bytes: [UInt8]
+
+    /// The largest file a piece may declare: 1 TiB.
+    static let largestFile: Int64 = 1 << 40
+
+    init(line: Data) throws(SkipReason) {
+        let piece: FilePiece
+        do {
+            piece = try JSONDecoder().decode(FilePiece.self, from: line)
+        } catch {
+            throw SkipReason("not a piece of a file: a field is missing or not of its kind")
+        }
+        guard piece.format == "scrollback-file", piece.version == 1 else { throw SkipReason("not a version 1 piece of a file") }
+        guard FilePiece.isHash(piece.sha256) else { throw SkipReason("a piece's sha256 is not 64 lower-case hexadecimal digits") }
+        guard (0...Self.largestFile).contains(piece.size), let size = Int(exactly: piece.size) else {
+            throw SkipReason("a piece's file size is not between 0 and 1 TiB")
+        }
+        guard Int64(piece.count) == FilePiece.count(forSize: piece.size), (0..<piece.count).contains(piece.index) else {
+            throw SkipReason("a piece's index or count does not fit its file's size")
+        }
+        guard let data = Data(base64Encoded: piece.data) else { throw SkipReason("a piece's data is not base64") }
+        let expected = min(FilePiece.chunkSize, size - piece.index * FilePiece.chunkSize)
+        guard data.count == expected else {
+            throw SkipReason("piece \(piece.index + 1) of the file \(piece.sha256.prefix(12)) holds \(data.count) bytes, not \(expected)")
+        }
+        sha256 = piece.sha256
+        self.size = size
+        index = piece.index
+        count = piece.count
+        bytes = Array(data)
+    }
 }
 
 /// Reads and parses the records of an export on a thread of its own while the caller's
@@ -102,6 +144,7 @@ final class RecordReader: @unchecked Sendable {
 
     /// About the memory a parsed record holds.
     private static func weight(of record: ReadRecord) -> Int {
+        if case .success(let piece) = record.piece { return 256 + piece.bytes.count }
         guard case .success(let conversation) = record.conversation else { return 256 }
         // A message's own fields (role, time, ids, its place in the tree, usage) take about
         // 200 bytes besides its text.

@@ -6,7 +6,9 @@ import ScrollbackModel
 // back as a conversation to store.
 extension ScrollbackRecord {
     /// The record as a conversation to store; nil with the reason when it cannot be one.
-    func imported() -> Result<ImportedConversation, SkipReason> {
+    /// - Parameter folder: the export file's folder, against which a file an attachment names
+    ///   (`--attachments-dir`) is found.
+    func imported(folder: String = ".") -> Result<ImportedConversation, SkipReason> {
         guard format == "scrollback", version == 1 else { return .failure(SkipReason("not a scrollback version 1 record")) }
         guard !source.trimmingCharacters(in: .whitespaces).isEmpty else { return .failure(SkipReason("its source is empty")) }
         let created: Timestamp, updated: Timestamp
@@ -49,12 +51,18 @@ extension ScrollbackRecord {
                 return .failure(SkipReason("two of its messages have the same sourceNodeID"))
             }
             // A message id that is not a UUID is left out: storage derives one from the position.
-            converted.append(
-                ImportedMessage(
-                    role: role, content: message.content, createdAt: time, model: message.model, publicID: Self.uuid(message.id),
-                    nodeID: message.sourceNodeID, parent: parent,
-                    usage: MessageUsage(inputTokens: message.inputTokens, outputTokens: message.outputTokens, durationMilliseconds: message.durationMs),
-                    kind: message.kind.map { MessageKind(rawValue: $0) ?? .unknown } ?? .text))
+            var imported = ImportedMessage(
+                role: role, content: message.content, createdAt: time, model: message.model, publicID: Self.uuid(message.id),
+                nodeID: message.sourceNodeID, parent: parent,
+                usage: MessageUsage(inputTokens: message.inputTokens, outputTokens: message.outputTokens, durationMilliseconds: message.durationMs),
+                kind: message.kind.map { MessageKind(rawValue: $0) ?? .unknown } ?? .text)
+            for attachment in message.attachments ?? [] {
+                switch Self.attachment(attachment, folder: folder) {
+                case .success(let kept): imported.attachments.append(kept)
+                case .failure(let reason): return .failure(reason)
+                }
+            }
+            converted.append(imported)
         }
         // The current leaf, as the index of its message.
         let leaf = currentLeafID.flatMap { indexes[$0] }
@@ -70,6 +78,28 @@ extension ScrollbackRecord {
     /// (ids are shown raw and become file names).
     var conversationID: String {
         Self.uuid(id) ?? StableID.uuid("scrollback-jsonl-id", id)
+    }
+
+    /// An attachment of a record as one to store: its bytes are the file stored under its
+    /// SHA-256 (the export's pieces come before it), else the file it names.
+    static func attachment(_ attachment: Attachment, folder: String) -> Result<ImportedAttachment, SkipReason> {
+        if let size = attachment.size, size < 0 { return .failure(SkipReason("an attachment's size is negative")) }
+        let hash = attachment.sha256.map { $0.lowercased() }
+        if let hash, !FilePiece.isHash(hash) { return .failure(SkipReason("an attachment's sha256 is not 64 hexadecimal digits")) }
+        var file: String?
+        if let named = attachment.file {
+            // Only a file named by the hash of its bytes, never an absolute path: a record
+            // cannot make an import read any file it likes into the history.
+            guard let hash, !named.hasPrefix("/"), PathText.lastComponent(of: named).lowercased() == hash else {
+                return .failure(SkipReason("an attachment's file is not a relative path ending in its sha256"))
+            }
+            file = PathText.appending(to: folder, named)
+        }
+        return .success(
+            ImportedAttachment(
+                name: attachment.name, mime: attachment.mime, size: attachment.size, width: attachment.width, height: attachment.height,
+                reference: attachment.reference, extracted: attachment.extracted,
+                absence: attachment.missing ?? (hash == nil ? nil : "its bytes were not in the export"), sha256: hash, file: file))
     }
 
     /// `text` lower-cased when it is a UUID (8-4-4-4-12 hexadecimal digits), else nil.

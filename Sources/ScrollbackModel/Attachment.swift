@@ -1,3 +1,5 @@
+import Foundation
+
 /// A file of an imported message (a photo, a generated image, a recording, a document), as
 /// the source describes it. Its bytes, when the export holds them, come beside it through
 /// `AttachmentSource` at the time it is stored: an export's files are never held in memory.
@@ -19,11 +21,18 @@ public struct ImportedAttachment: Sendable, Hashable {
     public var data: [UInt8]?
     /// Why the bytes are not here, when the source says (Claude's export holds no files).
     public var absence: String?
+    /// The SHA-256 of its bytes, when the source names it (scrollback's own export): the
+    /// file stored under it is used, and bytes found elsewhere must hash to it.
+    public var sha256: String?
+    /// A file that holds its bytes (scrollback's export with `--attachments-dir`).
+    public var file: String?
 
     public init(
         name: String, mime: String? = nil, size: Int64? = nil, width: Int? = nil, height: Int? = nil, reference: String? = nil,
-        extracted: String? = nil, data: [UInt8]? = nil, absence: String? = nil
+        extracted: String? = nil, data: [UInt8]? = nil, absence: String? = nil, sha256: String? = nil, file: String? = nil
     ) {
+        self.sha256 = sha256
+        self.file = file
         self.name = name
         self.mime = mime
         self.size = size
@@ -89,6 +98,46 @@ public struct AttachmentDTO: Sendable, Hashable, Identifiable {
         self.extracted = extracted
         self.absence = absence
     }
+}
+
+extension AttachmentDTO {
+    /// What kind of file, in a word or two: `PNG`, `JPEG`, `WAV audio`, `PDF`, from its MIME
+    /// type, else its name's extension, else `file`.
+    public var typeWord: String {
+        if let mime = mime?.lowercased(), let slash = mime.firstIndex(of: "/") {
+            let major = mime[..<slash]
+            var minor = mime[mime.index(after: slash)...]
+            if let cut = minor.firstIndex(where: { $0 == ";" || $0 == "+" }) { minor = minor[..<cut] }
+            if minor.hasPrefix("x-") { minor = minor.dropFirst(2) }
+            if minor.hasPrefix("vnd.") { minor = "" }
+            let word = minor == "jpg" ? "JPEG" : minor == "mpeg" && major == "audio" ? "MP3" : minor.uppercased()
+            if !word.isEmpty, word.count <= 8, word.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" }) {
+                return major == "audio" || major == "video" ? "\(word) \(major)" : word
+            }
+        }
+        if let dot = name.lastIndex(of: "."), name.index(after: dot) < name.endIndex {
+            let suffix = name[name.index(after: dot)...].uppercased()
+            if suffix.count <= 5, suffix.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) {
+                return suffix == "JPG" ? "JPEG" : suffix
+            }
+        }
+        return "file"
+    }
+
+    /// A file's size as file managers say it, in powers of 1,000: `812 B`, `9.4 kB`, `245 kB`,
+    /// `1.2 MB`.
+    public static func sizeText(_ bytes: Int64) -> String {
+        guard bytes >= 1000 else { return "\(max(bytes, 0)) B" }
+        let units = ["kB", "MB", "GB", "TB", "PB"]
+        var value = Double(bytes) / 1000
+        var unit = 0
+        while value >= 999.5 && unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
+        return String(format: value < 9.95 ? "%.1f %@" : "%.0f %@", value, units[unit])
+    }
+
 }
 
 /// What is stored of attachments, for `stats`.

@@ -31,7 +31,13 @@ public enum MarkdownTranscript {
     /// a file, a command's output: text from anywhere) is fenced as code, unless it is one
     /// fenced block already, so that no heading in it reads as a message of its own. The
     /// other branches are listed at the end by their first lines.
-    public static func render(_ conversation: ConversationDTO, _ messages: [MessageDTO], otherBranches: [OtherBranch] = []) -> String {
+    ///
+    /// Each attachment is a line after its message's text: a link to its file where the
+    /// export wrote it (`files`, by SHA-256: an image as `![name](link)`, else
+    /// `[name](link)`), else `▣ name (PNG, 245 kB)` or why its bytes are not here.
+    public static func render(
+        _ conversation: ConversationDTO, _ messages: [MessageDTO], otherBranches: [OtherBranch] = [], files: [String: String] = [:]
+    ) -> String {
         // Names from files stay on their line: a line break in one would start a heading.
         var text = "# \(oneLine(conversation.title))\n\n"
         text += "- id: \(conversation.publicID)\n"
@@ -45,6 +51,9 @@ public enum MarkdownTranscript {
             text += "\n## \(role) · \(message.createdAt.iso8601)\(message.model.map { " · \(oneLine($0))" } ?? "")\(kind)\n\n"
             let fenced = message.kind == .text || message.kind == .document || CodeFence.isOneBlock(message.content)
             text += (fenced ? message.content : CodeFence.fenced(message.content)) + "\n"
+            if !message.attachments.isEmpty {
+                text += "\n" + message.attachments.map { attachmentLine($0, link: $0.sha256.flatMap { files[$0] }) }.joined(separator: "\n") + "\n"
+            }
         }
         if !otherBranches.isEmpty {
             let count = otherBranches.reduce(0) { $0 + $1.branches }
@@ -55,6 +64,36 @@ public enum MarkdownTranscript {
             }
         }
         return text
+    }
+
+    /// An attachment's line: a link where its file was written, else its name and facts.
+    static func attachmentLine(_ attachment: AttachmentDTO, link: String?) -> String {
+        // The name is link text: brackets and backslashes escaped, on one line.
+        var name = ""
+        for character in oneLine(attachment.name) {
+            if character == "[" || character == "]" || character == "\\" { name.append("\\") }
+            name.append(character)
+        }
+        if let link {
+            let target = linkTarget(link)
+            return (attachment.mime?.hasPrefix("image/") == true ? "!" : "") + "[\(name)](\(target))"
+        }
+        var facts = [attachment.typeWord]
+        if let width = attachment.width, let height = attachment.height { facts[0] = "\(width)×\(height) " + facts[0] }
+        if let size = attachment.size { facts.append(AttachmentDTO.sizeText(size)) }
+        if !attachment.isStored { facts.append("not here: " + oneLine(attachment.absence ?? "the export did not hold it")) }
+        return "▣ \(name) (\(facts.joined(separator: ", ")))"
+    }
+
+    /// A path as a link's target: spaces, parentheses, angle brackets and anything not ASCII
+    /// percent-encoded, so that every Markdown reader takes it whole.
+    static func linkTarget(_ path: String) -> String {
+        var target = ""
+        for byte in path.utf8 {
+            let safe = byte > 0x20 && byte < 0x7F && !"()<>%\\[]\"'".utf8.contains(byte)
+            target += safe ? String(UnicodeScalar(byte)) : "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+        }
+        return target
     }
 
     /// `text` with every line break (CR, LF, NEL, U+2028, U+2029) as a space.

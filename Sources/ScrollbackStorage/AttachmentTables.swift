@@ -22,28 +22,85 @@ struct AttachmentTables {
     /// transaction). Fewer or more bytes than `source.size` throw, and so does a source
     /// that fails; the caller's transaction then keeps nothing of them. With the id, what
     /// the first bytes say the file is (`FileFacts`).
-    func store(_ source: any AttachmentSource) throws -> (id: Int64, facts: FileFacts) {
-        let size = source.size
-        guard size >= 0 else { throw StorageError.conflict("an attachment declares a negative size; nothing of it was kept") }
-        let id = try database.scalarInt(
-            """
-            SELECT max(coalesce((SELECT max(id) FROM attachment_content), 0),
-                       coalesce((SELECT max(content_id) FROM attachment_chunk), 0)) + 1
-            """)
-        let digest = SHA256()
-        var head: [UInt8] = []
-        var written = 0
-        var chunk: (blob: OpaquePointer, length: Int, at: Int)?
-        var index: Int64 = 0
-        defer { if let open = chunk { sqlite3_blob_close(open.blob) } }
-        func closeChunk() throws {
+    /// - Parameter expected: the SHA-256 the bytes must have; others are kept as unreadable.
+    func store(_ source: any AttachmentSource, expecting expected: String? = nil) throws -> (id: Int64, facts: FileFacts) {
+        let writer = try ContentWriter(tables: self, size: source.size)
+        defer { writer.close() }
+        // An error of the source's own (a damaged ZIP entry), not of the writing, is said so:
+        // the attachment is then kept as missing, with the reason.
+        var sinkFailed = false
+        do {
+            try source.read { piece in
+                do {
+                    try writer.take(piece)
+                } catch {
+                    sinkFailed = true
+                    throw error
+                }
+            }
+        } catch where !sinkFailed {
+            if let unreadable = error as? AttachmentUnreadable { throw unreadable }
+            throw AttachmentUnreadable(reason: (error as? any UserFacingError)?.userLine ?? "\(error)")
+        }
+        guard writer.written == writer.size else {
+            throw AttachmentUnreadable(reason: "it gave \(writer.written) bytes, not the \(writer.size) it declares")
+        }
+        do {
+            let stored = try writer.finish(expecting: expected)
+            return (stored.id, stored.facts)
+        } catch StorageError.conflict(let reason) where expected != nil {
+            throw AttachmentUnreadable(reason: reason)
+        }
+    }
+
+    /// The content stored under this SHA-256, if any.
+    func content(sha256: String) throws -> Int64? {
+        try database.queryFirst("SELECT id FROM attachment_content WHERE sha256 = ?", [.text(sha256)]) { $0.int64(0) }
+    }
+
+    /// One file's bytes on their way in, in the caller's transaction: chunk rows of 1 MiB
+    /// made with `zeroblob` and filled through incremental blob I/O as the pieces come, hashed
+    /// as they go. `finish` makes it a stored file (or finds it stored already); a writer
+    /// not finished leaves rows that the caller's rollback, or `abandon`, removes.
+    final class ContentWriter {
+        let tables: AttachmentTables
+        let size: Int
+        let id: Int64
+        private(set) var written = 0
+        private let digest = SHA256()
+        private var head: [UInt8] = []
+        private var chunk: (blob: OpaquePointer, length: Int, at: Int)?
+        private var index: Int64 = 0
+        private var database: Database { tables.database }
+
+        init(tables: AttachmentTables, size: Int) throws {
+            guard size >= 0 else { throw StorageError.conflict("an attachment declares a negative size; nothing of it was kept") }
+            self.tables = tables
+            self.size = size
+            id = try tables.database.scalarInt(
+                """
+                SELECT max(coalesce((SELECT max(id) FROM attachment_content), 0),
+                           coalesce((SELECT max(content_id) FROM attachment_chunk), 0)) + 1
+                """)
+        }
+
+        deinit { close() }
+
+        /// Closes the open chunk's blob handle (what `finish` does too); idempotent.
+        func close() {
+            if let open = chunk { sqlite3_blob_close(open.blob) }
+            chunk = nil
+        }
+
+        private func closeChunk() throws {
             guard let open = chunk else { return }
             chunk = nil
             let code = sqlite3_blob_close(open.blob)
             guard code == SQLITE_OK else { throw database.error(code: code, sql: "writing an attachment's bytes") }
         }
-        func openChunk(at placed: Int) throws {
-            let length = min(Self.chunkSize, size - placed)
+
+        private func openChunk(at placed: Int) throws {
+            let length = min(AttachmentTables.chunkSize, size - placed)
             try database.run(
                 "INSERT INTO attachment_chunk (content_id, idx, data) VALUES (?, ?, zeroblob(?))",
                 [.integer(id), .integer(index), .integer(Int64(length))])
@@ -53,6 +110,8 @@ struct AttachmentTables {
             guard code == SQLITE_OK, let blob else { throw database.error(code: code, sql: "opening an attachment's chunk") }
             chunk = (blob, length, 0)
         }
+
+        /// The next bytes, in order. More than the size declared throws.
         func take(_ piece: UnsafeRawBufferPointer) throws {
             guard piece.count <= size - written else {
                 throw StorageError.conflict("an attachment gave more bytes than the \(size) it declares; nothing of it was kept")
@@ -76,37 +135,39 @@ struct AttachmentTables {
             }
             written += piece.count
         }
-        // An error of the source's own (a damaged ZIP entry), not of the writing, is said so:
-        // the attachment is then kept as missing, with the reason.
-        var sinkFailed = false
-        do {
-            try source.read { piece in
-                do {
-                    try take(piece)
-                } catch {
-                    sinkFailed = true
-                    throw error
-                }
+
+        /// The file stored: its content id (the one stored before when the same bytes are,
+        /// this writer's rows then removed), what its first bytes say, and its SHA-256.
+        /// - Parameter expected: the hash the bytes must have (an export's record says it);
+        ///   other bytes throw, and this writer's rows are removed.
+        func finish(expecting expected: String? = nil) throws -> (id: Int64, facts: FileFacts, sha256: String) {
+            try closeChunk()
+            guard written == size else {
+                try abandon()
+                throw StorageError.conflict("an attachment gave \(written) bytes, not the \(size) it declares; nothing of it was kept")
             }
-        } catch where !sinkFailed {
-            if let unreadable = error as? AttachmentUnreadable { throw unreadable }
-            throw AttachmentUnreadable(reason: (error as? any UserFacingError)?.userLine ?? "\(error)")
+            let hash = digest.finish()
+            if let expected, expected != hash {
+                try abandon()
+                throw StorageError.conflict("its bytes do not hash to the SHA-256 \(expected.prefix(12)) they were given under")
+            }
+            let facts = FileFacts.sniff(head)
+            if let existing = try database.queryFirst("SELECT id FROM attachment_content WHERE sha256 = ?", [.text(hash)], { $0.int64(0) }) {
+                try abandon()
+                return (existing, facts, hash)
+            }
+            try database.run(
+                "INSERT INTO attachment_content (id, sha256, size, chunk_size, unused_since) VALUES (?, ?, ?, ?, ?)",
+                [.integer(id), .text(hash), .integer(Int64(size)), .integer(Int64(AttachmentTables.chunkSize)),
+                 .integer(Timestamp.now().milliseconds)])
+            return (id, facts, hash)
         }
-        try closeChunk()
-        guard written == size else {
-            throw AttachmentUnreadable(reason: "it gave \(written) bytes, not the \(size) it declares")
-        }
-        let hash = digest.finish()
-        let facts = FileFacts.sniff(head)
-        if let existing = try database.queryFirst("SELECT id FROM attachment_content WHERE sha256 = ?", [.text(hash)], { $0.int64(0) }) {
+
+        /// Removes what was written (nothing is kept of a file that failed half-way).
+        func abandon() throws {
+            close()
             try database.run("DELETE FROM attachment_chunk WHERE content_id = ?", [.integer(id)])
-            return (existing, facts)
         }
-        try database.run(
-            "INSERT INTO attachment_content (id, sha256, size, chunk_size, unused_since) VALUES (?, ?, ?, ?, ?)",
-            [.integer(id), .text(hash), .integer(Int64(size)), .integer(Int64(Self.chunkSize)),
-             .integer(Timestamp.now().milliseconds)])
-        return (id, facts)
     }
 
     /// The content stored for an attachment with this reference before (a ChatGPT file id

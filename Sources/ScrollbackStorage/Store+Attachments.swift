@@ -65,3 +65,58 @@ extension Store {
         return try database.write { try AttachmentTables(database: database).collect(unusedBefore: cutoff) }
     }
 }
+
+/// A file of scrollback's JSON Lines export on its way in, a piece (a line) at a time, in the
+/// import's transaction: its rows are made as the pieces come, its hash checked at the last
+/// one. A file stored already takes no rows (its pieces are read and dropped).
+public final class IncomingFile {
+    public let sha256: String
+    public let count: Int
+    /// The index of the piece it takes next.
+    public private(set) var next = 0
+    private var writer: AttachmentTables.ContentWriter?
+
+    init(sha256: String, count: Int, writer: AttachmentTables.ContentWriter?) {
+        self.sha256 = sha256
+        self.count = count
+        self.writer = writer
+    }
+
+    /// Whether every piece has come.
+    public var isComplete: Bool { next == count }
+
+    /// The next piece; one out of order, or more bytes than the file has, throws (then
+    /// `abandon`).
+    public func add(_ bytes: [UInt8], index: Int) throws {
+        guard index == next, index < count else {
+            throw StorageError.conflict("piece \(index + 1) of \(count) came where piece \(next + 1) belongs")
+        }
+        try bytes.withUnsafeBytes { try writer?.take($0) }
+        next += 1
+    }
+
+    /// Makes it a stored file once its last piece is in: bytes that do not hash to its
+    /// SHA-256 (or are fewer than its size) throw, and nothing of them is kept.
+    public func finish() throws {
+        guard let writer else { return }
+        self.writer = nil
+        _ = try writer.finish(expecting: sha256)
+    }
+
+    /// Removes what was written of it.
+    public func abandon() throws {
+        guard let writer else { return }
+        self.writer = nil
+        try writer.abandon()
+    }
+}
+
+extension Store {
+    /// Starts taking the pieces of a file of `size` bytes in `count` pieces; in the caller's
+    /// transaction (an import's).
+    public func incomingFile(sha256: String, size: Int, count: Int) throws -> IncomingFile {
+        let tables = AttachmentTables(database: database)
+        let known = try tables.content(sha256: sha256) != nil
+        return IncomingFile(sha256: sha256, count: count, writer: known ? nil : try AttachmentTables.ContentWriter(tables: tables, size: size))
+    }
+}

@@ -451,10 +451,11 @@ extension Store {
                 let stored = try tables.store(InMemoryAttachmentSource(data))
                 return (stored.id, stored.facts, nil)
             }
+            if let hash = attachment.sha256, let known = try tables.content(sha256: hash) { return (known, nil, nil) }
             if let reference = attachment.reference, let known = try tables.storedContent(reference: reference) { return (known, nil, nil) }
             guard let source = try find?(attachment) else { return (nil, nil, nil) }
             do {
-                let stored = try database.write { try tables.store(source) }
+                let stored = try database.write { try tables.store(source, expecting: attachment.sha256) }
                 return (stored.id, stored.facts, nil)
             } catch let error as AttachmentUnreadable {
                 return (nil, nil, "could not be read from the export: \(error.reason)")

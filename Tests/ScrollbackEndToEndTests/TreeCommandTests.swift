@@ -42,8 +42,8 @@ struct TreeCommandTests {
                     You are missing an index on customer_id. Add a composite index.
 
                 *     ── user · 2026-01-01 10:01
-                      [image]
                       Here is the plan output. Can you write the statement?
+                      ▣ file-2  file  not here: the export did not hold it
 
                 *       ── assistant · 2026-01-01 10:01 · gpt-5
                         ```sql
@@ -86,7 +86,7 @@ struct TreeCommandTests {
         let contents = messages.map { String(($0["content"] as? String ?? "").prefix(12)) }
         #expect(
             contents == [
-                "Why is my qu", "First answer", "You are miss", "[image]\nHere", "```sql\nCREAT", "```\nCREATE I", "Done. The qu",
+                "Why is my qu", "First answer", "You are miss", "Here is the ", "```sql\nCREAT", "```\nCREATE I", "Done. The qu",
             ])
         #expect(ids.count == 7 && Set(ids).count == 7)
         // parentID is null (present) for the first message, else the parent's public id.

@@ -43,7 +43,7 @@ struct ImportTests {
         #expect(try Self.transcript(store, source: "chatgpt", id: "11111111-aaaa-4bbb-8ccc-000000000001") == [
             "user: Why is my query on orders slow?",
             "assistant: You are missing an index on customer_id. Add a composite index.",
-            "user: [image]\nHere is the plan output. Can you write the statement?",
+            "user: Here is the plan output. Can you write the statement?",
             "assistant: ```sql\nCREATE INDEX idx_orders_customer ON orders (customer_id, created_at);\n```",
             "tool: ```\nCREATE INDEX\n```",
             "assistant: Done. The query should now use the index.",

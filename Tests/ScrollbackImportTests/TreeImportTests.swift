@@ -53,7 +53,7 @@ struct TreeImportTests {
                 Node(node: "u1", parent: nil, role: "user", text: "Why is my query on order"),
                 Node(node: "a1", parent: "u1", role: "assistant", text: "First answer that was re"),
                 Node(node: "a2", parent: "u1", role: "assistant", text: "You are missing an index"),
-                Node(node: "u2", parent: "a2", role: "user", text: "[image]\nHere is the plan"),
+                Node(node: "u2", parent: "a2", role: "user", text: "Here is the plan output."),
                 // t1 (thoughts) is kept, hidden: the person saw the code cell follow the question.
                 Node(node: "t1", parent: "u2", role: "assistant", text: "x\ny"),
                 Node(node: "c1", parent: "t1", role: "assistant", text: "```sql\nCREATE INDEX idx_"),

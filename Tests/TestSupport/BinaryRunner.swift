@@ -7,6 +7,12 @@ public struct BinaryRunner {
         public let status: Int32
         public let output: String
         public let error: String
+
+        public init(status: Int32, output: String, error: String) {
+            self.status = status
+            self.output = output
+            self.error = error
+        }
     }
 
     public let folder: TemporaryDirectory
