@@ -42,27 +42,30 @@ struct AttachmentCommand {
         let numberWidth = max(numbers.map(\.count).max() ?? 3, 3)
         console.line("MSG".padding(toLength: numberWidth, withPad: " ", startingAt: 0) + "  SHA-256       ATTACHMENT")
         for (attachment, number) in zip(attachments, numbers) {
-            let hash = attachment.sha256.map { String($0.prefix(12)) } ?? "–           "
+            // Made safe: a damaged database may hold anything in the hash's place.
+            let hash = attachment.sha256.map { OutputFormat.line(String($0.prefix(12))) } ?? "–           "
             console.line(
                 number.padding(toLength: numberWidth, withPad: " ", startingAt: 0) + "  " + hash + "  "
                     + AttachmentText.line(attachment, width: 10_000))
         }
-        let missing = attachments.filter { !$0.isStored }.count
-        if missing > 0 {
+        let missing = attachments.filter { !$0.isStored }
+        // Advice only where it helps: a file the import did not find may be in the ZIP; one it
+        // could not read, or one freed, says its own reason on its line.
+        if missing.contains(where: { $0.absence == nil }) {
             console.errorLine(
-                "\(NumberText.grouped(missing)) of \(NumberText.grouped(attachments.count)) are not here: import the export's ZIP or folder again (not conversations.json alone) to bring in the files it holds.")
+                "\(NumberText.grouped(missing.count)) of \(NumberText.grouped(attachments.count)) are not here: if you imported conversations.json alone, import the export's ZIP or folder to bring in the files it holds.")
         }
     }
 
     func get() throws -> Int32 {
         let given = context.parsed.positional[0]
         let prefix = given.lowercased()
-        guard prefix.count >= Self.shortestPrefix, prefix.count <= 64, prefix.allSatisfy(\.isHexDigit) else {
+        guard prefix.count >= Self.shortestPrefix, prefix.count <= 64, prefix.allSatisfy({ $0.isASCII && $0.isHexDigit }) else {
             throw UsageError(
                 message: "'\(OutputFormat.word(given))' is not an attachment's SHA-256: give at least \(Self.shortestPrefix) of its hex digits (`scrollback attachment list ID` shows them)",
                 command: "attachment get")
         }
-        guard let out = context.parsed.value(.out) else {
+        guard let out = context.parsed.value(.out), !out.isEmpty else {
             throw UsageError(message: "'attachment get' needs --out FILE (or --out - for a pipe)", command: "attachment get")
         }
         let store = try context.openStore(forReading: true)
@@ -79,6 +82,9 @@ struct AttachmentCommand {
                 throw UsageError(
                     message: "refusing to write a file's bytes to the terminal; give --out FILE, or pipe the output", command: "attachment get")
             }
+            // Standard output opened onto the database (`1<> history.sqlite`) is refused as
+            // --out naming it is.
+            try ExportTarget.refuseDatabase(descriptor: STDOUT_FILENO, database: store.path, tool: "attachment get")
             // Bytes, not text: straight to the descriptor, every write checked. (A file that
             // turns out damaged has been partly written by then: the status says so.)
             console.flush()
@@ -90,20 +96,30 @@ struct AttachmentCommand {
                 }
                 pending.removeAll(keepingCapacity: true)
             }
-            try store.readAttachment(sha256: file.sha256) { piece in
-                pending.append(contentsOf: piece)
-                if pending.count >= 1 << 16 { try send() }
+            try withInterruptsHeld { interrupted in
+                try store.readAttachment(sha256: file.sha256) { piece in
+                    if interrupted() { throw CommandInterrupted(message: "Interrupted: standard output holds part of the file") }
+                    pending.append(contentsOf: piece)
+                    if pending.count >= 1 << 16 { try send() }
+                }
+                try send()
             }
-            try send()
             return 0
         }
         let force = context.parsed.has(.force)
-        try ExportTarget.checkFile(out, force: force, folderAdvice: "give the file's path in it")
-        try ExportTarget.refuseDatabase(out, database: store.path)
+        try ExportTarget.checkFile(out, force: force, folderAdvice: "give the file's path in it", tool: "attachment get")
+        try ExportTarget.refuseDatabase(out, database: store.path, tool: "attachment get")
         let target = try ExportFile(replacing: out)
+        // Ctrl-C and SIGTERM are looked for between pieces: the half-written file goes.
         do {
-            try store.readAttachment(sha256: file.sha256) { try target.write(bytes: $0) }
-            try target.commit(force: force)
+            try withInterruptsHeld { interrupted in
+                try store.readAttachment(sha256: file.sha256) { piece in
+                    if interrupted() { throw CommandInterrupted(message: "Interrupted: \(out) was not written") }
+                    try target.write(bytes: piece)
+                }
+                if interrupted() { throw CommandInterrupted(message: "Interrupted: \(out) was not written") }
+                try target.commit(force: force)
+            }
         } catch {
             target.discard()
             throw error

@@ -75,6 +75,9 @@ struct ImportCommand {
             line += "; \(NumberText.grouped(summary.deleted)) deleted before, left out (import --restore brings them back)"
         }
         if !summary.skipped.isEmpty { line += "; skipped \(NumberText.grouped(summary.skipped.count))" }
+        if !summary.unreadable.isEmpty {
+            line += "; \(NumberText.grouped(summary.unreadable.count)) attachment\(summary.unreadable.count == 1 ? "" : "s") the export holds could not be read (kept as missing)"
+        }
         if summary.filesAppended > 0 || summary.filesUnchanged > 0 {
             var parts: [String] = []
             if summary.filesAppended > 0 {
@@ -93,6 +96,9 @@ struct ImportCommand {
         for found in summary.found { console.line(UntrustedText.sanitized("found: " + found)) }
         for skipped in summary.skipped {
             console.line(UntrustedText.sanitized("skipped: \(skipped.path) \(skipped.record): \(skipped.reason)"))
+        }
+        for unread in summary.unreadable {
+            console.line(UntrustedText.sanitized("not read: \(unread.path) \(unread.record): \(unread.reason)"))
         }
         for failure in summary.failed {
             console.errorLine("scrollback: \(UntrustedText.sanitized(failure.description))")

@@ -21,6 +21,10 @@ struct StatsCommand {
         let missingAttachments: Int
         let attachmentFiles: Int
         let attachmentBytes: Int64
+        /// Files no conversation uses any more (kept for undo; a delete frees them after 7
+        /// days) and their bytes.
+        let unusedAttachmentFiles: Int
+        let unusedAttachmentBytes: Int64
         let oldest: String?
         let newest: String?
         let models: [ModelJSON]
@@ -61,17 +65,21 @@ struct StatsCommand {
                         path: store.path, schemaVersion: stats.schemaVersion, conversations: stats.conversations,
                         messages: stats.messages, hiddenMessages: stats.hiddenMessages, fileBytes: stats.fileBytes,
                         attachments: stats.attachments.attachments, missingAttachments: stats.attachments.missing,
-                        attachmentFiles: stats.attachments.files, attachmentBytes: stats.attachments.bytes, oldest: stats.oldest?.iso8601,
+                        attachmentFiles: stats.attachments.files, attachmentBytes: stats.attachments.bytes,
+                        unusedAttachmentFiles: stats.attachments.unusedFiles, unusedAttachmentBytes: stats.attachments.unusedBytes,
+                        oldest: stats.oldest?.iso8601,
                         newest: stats.newest?.iso8601, models: stats.models.map(ModelJSON.init)), for: context.console))
             return
         }
         let files = stats.attachments
         let attachmentRow: [(String, String)] =
-            files.attachments == 0 ? [] : [
+            (files.attachments == 0 ? [] : [
                 ("attachments", NumberText.grouped(files.attachments)
                     + " (\(NumberText.grouped(files.files)) \(files.files == 1 ? "file" : "files"), \(OutputFormat.bytes(files.bytes))"
-                    + (files.missing > 0 ? "; \(NumberText.grouped(files.missing)) not in the export they came from" : "") + ")")
-            ]
+                    + (files.missing > 0 ? "; \(NumberText.grouped(files.missing)) not here" : "") + ")")
+            ]) + (files.unusedFiles == 0 ? [] : [
+                ("unused files", "\(NumberText.grouped(files.unusedFiles)), \(OutputFormat.bytes(files.unusedBytes)): of deleted conversations, kept for undo; a delete frees them once 7 days old")
+            ])
         let rows: [(String, String)] = [
             ("database", OutputFormat.line(store.path) + (store.isSnapshot ? " (read-only snapshot)" : "")),
             ("schema", "\(stats.schemaVersion)"),

@@ -8,8 +8,9 @@ public enum ExportTarget {
     /// Refuses a path that exists and is not a regular file, a symlink (not followed), a
     /// folder, or (without `force`) an existing file.
     /// - Parameter folderAdvice: what to do instead when `path` is a folder.
+    /// - Parameter tool: who writes, as messages name it.
     public static func checkFile(
-        _ path: String, force: Bool, folderAdvice: String = "use --out-dir for one file per conversation"
+        _ path: String, force: Bool, folderAdvice: String = "use --out-dir for one file per conversation", tool: String = "export"
     ) throws {
         if path.hasSuffix("/") {
             throw ExportError(message: "\(path) names a folder; \(folderAdvice)")
@@ -31,23 +32,35 @@ public enum ExportTarget {
         case S_IFREG:
             if !force { throw ExportError(message: "\(path) exists; add --force to replace it") }
         case S_IFLNK:
-            throw ExportError(message: "\(path) is a symbolic link, which export does not follow; give the file's real path")
+            throw ExportError(message: "\(path) is a symbolic link, which \(tool) does not follow; give the file's real path")
         case S_IFDIR:
             throw ExportError(message: "\(path) is a folder; \(folderAdvice)")
         default:
-            throw ExportError(message: "\(path) exists and is not a regular file (a device or a FIFO?); export writes regular files only")
+            throw ExportError(message: "\(path) exists and is not a regular file (a device or a FIFO?); \(tool) writes regular files only")
         }
     }
 
     /// Refuses to write over the database being exported, or its `-wal` or `-shm` (as `cp`
     /// refuses to copy a file onto itself), whatever the path that names it.
-    public static func refuseDatabase(_ path: String, database: String) throws {
+    public static func refuseDatabase(_ path: String, database: String, tool: String = "export") throws {
         var target = stat()
         guard stat(path, &target) == 0 else { return }
+        try refuse(target, named: path, database: database, tool: tool)
+    }
+
+    /// The same for an open descriptor (standard output redirected onto the database).
+    public static func refuseDatabase(descriptor: Int32, database: String, tool: String) throws {
+        var target = stat()
+        guard fstat(descriptor, &target) == 0, (target.st_mode & S_IFMT) == S_IFREG else { return }
+        try refuse(target, named: "standard output", database: database, tool: tool)
+    }
+
+    private static func refuse(_ target: stat, named name: String, database: String, tool: String) throws {
         for suffix in ["", "-wal", "-shm"] {
             var file = stat()
             if stat(database + suffix, &file) == 0 && file.st_dev == target.st_dev && file.st_ino == target.st_ino {
-                throw ExportError(message: "\(path) is the database being exported\(suffix.isEmpty ? "" : " (its \(suffix) file)"); choose another file")
+                let role = tool == "export" ? "the database being exported" : "the database \(tool) reads"
+                throw ExportError(message: "\(name) is \(role)\(suffix.isEmpty ? "" : " (its \(suffix) file)"); choose another file")
             }
         }
     }

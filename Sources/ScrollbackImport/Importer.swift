@@ -26,6 +26,9 @@ public struct ImportSummary: Sendable, Equatable {
     /// Left out: deleted before (`--restore` brings them back).
     public var deleted = 0
     public var skipped: [SkippedRecord] = []
+    /// Attachments whose bytes the export holds but could not be read (a damaged entry,
+    /// one over the unzip limit): their conversations are kept, they are missing.
+    public var unreadable: [SkippedRecord] = []
     public var failed: [ImportError] = []
     public var interrupted = false
     /// Where exports were found beside what was named (a folder of export folders), one
@@ -45,6 +48,7 @@ public struct ImportSummary: Sendable, Equatable {
         updated += other.updated
         unchanged += other.unchanged
         deleted += other.deleted
+        unreadable += other.unreadable
         skipped += other.skipped
         failed += other.failed
         unknownParts += other.unknownParts
@@ -130,6 +134,7 @@ public struct Importer {
                     summary.filesAppended += result.filesAppended
                     summary.filesUnchanged += result.filesUnchanged
                     summary.skipped += result.skipped.map { SkippedRecord(path: label, record: $0.record, reason: $0.reason) }
+                    summary.unreadable += result.unreadable
                 } catch is Interrupted {
                     summary.interrupted = true
                     return summary
@@ -312,6 +317,9 @@ public struct Importer {
                 case .updated: result.updated += 1
                 case .unchanged: result.unchanged += 1
                 case .deleted: result.deleted += 1
+                }
+                for problem in self.store.takeAttachmentProblems() {
+                    result.unreadable.append(SkippedRecord(path: label, record: "“\(conversation.title.prefix(60))”", reason: problem))
                 }
             }
             /// Takes a piece of a file: the first starts it, the last stores it (its hash

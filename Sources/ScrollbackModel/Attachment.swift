@@ -149,12 +149,18 @@ public struct AttachmentTotals: Sendable, Hashable {
     /// Distinct files stored, and their bytes (each once).
     public var files: Int
     public var bytes: Int64
+    /// Files stored that no conversation uses (their conversations deleted, kept for undo
+    /// and freed by a delete after the grace time), and their bytes.
+    public var unusedFiles: Int
+    public var unusedBytes: Int64
 
-    public init(attachments: Int, missing: Int, files: Int, bytes: Int64) {
+    public init(attachments: Int, missing: Int, files: Int, bytes: Int64, unusedFiles: Int = 0, unusedBytes: Int64 = 0) {
         self.attachments = attachments
         self.missing = missing
         self.files = files
         self.bytes = bytes
+        self.unusedFiles = unusedFiles
+        self.unusedBytes = unusedBytes
     }
 }
 

@@ -12,6 +12,24 @@ public struct FileFacts: Sendable, Hashable {
         self.height = height
     }
 
+    /// `attachment` as its bytes say it is: a type they show wins over the declared one; an
+    /// image's size is theirs (both numbers, or none where the header holds no valid one),
+    /// and a file they show is no image (a recording, a PDF) has none. Bytes of an unknown
+    /// kind leave what was declared.
+    public func applied(to attachment: ImportedAttachment) -> ImportedAttachment {
+        var kept = attachment
+        guard let mime else { return kept }
+        kept.mime = mime
+        if mime.hasPrefix("image/") {
+            kept.width = width
+            kept.height = height
+        } else {
+            kept.width = nil
+            kept.height = nil
+        }
+        return kept
+    }
+
     /// How many first bytes `sniff` looks at, at most (a JPEG's size comes after its
     /// metadata, which is rarely longer).
     public static let prefixLength = 64 << 10

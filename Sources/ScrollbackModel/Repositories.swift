@@ -51,6 +51,9 @@ public protocol ConversationRepository {
     /// the ids they have now, in the snapshots' order (the old one unless another row took it).
     @discardableResult
     func restore(_ snapshots: [ConversationSnapshot]) throws -> [Int64]
+    /// Which of these stored files (by SHA-256) are still stored: undo says of the others
+    /// that another process freed them.
+    func storedFiles(_ hashes: Set<String>) throws -> Set<String>
     /// Changes whenever another connection commits; compare two readings to notice.
     func changeToken() throws -> Int64
 }

@@ -14,6 +14,8 @@ struct AttachmentTables {
     static let chunkSize = 1 << 20
     /// How much is read from a chunk at a time.
     static let readPiece = 256 << 10
+    /// The largest file stored: 1 TiB (a size beyond is damage).
+    static let largestFile: Int64 = 1 << 40
 
     // MARK: Writing
 
@@ -153,7 +155,27 @@ struct AttachmentTables {
             }
             let facts = FileFacts.sniff(head)
             if let existing = try database.queryFirst("SELECT id FROM attachment_content WHERE sha256 = ?", [.text(hash)], { $0.int64(0) }) {
-                try abandon()
+                // Stored already: unless what is stored is damaged, which these good bytes then
+                // replace (for every attachment that points at it).
+                var sound = true
+                if case .failure = try tables.chunks(of: existing) {
+                    sound = false
+                } else {
+                    do {
+                        try tables.read(sha256: hash) { _ in }
+                    } catch StorageError.conflict {
+                        sound = false
+                    }
+                }
+                guard !sound else {
+                    try abandon()
+                    return (existing, facts, hash)
+                }
+                try database.run("DELETE FROM attachment_chunk WHERE content_id = ?", [.integer(existing)])
+                try database.run("UPDATE attachment_chunk SET content_id = ? WHERE content_id = ?", [.integer(existing), .integer(id)])
+                try database.run(
+                    "UPDATE attachment_content SET size = ?, chunk_size = ? WHERE id = ?",
+                    [.integer(Int64(size)), .integer(Int64(AttachmentTables.chunkSize)), .integer(existing)])
                 return (existing, facts, hash)
             }
             try database.run(
@@ -241,7 +263,8 @@ struct AttachmentTables {
         try database.run(
             """
             UPDATE attachment SET content_id = ?1, absence = NULL, size = (SELECT size FROM attachment_content WHERE id = ?1),
-                   mime = coalesce(?3, mime), width = coalesce(?4, width), height = coalesce(?5, height)
+                   mime = coalesce(?3, mime),
+                   width = CASE WHEN ?3 IS NULL THEN width ELSE ?4 END, height = CASE WHEN ?3 IS NULL THEN height ELSE ?5 END
              WHERE id = ?2
             """,
             [.integer(content), .integer(id), SQLValue(facts?.mime), SQLValue(Self.dimension(facts?.width)),
@@ -349,12 +372,11 @@ struct AttachmentTables {
         else {
             throw StorageError.conflict("no attachment's bytes have the SHA-256 \(sha256.prefix(12)) here (deleted meanwhile?)")
         }
-        let chunks = try database.query(
-            "SELECT rowid, length(data) FROM attachment_chunk WHERE content_id = ? ORDER BY idx", [.integer(content.id)]
-        ) { (row: $0.int64(0), length: $0.int(1)) }
-        guard chunks.reduce(Int64(0), { $0 + Int64($1.length) }) == content.size else {
-            throw StorageError.conflict(
-                "the stored bytes of attachment \(sha256.prefix(12)) do not add up to its size; run `scrollback check`")
+        let chunks: [(row: Int64, length: Int)]
+        switch try self.chunks(of: content.id) {
+        case .success(let found): chunks = found
+        case .failure(let problem):
+            throw StorageError.conflict("the stored bytes of attachment \(sha256.prefix(12)) are damaged (\(problem.text)); run `scrollback check`")
         }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readPiece, alignment: 16)
         defer { buffer.deallocate() }
@@ -387,62 +409,148 @@ struct AttachmentTables {
             """
             SELECT (SELECT count(*) FROM attachment), (SELECT count(*) FROM attachment WHERE content_id IS NULL),
                    (SELECT count(*) FROM attachment_content WHERE unused_since IS NULL),
-                   (SELECT coalesce(sum(size), 0) FROM attachment_content WHERE unused_since IS NULL)
+                   (SELECT CAST(min(total(size), 9.0e18) AS INTEGER) FROM attachment_content WHERE unused_since IS NULL),
+                   (SELECT count(*) FROM attachment_content WHERE unused_since IS NOT NULL),
+                   (SELECT CAST(min(total(size), 9.0e18) AS INTEGER) FROM attachment_content WHERE unused_since IS NOT NULL)
             """
-        ) { AttachmentTotals(attachments: $0.int(0), missing: $0.int(1), files: $0.int(2), bytes: $0.int64(3)) }
+        ) {
+            AttachmentTotals(
+                attachments: $0.int(0), missing: $0.int(1), files: $0.int(2), bytes: $0.int64(3), unusedFiles: $0.int(4), unusedBytes: $0.int64(5))
+        }
             ?? AttachmentTotals(attachments: 0, missing: 0, files: 0, bytes: 0)
     }
 
+    // MARK: Repairing
+
+    /// What `check --repair` does with stored files: one whose bytes are damaged (its chunks
+    /// not the shape of its size, or not hashing to it) is let go, its attachments kept as
+    /// missing, saying so, so that importing the export again brings it back (the fill of a
+    /// missing attachment); chunks of no stored file go; unused marks are made right. How
+    /// many files were let go.
+    @discardableResult
+    func repairDamaged() throws -> Int {
+        var damaged: [Int64] = []
+        let contents = try database.query("SELECT id, sha256 FROM attachment_content ORDER BY id") { ($0.int64(0), $0.text(1)) }
+        for (id, hash) in contents {
+            if case .failure = try chunks(of: id) {
+                damaged.append(id)
+                continue
+            }
+            do {
+                try read(sha256: hash) { _ in }
+            } catch StorageError.conflict {
+                damaged.append(id)
+            }
+        }
+        for id in damaged {
+            try database.run(
+                """
+                UPDATE attachment SET content_id = NULL,
+                       absence = 'its stored bytes were damaged and let go by check --repair; import the export again to bring them back'
+                 WHERE content_id = ?
+                """, [.integer(id)])
+            try database.run("DELETE FROM attachment_chunk WHERE content_id = ?", [.integer(id)])
+            try database.run("DELETE FROM attachment_content WHERE id = ?", [.integer(id)])
+        }
+        try database.run("DELETE FROM attachment_chunk WHERE content_id NOT IN (SELECT id FROM attachment_content)")
+        try database.run("DELETE FROM attachment WHERE NOT EXISTS (SELECT 1 FROM message WHERE id = attachment.message_id)")
+        try database.run(
+            """
+            UPDATE attachment SET content_id = NULL, absence = 'its stored bytes were lost; import the export again to bring them back'
+             WHERE content_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM attachment_content WHERE id = attachment.content_id)
+            """)
+        try database.run(
+            """
+            UPDATE attachment_content SET unused_since = NULL
+             WHERE unused_since IS NOT NULL AND EXISTS (SELECT 1 FROM attachment WHERE content_id = attachment_content.id)
+            """)
+        try database.run(
+            """
+            UPDATE attachment_content SET unused_since = CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)
+             WHERE unused_since IS NULL AND NOT EXISTS (SELECT 1 FROM attachment WHERE content_id = attachment_content.id)
+            """)
+        return damaged.count
+    }
+
     // MARK: Checking
+
+    /// What is wrong with the shape of a stored file, said in a few words.
+    struct ShapeProblem: Error {
+        let text: String
+    }
+
+    /// The chunk rows of a stored file, in order, when they are exactly what scrollback
+    /// writes for its size (chunks of `chunkSize`, the last one the rest, numbered from 0,
+    /// every one a blob): `read` and `check` both go by it, so they agree.
+    func chunks(of content: Int64) throws -> Result<[(row: Int64, length: Int)], ShapeProblem> {
+        guard let stored = try database.queryFirst(
+            "SELECT size, chunk_size FROM attachment_content WHERE id = ?", [.integer(content)], { (size: $0.int64(0), chunkSize: $0.int64(1)) })
+        else { return .failure(ShapeProblem(text: "it is not stored")) }
+        // Numbers from the file, checked before any arithmetic with them.
+        guard stored.chunkSize == Int64(Self.chunkSize) else {
+            return .failure(ShapeProblem(text: "its chunk size \(stored.chunkSize) is not the \(Self.chunkSize) scrollback writes"))
+        }
+        guard (0...Self.largestFile).contains(stored.size) else {
+            return .failure(ShapeProblem(text: "its recorded size \(stored.size) is out of range"))
+        }
+        let rows = try database.query(
+            "SELECT rowid, idx, length(data), typeof(data) FROM attachment_chunk WHERE content_id = ? ORDER BY idx", [.integer(content)]
+        ) { (row: $0.int64(0), index: $0.int64(1), length: $0.int64(2), type: $0.text(3)) }
+        let size = stored.size
+        let whole = Int64(Self.chunkSize)
+        let expected = size == 0 ? 0 : (size + whole - 1) / whole
+        guard Int64(rows.count) == expected else {
+            return .failure(ShapeProblem(text: "its \(size) bytes should be in \(expected) chunk\(expected == 1 ? "" : "s"), not \(rows.count)"))
+        }
+        var chunks: [(row: Int64, length: Int)] = []
+        for (offset, row) in rows.enumerated() {
+            let place = Int64(offset)
+            let length = place == expected - 1 ? size - place * whole : whole
+            guard row.type == "blob", row.index == place, row.length == length else {
+                return .failure(ShapeProblem(text: "chunk \(offset + 1) of \(expected) is not the \(length) bytes it should be"))
+            }
+            chunks.append((row.row, Int(length)))
+        }
+        return .success(chunks)
+    }
 
     /// What is wrong with the stored attachments: every content's bytes hashed again and
     /// compared, its chunks counted and measured, and every reference between the tables
     /// followed. At most 20 problems.
     func problems() throws -> [String] {
         var problems: [String] = []
-        let contents = try database.query("SELECT id, sha256, size, chunk_size FROM attachment_content ORDER BY id") {
-            (id: $0.int64(0), sha256: $0.text(1), size: $0.int64(2), chunkSize: $0.int64(3))
-        }
+        let contents = try database.query("SELECT id, sha256 FROM attachment_content ORDER BY id") { (id: $0.int64(0), sha256: $0.text(1)) }
         for content in contents where problems.count < 20 {
-            let chunks = try database.query(
-                "SELECT idx, length(data), typeof(data) FROM attachment_chunk WHERE content_id = ? ORDER BY idx", [.integer(content.id)]
-            ) { (index: $0.int64(0), length: $0.int64(1), type: $0.text(2)) }
             let name = "attachment \(content.sha256.prefix(12))"
-            let expectedCount = content.size == 0 ? 0 : (content.size + content.chunkSize - 1) / content.chunkSize
-            let shapeIsRight =
-                Int64(chunks.count) == expectedCount
-                && chunks.enumerated().allSatisfy { offset, chunk in
-                    chunk.type == "blob" && chunk.index == Int64(offset)
-                        && chunk.length == (Int64(offset) == expectedCount - 1 ? content.size - Int64(offset) * content.chunkSize : content.chunkSize)
-                }
-            guard shapeIsRight else {
-                problems.append("\(name): its bytes are stored in \(chunks.count) chunks that do not make up its \(content.size) bytes")
+            if case .failure(let problem) = try chunks(of: content.id) {
+                problems.append("\(name): \(problem.text); run `scrollback check --repair`, then import the export again")
                 continue
             }
             // The read hashes what it reads, and throws when that is not the file's hash.
             do {
                 try read(sha256: content.sha256) { _ in }
             } catch StorageError.conflict {
-                problems.append("\(name): its bytes no longer match their SHA-256 (damaged)")
+                problems.append(
+                    "\(name): its bytes no longer match their SHA-256 (damaged); run `scrollback check --repair`, then import the export again")
             }
         }
         problems += try database.query(
             """
             SELECT DISTINCT content_id FROM attachment_chunk
              WHERE content_id NOT IN (SELECT id FROM attachment_content) LIMIT 5
-            """) { "attachment bytes: chunks of content \($0.int64(0)) belong to no stored file" }
+            """) { "attachment bytes: chunks of content \($0.int64(0)) belong to no stored file; run `scrollback check --repair`" }
         problems += try database.query(
             """
             SELECT a.id FROM attachment AS a
              WHERE (a.content_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM attachment_content WHERE id = a.content_id))
                 OR NOT EXISTS (SELECT 1 FROM message WHERE id = a.message_id)
              LIMIT 5
-            """) { "attachment \($0.int64(0)): belongs to a message or points at bytes that are not stored" }
+            """) { "attachment \($0.int64(0)): belongs to no message or points at bytes that are not stored; run `scrollback check --repair`" }
         problems += try database.query(
             """
             SELECT c.sha256 FROM attachment_content AS c
              WHERE (c.unused_since IS NULL) = NOT EXISTS (SELECT 1 FROM attachment WHERE content_id = c.id) LIMIT 5
-            """) { "attachment \($0.text(0).prefix(12)): marked used when it is not, or unused when it is" }
+            """) { "attachment \($0.text(0).prefix(12)): marked used when it is not, or unused when it is; run `scrollback check --repair`" }
         return Array(problems.prefix(20))
     }
 }

@@ -187,6 +187,11 @@ public final class SQLiteConversationRepository: ConversationRepository {
         try database.queryFirst("SELECT clock FROM sync_tombstone WHERE public_id = ?", [.text(publicID)]) { $0.text(0) }
     }
 
+    public func storedFiles(_ hashes: Set<String>) throws -> Set<String> {
+        let tables = AttachmentTables(database: database)
+        return try database.read { Set(try hashes.filter { try tables.content(sha256: $0) != nil }) }
+    }
+
     @discardableResult
     public func restore(_ snapshots: [ConversationSnapshot]) throws -> [Int64] {
         // Many, next to what is there: by the bulk policy, as a load (an undo of a delete of

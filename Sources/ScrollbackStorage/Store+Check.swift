@@ -331,6 +331,7 @@ extension Store {
             try Writer(database: database).recount()
             try repairOrder()
             try repairBranches()
+            if found["attachment_content"] != nil { try AttachmentTables(database: database).repairDamaged() }
         }
         return copies
     }

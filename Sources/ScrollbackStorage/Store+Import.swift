@@ -470,18 +470,20 @@ extension Store {
                     if let existing = stored[position] {
                         guard existing.content == nil else { continue }
                         let found = try content(for: attachment)
+                        if let unreadable = found.unreadable {
+                            attachmentProblems.append("its attachment \(attachment.name.prefix(80)) \(unreadable)")
+                        }
                         guard let id = found.id else { continue }
                         try tables.fill(attachment: existing.id, content: id, facts: found.facts)
                     } else {
                         let found = try content(for: attachment)
                         var kept = attachment
-                        if let unreadable = found.unreadable { kept.absence = unreadable }
-                        // What the bytes themselves say wins over what the source declared.
-                        if let facts = found.facts {
-                            kept.mime = facts.mime ?? kept.mime
-                            kept.width = facts.width ?? kept.width
-                            kept.height = facts.height ?? kept.height
+                        if let unreadable = found.unreadable {
+                            kept.absence = unreadable
+                            attachmentProblems.append("its attachment \(attachment.name.prefix(80)) \(unreadable)")
                         }
+                        // What the bytes themselves say wins over what the source declared.
+                        if let facts = found.facts { kept = facts.applied(to: kept) }
                         try tables.insert(message: row, position: position, kept, content: found.id)
                     }
                     changed += 1

@@ -16,6 +16,16 @@ public final class Store {
     public let search: SQLiteSearchRepository
     public let activity: SQLiteActivityRepository
 
+    /// What the imports since the last `takeAttachmentProblems` could not read of the
+    /// attachments an export holds, one line each.
+    var attachmentProblems: [String] = []
+
+    /// The attachment problems of the imports since the last call (for the import's summary).
+    public func takeAttachmentProblems() -> [String] {
+        defer { attachmentProblems = [] }
+        return attachmentProblems
+    }
+
     public var path: String { database.path }
     public var isReadOnly: Bool { database.isReadOnly }
     /// Opened as an immutable snapshot (an idle database in a folder nobody can write).

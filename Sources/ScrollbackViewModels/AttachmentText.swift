@@ -28,7 +28,12 @@ public enum AttachmentText {
 
     /// The whole line, safe and cut to `width` cells: the name first, so that it shows at any
     /// width.
+    /// A long name is cut (to 120 cells at most) so that its facts still show.
     public static func line(_ attachment: AttachmentDTO, width: Int) -> String {
-        DisplayWidth.truncated("▣ " + UntrustedText.sanitized(attachment.name) + "  " + facts(of: attachment), to: max(width, 1))
+        let width = max(width, 1)
+        let facts = facts(of: attachment)
+        let room = min(max(width - DisplayWidth.of(facts) - 4, min(width - 2, 16)), 120)
+        let name = DisplayWidth.truncated(UntrustedText.sanitized(attachment.name), to: max(room, 1))
+        return DisplayWidth.truncated("▣ " + name + "  " + facts, to: width)
     }
 }

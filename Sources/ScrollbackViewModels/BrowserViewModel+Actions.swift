@@ -347,6 +347,9 @@ extension BrowserViewModel {
                 status = "Cannot undo the delete: " + (backNote ?? "") + nextUndo
                 return nil
             }
+            // Files another process's delete freed meanwhile come back as missing: said.
+            let files = Set(restorable.flatMap { $0.attachments.compactMap(\.sha256) })
+            let freed = files.isEmpty ? 0 : files.subtracting(try repositories.conversations.storedFiles(files)).count
             let ids = try repositories.conversations.restore(restorable)
             deletedHere.subtract(restorable.map(\.conversation.id))
             // The first restored row in the list's order is selected, so that it and the
@@ -358,7 +361,11 @@ extension BrowserViewModel {
             try list.reload(keeping: first?.id, totalChange: restorable.count)
             // Redo deletes them again by id: it keeps no messages.
             let count = restorable.count
-            return ("Restored \(NumberText.grouped(count)) conversation\(count == 1 ? "" : "s")" + (backNote.map { "; " + $0 } ?? ""),
+            let freedNote =
+                freed == 0
+                ? nil
+                : "\(NumberText.grouped(freed)) attachment file\(freed == 1 ? " was" : "s were") freed meanwhile by another process's delete (import the export again to bring \(freed == 1 ? "it" : "them") back)"
+            return ("Restored \(NumberText.grouped(count)) conversation\(count == 1 ? "" : "s")" + ([backNote, freedNote].compactMap { $0 }.map { "; " + $0 }.joined()),
                 .deleted(restored.map { ConversationSnapshot(conversation: $0, messages: []) }))
         case .renamed(let id, let from, let to, let followed, let mark):
             guard let current = try repositories.conversations.conversation(id: id) else {

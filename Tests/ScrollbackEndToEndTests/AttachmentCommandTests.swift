@@ -164,4 +164,96 @@ struct AttachmentCommandTests {
         #expect(try runner.run(["attachment", "get", hash, "--out", out]).status == 0)
         #expect(FileManager.default.contents(atPath: out).map(Array.init) == scene.png)
     }
+
+    static func sql(_ database: String, _ statement: String) throws -> String {
+        let outcome = try ChildProcess.run("/usr/bin/sqlite3", [database, statement])
+        #expect(outcome.ending.status == 0, "\(outcome.errorText)")
+        return outcome.outputText
+    }
+
+    @Test("a damaged database: a hash holding escapes stays inert; sizes out of range are problems, not traps; check and get agree on a chunk's shape")
+    func damage() throws {
+        let scene = try Self.scene()
+        let runner = scene.runner
+        let database = runner.databasePath
+        let copy = runner.folder.file("escape.sqlite")
+        try FileManager.default.copyItem(atPath: database, toPath: copy)
+        _ = try Self.sql(copy, "UPDATE attachment_content SET sha256 = char(27) || ']0;PWN' || char(7) || char(27) || '[2J' || substr(sha256, 1, 52)")
+        let shown = try BinaryRunner.shell("script -q -e -c \"\\\"$0\\\" --db \(copy) attachment list \(scene.plots)\" /dev/null")
+        #expect(!Array(shown.output).contains(0x07) && !Array(shown.output).contains(0x1B), "\(String(decoding: shown.output, as: UTF8.self))")
+
+        for (column, value) in [("chunk_size", "9223372036854775807"), ("size", "9223372036854775807"), ("chunk_size", "1")] {
+            let broken = runner.folder.file("broken-\(column)-\(value).sqlite")
+            try FileManager.default.copyItem(atPath: database, toPath: broken)
+            _ = try Self.sql(broken, "UPDATE attachment_content SET \(column) = \(value) WHERE size > 100000")
+            let check = try runner.run(["--db", broken, "check"], withDatabase: false)
+            #expect(check.status == 1 && check.output.contains("attachment "), "\(column)=\(value): \(check.status) \(check.output) \(check.error)")
+            #expect(try runner.run(["--db", broken, "stats", "--json"], withDatabase: false).status == 0)
+            let hash = try Self.sql(broken, "SELECT sha256 FROM attachment_content WHERE size NOT BETWEEN 1 AND 100000 OR chunk_size <> 1048576").trimmingCharacters(in: .whitespacesAndNewlines)
+            let get = try runner.run(["--db", broken, "attachment", "get", hash, "--out", runner.folder.file("g-\(column)-\(value)")], withDatabase: false)
+            #expect(get.status == 1 && get.error.contains("damaged"), "\(column)=\(value): \(get.error)")
+        }
+        // A chunk's index moved: both refuse it.
+        let moved = runner.folder.file("moved.sqlite")
+        try FileManager.default.copyItem(atPath: database, toPath: moved)
+        _ = try Self.sql(moved, "UPDATE attachment_chunk SET idx = 7 WHERE idx = 1")
+        #expect(try runner.run(["--db", moved, "check"], withDatabase: false).status == 1)
+        let wav = try Self.sql(moved, "SELECT sha256 FROM attachment_content WHERE size > 100000").trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try runner.run(["--db", moved, "attachment", "get", wav, "--out", runner.folder.file("m")], withDatabase: false).status == 1)
+        // Words of get: its own name, a full-width digit is no hex digit, an empty --out.
+        let symlink = runner.folder.file("link")
+        try FileManager.default.createSymbolicLink(atPath: symlink, withDestinationPath: runner.folder.file("nowhere"))
+        let viaLink = try runner.run(["attachment", "get", wav, "--out", symlink])
+        #expect(viaLink.error.contains("which attachment get does not follow"), "\(viaLink.error)")
+        #expect(try runner.run(["attachment", "get", "ｅａ６９７ｄ", "--out", runner.folder.file("w")]).status == 2)
+        #expect(try runner.run(["attachment", "get", wav, "--out", ""]).status == 2)
+        let ontoDatabase = try BinaryRunner.shell("\"$0\" --db \(database) attachment get \(wav) --out - 1<> \(database)")
+        #expect(ontoDatabase.status != 0 && ontoDatabase.error.contains("standard output is the database"), "\(ontoDatabase.error)")
+        #expect(try runner.run(["check"]).status == 0)
+    }
+
+    @Test("damaged bytes: check --repair lets them go, their attachments missing and saying so; importing the export again brings them back exactly")
+    func repairThenImport() throws {
+        let scene = try Self.scene()
+        let runner = scene.runner
+        _ = try Self.sql(runner.databasePath, "UPDATE attachment_chunk SET data = zeroblob(length(data)) WHERE idx = 1")
+        let check = try runner.run(["check"])
+        #expect(check.status == 1 && check.output.contains("check --repair`, then import the export again"), "\(check.output)")
+        let repair = try runner.run(["check", "--repair"])
+        #expect(repair.status == 0, "\(repair.output) \(repair.error)")
+        let listed = try runner.run(["attachment", "list", scene.plots])
+        #expect(listed.output.contains("let go by check --repair"), "\(listed.output)")
+        let zip = runner.folder.file("export.zip")
+        let again = try runner.run(["import", zip])
+        #expect(again.status == 0 && again.output.contains("1 updated"), "\(again.output)")
+        let json = try runner.json(["attachment", "list", scene.plots])
+        let hash = try #require((json["attachments"] as? [[String: Any]])?[2]["sha256"] as? String)
+        let out = runner.folder.file("back.wav")
+        #expect(try runner.run(["attachment", "get", hash, "--out", out]).status == 0)
+        #expect(FileManager.default.contents(atPath: out).map(Array.init) == scene.wav)
+        #expect(try runner.run(["check"]).status == 0)
+    }
+
+    @Test("an entry of the ZIP that cannot be read (a bad CRC) is said by the import, its conversation kept, the attachment missing with the reason")
+    func unreadableEntry() throws {
+        let runner = try BinaryRunner()
+        let wav = TestFiles.bytes(200_000, seed: 9)
+        let zip = try TestFiles.zip(
+            ["conversations.json": Array(Self.conversations.utf8), "user-x/file_00bb22-1c2d3e4f-aaaa-bbbb-cccc-ddddeeeeffff.wav": wav],
+            in: runner.folder)
+        // One byte of the recording's compressed data changed: its CRC no longer matches.
+        var bytes = try #require(FileManager.default.contents(atPath: zip))
+        let name = Data("ddddeeeeffff.wav".utf8)
+        let at = try #require(bytes.range(of: name)).upperBound + 5_000
+        bytes[at] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: zip))
+        let imported = try runner.run(["import", zip])
+        #expect(imported.status == 0 && imported.output.contains("1 attachment the export holds could not be read"), "\(imported.output)")
+        #expect(imported.output.contains("not read: ") && imported.output.contains("could not be read from the export"), "\(imported.output)")
+        let listed = try runner.run(["attachment", "list", String((try runner.json(["list"])["conversations"] as? [[String: Any]])?.first { $0["title"] as? String == "Plots" }?["id"] as? String ?? "")])
+        #expect(listed.output.contains("not here: could not be read from the export"), "\(listed.output)")
+        // The advice is for the files the import did not find (the plot, file-Gone2), not this one.
+        #expect(listed.error.contains("2 of 3 are not here") || listed.error.contains("3 of 3 are not here"), "\(listed.error)")
+        #expect(try runner.run(["check"]).status == 0)
+    }
 }

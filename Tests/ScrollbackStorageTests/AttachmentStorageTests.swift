@@ -185,6 +185,8 @@ struct AttachmentStorageTests {
         let files = try store.attachmentHashes(conversations: [one.id])
         #expect(files.count == 2)
         _ = try store.conversations.delete(ids: [one.id])
+        // Unused until freed, and counted so (stats says it).
+        #expect(try store.attachmentTotals() == AttachmentTotals(attachments: 1, missing: 0, files: 1, bytes: 7000, unusedFiles: 1, unusedBytes: 3000))
         #expect(try store.freeUnusedAttachments(files) == (files: 1, bytes: 3000))
         #expect(try store.attachmentTotals() == AttachmentTotals(attachments: 1, missing: 0, files: 1, bytes: 7000))
         #expect(try store.check().problems.isEmpty)
