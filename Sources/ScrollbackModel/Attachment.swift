@@ -110,6 +110,7 @@ extension AttachmentDTO {
             if let cut = minor.firstIndex(where: { $0 == ";" || $0 == "+" }) { minor = minor[..<cut] }
             if minor.hasPrefix("x-") { minor = minor.dropFirst(2) }
             if minor.hasPrefix("vnd.") { minor = "" }
+            if major == "text" && minor == "plain" { return "text" }
             let word = minor == "jpg" ? "JPEG" : minor == "mpeg" && major == "audio" ? "MP3" : minor.uppercased()
             if !word.isEmpty, word.count <= 8, word.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" }) {
                 return major == "audio" || major == "video" ? "\(word) \(major)" : word

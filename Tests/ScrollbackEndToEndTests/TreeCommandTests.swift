@@ -34,6 +34,7 @@ struct TreeCommandTests {
 
                 * ── user · 2026-01-01 10:00
                   Why is my query on orders slow?
+                  ▣ explain.txt  text  not here: the export did not hold it
 
                     ── assistant · 2026-01-01 10:00 · gpt-5 · ‹1/2›
                     First answer that was regenerated.

@@ -50,7 +50,7 @@ struct ConfigTests {
             """
         let config = BrowserConfig.parse(text)
         #expect(config.problems == [
-            "config.toml:3: unknown key 'colour' in [colors]; the roles are header, selection, marked, highlight, hint, user, assistant, system, tool, code, fence, conversations, tokens",
+            "config.toml:3: unknown key 'colour' in [colors]; the roles are header, selection, marked, highlight, hint, user, assistant, system, tool, code, fence, attachment, conversations, tokens",
             "config.toml:4: 'blinking' is not a colour word: use bold, dim, reverse, underline, plain, red, green, yellow, blue, magenta, cyan",
             "config.toml:6: wheel_step is a whole number from 1 to 50",
             "config.toml:10: 'Ctrl-Ä' is not a key name (a character, Ctrl-X, Alt-x, Up, Down, Left, Right, PgUp, PgDn, Home, End, Enter, Esc, Tab, Space, Backspace, Delete)",
