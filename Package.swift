@@ -35,6 +35,18 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CChafa",
+            pkgConfig: "chafa",
+            providers: [.apt(["libchafa-dev", "libglib2.0-dev"])]
+        ),
+        // Images for the reader: decoded by libpng, libjpeg-turbo, libwebp and giflib, drawn
+        // by libchafa; in C, as libpng and libjpeg report errors by longjmp.
+        .target(
+            name: "ImageCodec",
+            dependencies: ["CChafa"],
+            linkerSettings: [.linkedLibrary("png"), .linkedLibrary("jpeg"), .linkedLibrary("webp"), .linkedLibrary("gif")]
+        ),
         .target(
             name: "ScrollbackModel",
             swiftSettings: strictSwift
@@ -81,7 +93,7 @@ let package = Package(
         ),
         .target(
             name: "ScrollbackTerminal",
-            dependencies: ["ScrollbackModel", "ScrollbackViewModels", "TerminalText", "CNcursesw", "TerminalSignalState"],
+            dependencies: ["ScrollbackModel", "ScrollbackViewModels", "TerminalText", "CNcursesw", "TerminalSignalState", "ImageCodec"],
             swiftSettings: strictSwift
         ),
         .target(
