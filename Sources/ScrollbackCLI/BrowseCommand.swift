@@ -71,6 +71,7 @@ struct BrowseCommand {
         app.exporter = { ids, path, hidden in
             BrowserExport.run(ids: ids, path: path, showingHidden: hidden, store: store, environment: environment)
         }
+        app.attachmentWriter = { hash, path in BrowserExport.writeAttachment(hash, to: path, store: store) }
         let status = try app.run()
         // No undo reaches the deletes made here now: the files only they used are freed.
         if !store.isReadOnly, !browser.filesOfDeletes.isEmpty {

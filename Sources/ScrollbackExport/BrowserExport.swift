@@ -48,4 +48,29 @@ public enum BrowserExport {
             return "Not exported: " + UntrustedText.sanitized((error as? any UserFacingError)?.userLine ?? String(describing: error))
         }
     }
+
+    /// A stored file's bytes to a new file at `path` (the reader's `S` and `O`): never over a
+    /// file that is there, never through a symlink, written beside it and moved into place,
+    /// hashed again on the way. nil when done, else the reason in a line.
+    public static func writeAttachment(_ hash: String, to path: String, store: Store) -> String? {
+        var status = stat()
+        if lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG {
+            return "\(path) exists; give another name (nothing is written over a file)"
+        }
+        do {
+            try ExportTarget.checkFile(path, force: false, folderAdvice: "give a file's path in it", tool: "scrollback")
+            try ExportTarget.refuseDatabase(path, database: store.path, tool: "scrollback")
+            let file = try ExportFile(replacing: path)
+            do {
+                try store.readAttachment(sha256: hash) { try file.write(bytes: $0) }
+                try file.commit(force: false)
+            } catch {
+                file.discard()
+                throw error
+            }
+            return nil
+        } catch {
+            return (error as? any UserFacingError)?.userLine ?? "\(error)"
+        }
+    }
 }

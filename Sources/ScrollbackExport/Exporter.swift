@@ -201,12 +201,7 @@ public struct Exporter {
     /// A name for an attachment's file beside a Markdown export: its own name made safe (no
     /// `/`, no leading dot, no control or odd character), unique among those taken.
     static func fileName(for attachment: AttachmentDTO, avoiding taken: inout Set<String>) -> String {
-        var safe = String(attachment.name.unicodeScalars.map { scalar -> Character in
-            let character = Character(scalar)
-            return scalar.isASCII && (character.isLetter || character.isNumber || "._-".unicodeScalars.contains(scalar)) ? character : "-"
-        }.prefix(80))
-        while safe.hasPrefix(".") || safe.hasPrefix("-") { safe.removeFirst() }
-        if safe.isEmpty { safe = "attachment" }
+        let safe = attachment.safeFileName
         let dot = safe.lastIndex(of: ".")
         let stem = dot.map { String(safe[..<$0]) } ?? safe
         let suffix = dot.map { String(safe[$0...]) } ?? ""

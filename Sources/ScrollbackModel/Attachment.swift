@@ -125,6 +125,22 @@ extension AttachmentDTO {
         return "file"
     }
 
+    /// A file name for the attachment: its own name made safe (letters, digits, `.`, `-`,
+    /// `_`; no leading dot, no `/`), or `attachment` with its type's extension.
+    public var safeFileName: String {
+        var safe = String(
+            name.unicodeScalars.map { scalar -> Character in
+                let character = Character(scalar)
+                return scalar.isASCII && (character.isLetter || character.isNumber || "._-".unicodeScalars.contains(scalar)) ? character : "-"
+            }.prefix(80))
+        while safe.hasPrefix(".") || safe.hasPrefix("-") { safe.removeFirst() }
+        if safe.isEmpty || safe.allSatisfy({ $0 == "-" || $0 == "." }) {
+            let word = typeWord.lowercased()
+            safe = "attachment" + (word.allSatisfy { $0.isLetter || $0.isNumber } && word != "file" ? "." + word : "")
+        }
+        return safe
+    }
+
     /// A file's size as file managers say it, in powers of 1,000: `812 B`, `9.4 kB`, `245 kB`,
     /// `1.2 MB`.
     public static func sizeText(_ bytes: Int64) -> String {

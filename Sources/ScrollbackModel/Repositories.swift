@@ -78,6 +78,9 @@ public enum ConversationField: String, Sendable {
 
 /// The messages of a conversation: a tree, read one branch at a time.
 public protocol MessageRepository {
+    /// The bytes of the stored file with this SHA-256, when it is stored and holds at most
+    /// `limit` bytes (checked against the hash as they are read); nil otherwise.
+    func attachmentBytes(sha256: String, limit: Int) throws -> [UInt8]?
     /// Appends in order after the last message of the current branch; returns them as stored.
     func append(_ messages: [NewMessage], to conversationID: Int64) throws -> [MessageDTO]
     /// A page of the conversation's current branch.

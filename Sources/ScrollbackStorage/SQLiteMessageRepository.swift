@@ -217,6 +217,19 @@ public final class SQLiteMessageRepository: MessageRepository {
         return try attaching(messages)
     }
 
+    public func attachmentBytes(sha256: String, limit: Int) throws -> [UInt8]? {
+        try database.read {
+            let tables = AttachmentTables(database: database)
+            guard let size = try tables.contents(prefix: sha256, limit: 1).first(where: { $0.sha256 == sha256 })?.size, size <= Int64(limit) else {
+                return nil
+            }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(Int(size))
+            try tables.read(sha256: sha256) { bytes += $0 }
+            return bytes
+        }
+    }
+
     /// The messages with their attachments: a probe of the attachment index a message, and
     /// none where the database holds no attachment at all.
     func attaching(_ messages: [MessageDTO]) throws -> [MessageDTO] {

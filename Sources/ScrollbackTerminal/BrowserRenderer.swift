@@ -125,7 +125,7 @@ public enum BrowserRenderer {
             let question = browser.deleteQuestion(width: max(width - 1, 1)) ?? ""
             screen.draw(DisplayWidth.truncated(" " + question, to: width), row: row, column: 0, style: TextStyle(bold: true))
         case .rename(_, let editor), .search(let editor), .find(let editor), .pipe(let editor), .filter(let editor), .jump(let editor),
-            .export(_, let editor), .narrow(let editor, _, _, _):
+            .export(_, let editor), .narrow(let editor, _, _, _), .saveAttachment(_, let editor):
             let label: String
             switch prompt {
             case .rename: label = " Rename: "
@@ -135,6 +135,7 @@ public enum BrowserRenderer {
             case .narrow: label = " Narrow: "
             case .jump: label = " Go to date: "
             case .export(let ids, _): label = ids.count == 1 ? " Export to: " : " Export \(NumberText.grouped(ids.count)) to: "
+            case .saveAttachment: label = " Save to: "
             default: label = " /"
             }
             let labelWidth = DisplayWidth.of(label)

@@ -33,6 +33,7 @@ extension BrowserRenderer {
             case .text, .blank: style = .plain
             case .summary: style = palette[.fence]
             case .attachment: style = palette[.attachment]
+            case .image: style = .plain
             }
             // What the person did not see, shown with z: dimmed (and marked in its header).
             if line.dimmed { style.dim = true }

@@ -22,6 +22,12 @@ public final class TerminalApp {
     private let config: BrowserConfig
     /// Writes conversations to a file (`x`): the composition root gives it the store.
     public var exporter: ((_ ids: [Int64], _ path: String, _ showingHidden: Bool) -> String)?
+    /// Writes a stored file's bytes to a new file at `path` (never over one that is there),
+    /// hashed again as they go: nil when done, else what went wrong in a line. The
+    /// composition root gives it the store.
+    public var attachmentWriter: ((_ sha256: String, _ path: String) -> String?)?
+    /// The private folder of the copies `O` opens, made at the first, removed at the end.
+    private var openedFolder: String?
 
     /// Turns xterm's bracketed paste on and off; terminals that do not know it ignore it.
     static let bracketedPasteOn = "\u{1B}[?2004h"
@@ -81,6 +87,13 @@ public final class TerminalApp {
         }
         // Before the terminal library starts, so that it leaves these to us.
         TerminalSignals.install()
+        // Asked before the screen starts: the answers come on the input curses will read.
+        // (Not for a first frame measured alone: a terminal that never answers costs the wait.)
+        let images =
+            exitAfterFirstFrame
+            ? ImageSupport(kind: .none, cell: ImageSupport.usualCell, insideTmux: false, colors: .sixteen)
+            : ImageSupport.detect(environment: environment)
+        let painter = ImagePainter(support: images)
 
         guard let terminal = scrollback_newterm() else {
             throw TerminalError(description: "cannot start the terminal (TERM=\(UntrustedText.sanitized(environment["TERM"] ?? "unset"))): run with TERM=xterm-256color")
@@ -96,6 +109,10 @@ public final class TerminalApp {
         let input = TerminalInput()
         enterProgramMode()
         defer { leaveProgramMode() }
+        defer { removeOpenedCopies() }
+        // Kitty's images stay in the terminal's own layer: taken away at the end.
+        defer { if images.kind == .kitty { scrollback_write_control("\u{1B}_Ga=d,d=A\u{1B}\\") } }
+        browser.imageCell = images.kind == .none ? nil : images.cell
         let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         BrowserRenderer.palette = Palette(config.colors)
         let screen = CursesScreen(useColor: has_colors() && !noColor)
@@ -110,6 +127,7 @@ public final class TerminalApp {
             if let signal = TerminalSignals.caught { return 128 + signal }
             if TerminalSignals.takeStopRequest() {
                 suspend()
+                painter.forget()
                 dirty = true
                 continue
             }
@@ -121,7 +139,11 @@ public final class TerminalApp {
             guard let event else {
                 if dirty {
                     BrowserRenderer.render(browser, on: screen)
+                    // Images over the rows the reader keeps for them, after the frame.
+                    let placements = painter.placements(for: browser, screenHeight: screen.height)
+                    painter.prepare(placements)
                     screen.present()
+                    painter.paint(placements, browser: browser)
                     dirty = false
                     if browser.promptShown() {
                         // A question is on screen now: only what is typed from here on
@@ -153,6 +175,7 @@ public final class TerminalApp {
                 continue
             case .resize:
                 browser.resize(width: screen.width, height: screen.height)
+                painter.forget()
                 continue
             case .key(let decoded): key = decoded
             }
@@ -160,6 +183,7 @@ public final class TerminalApp {
             // questions too, which keep their state.
             if browser.keymap.command(for: key, on: browser.screen) == .suspend {
                 suspend()
+                painter.forget()
                 continue
             }
             do {
@@ -167,7 +191,11 @@ public final class TerminalApp {
             } catch {
                 browser.report(error)
             }
-            if let effect = browser.takeEffect() { perform(effect) }
+            if let effect = browser.takeEffect() {
+                perform(effect)
+                // A program had the terminal: the screen is drawn whole again.
+                painter.forget()
+            }
         }
     }
 
@@ -195,11 +223,66 @@ public final class TerminalApp {
                 return
             }
             browser.effectDone(exporter(ids, path, showingHidden))
+        case .openAttachment(let attachment):
+            browser.effectDone(open(attachment, programs: programs))
+        case .saveAttachment(let attachment, let path):
+            browser.effectDone(save(attachment, to: path))
         case .edit(let text, let name):
             handOver { try programs.edit(text, name: name) } after: { status in
                 status == 0 ? "Back from the editor; its copy was removed" : "The editor exited with status \(status); its copy was removed"
             }
         }
+    }
+
+    /// `S`: the attachment written to `path` (`~/` the home folder), never over a file.
+    private func save(_ attachment: AttachmentDTO, to typed: String) -> String {
+        guard let hash = attachment.sha256, let attachmentWriter else { return "Saving is not available here" }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let path = typed == "~" ? home : typed.hasPrefix("~/") ? home + typed.dropFirst(1) : typed
+        let shown = UntrustedText.sanitized(path)
+        if let problem = attachmentWriter(hash, path) { return "Not saved: " + UntrustedText.sanitized(problem) }
+        return "Saved \(UntrustedText.sanitized(attachment.name)) (\(AttachmentText.size(attachment.size ?? 0))) to \(shown)"
+    }
+
+    /// `O`: a private copy of the attachment (in a folder only this user reads, removed
+    /// when the browser exits: the viewer may read it after its opener has returned),
+    /// handed to `$SCROLLBACK_OPEN`, else `xdg-open` (`open` on a Mac).
+    private func open(_ attachment: AttachmentDTO, programs: ExternalPrograms) -> String {
+        guard let hash = attachment.sha256, let attachmentWriter else { return "Opening is not available here" }
+        let chosen = environment["SCROLLBACK_OPEN"].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
+        guard let opener = chosen.map({ ["/bin/sh", "-c", $0 + " \"$1\"", "sh"] }) ?? (programs.find("xdg-open") ?? programs.find("open")).map({ [$0] })
+        else { return "Not opened: no program opens files here (xdg-open); set $SCROLLBACK_OPEN to one" }
+        if openedFolder == nil {
+            var template = Array((NSTemporaryDirectory() + "/scrollback-open-XXXXXX").utf8CString)
+            let made = template.withUnsafeMutableBufferPointer { buffer -> String? in
+                guard let base = buffer.baseAddress, let folder = mkdtemp(base) else { return nil }
+                return String(cString: folder)
+            }
+            openedFolder = made
+        }
+        guard let folder = openedFolder else { return "Not opened: no private folder could be made for its copy" }
+        // One folder a file, so that two files of the same name do not meet.
+        let place = PathText.appending(to: folder, String(hash.prefix(16)))
+        let path = PathText.appending(to: place, AttachmentText.fileName(attachment))
+        if access(path, F_OK) != 0 {
+            mkdir(place, 0o700)
+            if let problem = attachmentWriter(hash, path) { return "Not opened: " + UntrustedText.sanitized(problem) }
+        }
+        let name = chosen == nil ? PathText.lastComponent(of: opener[0]) : "$SCROLLBACK_OPEN"
+        switch Result(catching: { try programs.run(opener + [path], input: nil, quiet: true, timeout: 10_000) }) {
+        case .success(0):
+            return "Opened \(UntrustedText.sanitized(attachment.name)) with \(name) (its copy goes when you quit; O again opens the next)"
+        case .success(ExternalPrograms.timedOut): return "Not opened: \(name) took more than 10 s and was stopped"
+        case .success(let status): return "Not opened: \(name) failed (exit status \(status))"
+        case .failure(let error): return "Not opened: \(name) did not start (\(UntrustedText.sanitized(String(describing: error))))"
+        }
+    }
+
+    /// Removes the copies `O` made.
+    private func removeOpenedCopies() {
+        guard let folder = openedFolder else { return }
+        try? FileManager.default.removeItem(atPath: folder)
+        openedFolder = nil
     }
 
     /// Gives the terminal to a program until it ends, then takes it back and redraws.

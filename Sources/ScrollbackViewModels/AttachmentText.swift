@@ -28,6 +28,9 @@ public enum AttachmentText {
 
     /// The whole line, safe and cut to `width` cells: the name first, so that it shows at any
     /// width.
+    /// A file name for the attachment, safe in any folder (`AttachmentDTO.safeFileName`).
+    public static func fileName(_ attachment: AttachmentDTO) -> String { attachment.safeFileName }
+
     /// A long name is cut (to 120 cells at most) so that its facts still show.
     public static func line(_ attachment: AttachmentDTO, width: Int) -> String {
         let width = max(width, 1)

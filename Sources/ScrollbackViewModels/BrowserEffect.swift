@@ -1,3 +1,4 @@
+import ScrollbackModel
 /// Something the browser asks its front end to do outside the screen: the clipboard, or a
 /// program that takes the terminal for a while. Text from the database reaches a program
 /// only on its standard input (or in a file it is given the name of), never in a command
@@ -18,4 +19,10 @@ public enum BrowserEffect: Equatable, Sendable {
     /// .md, .json or .jsonl), as `scrollback export --out` does; `showingHidden` (the
     /// reader's `z`) puts the hidden messages into Markdown too, as `export --hidden` does.
     case export(ids: [Int64], path: String, showingHidden: Bool)
+    /// Opens the attachment with the system's viewer, through a private copy that goes
+    /// when the browser exits.
+    case openAttachment(AttachmentDTO)
+    /// Writes the attachment's bytes to `path` (typed: `~/` is the home folder), never over
+    /// a file that is there.
+    case saveAttachment(AttachmentDTO, path: String)
 }

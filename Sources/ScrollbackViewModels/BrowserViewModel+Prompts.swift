@@ -162,6 +162,22 @@ extension BrowserViewModel {
                 // From the reader, what it shows: with `z` on, the hidden messages too.
                 effect = .export(ids: ids, path: path, showingHidden: screen == .reader && reader?.showsHidden == true)
             }
+        case .saveAttachment(let attachment, var editor):
+            guard let outcome = edit(&editor, key, reopen: { .saveAttachment(attachment: attachment, editor: $0) }) else { return }
+            switch outcome {
+            case .editing:
+                break
+            case .cancelled:
+                status = "Not saved"
+            case .submitted:
+                let path = editor.text.trimmingCharacters(in: .whitespaces)
+                guard !path.isEmpty, !path.hasSuffix("/") else {
+                    self.prompt = .saveAttachment(attachment: attachment, editor: editor)
+                    status = "Type the file's path (~/ is your home folder)"
+                    return
+                }
+                effect = .saveAttachment(attachment, path: path)
+            }
         case .pipe(var editor):
             guard let outcome = edit(&editor, key, reopen: { .pipe(editor: $0) }) else { return }
             switch outcome {

@@ -26,6 +26,8 @@ public final class BrowserViewModel {
         case jump(editor: LineEditor)
         /// The file to export these conversations to (`x`).
         case export(ids: [Int64], editor: LineEditor)
+        /// Where to save an attachment (`S`).
+        case saveAttachment(attachment: AttachmentDTO, editor: LineEditor)
     }
 
     /// What the front end is asked to do next (copy, run a program), taken with `takeEffect`.
@@ -134,6 +136,16 @@ public final class BrowserViewModel {
     /// The keys in use (the standard ones, with the config file's changes).
     public var keymap = Keymap.standard
     /// How the reader writes times (strftime), when the config file says.
+    /// The bytes of a stored image to draw (nil when it is not stored or larger than `limit`).
+    public func imageBytes(sha256: String, limit: Int) throws -> [UInt8]? {
+        try repositories.messages.attachmentBytes(sha256: sha256, limit: limit)
+    }
+
+    /// The terminal's cell in pixels when it shows images (the front end asks it); the
+    /// reader then keeps rows for each image.
+    public var imageCell: ImageCell? {
+        didSet { readerScreen?.reader.imageCell = imageCell }
+    }
     public var dateFormat: String?
 
     // MARK: The stack of screens

@@ -8,6 +8,7 @@ public enum BrowserCommand: String, CaseIterable, Sendable {
     case previousMessage, nextMessage, previousVersion, nextVersion, outline, nextConversation, previousConversation
     case toggleHidden, toggleExpanded, followLink
     case copyMessage, copyCode, copyConversation, pipe, pager, editor
+    case openAttachment, saveAttachment
     case pin, filter, narrow, jumpToDate, export, overview
 
     /// Its name in the config file's `[keys]`: `page_down`, `copy_message`.

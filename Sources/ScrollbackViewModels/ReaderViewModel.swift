@@ -13,6 +13,9 @@ public struct ReaderLine: Equatable, Sendable {
         case summary
         /// A file of the message: `▣ plot.png  1024×768 PNG  245 kB` (`attachment` says which).
         case attachment
+        /// A row kept for an image under its line (`attachment` says which, `imageRow` which
+        /// of its `imageRows`): drawn blank, the front end draws the image over them.
+        case image
     }
 
     /// Safe to draw, at most the width in cells.
@@ -26,6 +29,47 @@ public struct ReaderLine: Equatable, Sendable {
     public var dimmed = false
     /// For an attachment's line, which of its message's attachments (from 0).
     public var attachment: Int? = nil
+    /// For an image's rows: which row of it (from 0), of how many.
+    public var imageRow = 0
+    public var imageRows = 0
+}
+
+/// A terminal cell's size in pixels, when the terminal can show images: the reader then
+/// keeps rows under each image's line for it.
+public struct ImageCell: Sendable, Hashable {
+    public var width: Int
+    public var height: Int
+    public init(width: Int, height: Int) {
+        self.width = max(width, 1)
+        self.height = max(height, 1)
+    }
+
+    /// The rows and columns an image of `pixels` takes in a reader `width` columns wide:
+    /// the width of the reader at most, half of `height` rows at most, never larger than
+    /// its own pixels; nil for an image whose size is not known.
+    public func cells(for pixels: (width: Int, height: Int), width: Int, height: Int) -> (columns: Int, rows: Int)? {
+        guard pixels.width > 0, pixels.height > 0, width > 0, height > 1 else { return nil }
+        let ownColumns = (pixels.width + self.width - 1) / self.width
+        var columns = max(min(width, ownColumns), 1)
+        // Rows for those columns, the aspect kept.
+        // To the nearest row, as the drawing fits the image to whole cells too.
+        var rows = max(Int((Double(columns * self.width) * Double(pixels.height) / Double(pixels.width) / Double(self.height)).rounded()), 1)
+        let most = max(height / 2, 1)
+        if rows > most {
+            rows = most
+            columns = max(Int((Double(rows * self.height) * Double(pixels.width) / Double(pixels.height) / Double(self.width)).rounded(.down)), 1)
+        }
+        return (min(columns, width), max(rows, 1))
+    }
+}
+
+/// An image whose rows are all on screen: where the front end draws it.
+public struct ShownImage: Sendable, Hashable {
+    public let attachment: AttachmentDTO
+    /// Its first row, counted from the reader's first row on screen.
+    public let row: Int
+    public let columns: Int
+    public let rows: Int
 }
 
 /// A conversation's messages as lines, paged through the repository like the list: a long
@@ -66,6 +110,11 @@ public final class ReaderViewModel {
     public private(set) var showsHidden = false
     /// The collapsed messages (tool calls and traffic for the model) opened with Tab.
     private var expanded = Set<Int64>()
+    /// The terminal's cell in pixels when it shows images; nil: image attachments are
+    /// their line alone.
+    public var imageCell: ImageCell? {
+        didSet { if imageCell != oldValue { relayoutKeepingTop() } }
+    }
 
     private let messages: any MessageRepository
     private var loaded: [MessageDTO] = []
@@ -220,15 +269,43 @@ public final class ReaderViewModel {
 
     /// Lays the lines out again for a new width, keeping the same message at the top.
     public func resize(width: Int, height: Int) {
+        let heightChanged = height != viewportHeight
         viewportHeight = height
-        guard max(width, 1) != self.width else { return }
-        let anchor = topPosition
+        // Images take half the height at most: a new height lays them out again.
+        guard max(width, 1) != self.width || (heightChanged && imageCell != nil) else { return }
         self.width = max(width, 1)
+        relayoutKeepingTop()
+    }
+
+    /// Lays every loaded message out again, the same message at the top.
+    private func relayoutKeepingTop() {
+        let anchor = topPosition
         relayout()
         if let anchor, let index = loaded.firstIndex(where: { $0.position == anchor }) {
             topLine = lineStarts[index]
         }
         clampTop()
+    }
+
+    /// The images whose rows are all on screen, top first.
+    public var shownImages: [ShownImage] {
+        guard imageCell != nil else { return [] }
+        var shown: [ShownImage] = []
+        let end = min(topLine + viewportHeight, lines.count)
+        var index = topLine
+        while index < end {
+            let line = lines[index]
+            if line.style == .image, line.imageRow == 0, index + line.imageRows <= end, let which = line.attachment,
+                let message = loaded.first(where: { $0.position == line.position }), which < message.attachments.count
+            {
+                let attachment = message.attachments[which]
+                let columns = imageCell?.cells(
+                    for: (attachment.width ?? 0, attachment.height ?? 0), width: width, height: viewportHeight)?.columns ?? width
+                shown.append(ShownImage(attachment: attachment, row: index - topLine, columns: columns, rows: line.imageRows))
+            }
+            index += 1
+        }
+        return shown
     }
 
     private func clampTop() {
@@ -527,7 +604,8 @@ public final class ReaderViewModel {
         for message in new {
             lineStarts.append(lines.count)
             lines += Self.layout(
-                message, width: width, siblings: siblings(of: message), dateFormat: dateFormat, zone: zone, collapsed: isCollapsed(message))
+                message, width: width, siblings: siblings(of: message), dateFormat: dateFormat, zone: zone, collapsed: isCollapsed(message),
+                images: imageCell.map { ($0, viewportHeight) })
         }
     }
 
@@ -548,7 +626,8 @@ public final class ReaderViewModel {
         for message in new {
             starts.append(added.count)
             added += Self.layout(
-                message, width: width, siblings: siblings(of: message), dateFormat: dateFormat, zone: zone, collapsed: isCollapsed(message))
+                message, width: width, siblings: siblings(of: message), dateFormat: dateFormat, zone: zone, collapsed: isCollapsed(message),
+                images: imageCell.map { ($0, viewportHeight) })
         }
         loaded = new + loaded
         lineStarts = starts + lineStarts.map { $0 + added.count }
@@ -564,10 +643,11 @@ public final class ReaderViewModel {
     /// lines it has.
     static func layout(
         _ message: MessageDTO, width: Int, siblings: (index: Int, count: Int)? = nil, dateFormat: String? = nil, zone: LocalZone = .process,
-        collapsed: Bool = false
+        collapsed: Bool = false, images: (cell: ImageCell, height: Int)? = nil
     ) -> [ReaderLine] {
         let dimmed = !message.kind.isSeen
-        let result = layoutLines(message, width: width, siblings: siblings, dateFormat: dateFormat, zone: zone, collapsed: collapsed)
+        let result = layoutLines(
+            message, width: width, siblings: siblings, dateFormat: dateFormat, zone: zone, collapsed: collapsed, images: images)
         guard dimmed else { return result }
         return result.map { line in
             var line = line
@@ -586,7 +666,8 @@ public final class ReaderViewModel {
     }
 
     private static func layoutLines(
-        _ message: MessageDTO, width: Int, siblings: (index: Int, count: Int)?, dateFormat: String?, zone: LocalZone, collapsed: Bool
+        _ message: MessageDTO, width: Int, siblings: (index: Int, count: Int)?, dateFormat: String?, zone: LocalZone, collapsed: Bool,
+        images: (cell: ImageCell, height: Int)?
     ) -> [ReaderLine] {
         var result: [ReaderLine] = []
         var header = ""
@@ -600,8 +681,21 @@ public final class ReaderViewModel {
         if let usage = usageText(message.usage) { header += " · " + usage }
         result.append(ReaderLine(text: DisplayWidth.truncated(header, to: width), style: .header(message.role), position: message.position))
         // Its files, each a line after the text (the text of a message of files alone is none).
-        let attachments = message.attachments.enumerated().map { index, attachment in
-            ReaderLine(text: AttachmentText.line(attachment, width: width), style: .attachment, position: message.position, attachment: index)
+        // An image's rows follow its line where the terminal shows images.
+        let attachments = message.attachments.enumerated().flatMap { index, attachment in
+            var lines = [
+                ReaderLine(text: AttachmentText.line(attachment, width: width), style: .attachment, position: message.position, attachment: index)
+            ]
+            if let images, attachment.isStored, attachment.mime?.hasPrefix("image/") == true,
+                let cells = images.cell.cells(for: (attachment.width ?? 0, attachment.height ?? 0), width: width, height: images.height)
+            {
+                for row in 0..<cells.rows {
+                    lines.append(
+                        ReaderLine(
+                            text: "", style: .image, position: message.position, attachment: index, imageRow: row, imageRows: cells.rows))
+                }
+            }
+            return lines
         }
         if collapsed {
             result.append(ReaderLine(text: summary(of: message.content, width: width), style: .summary, position: message.position))

@@ -57,4 +57,43 @@ struct AttachmentUndoTests {
         #expect(files[0].absence == "freed after its conversation was deleted")
         #expect(try store.check().problems.isEmpty)
     }
+
+    @Test("O opens the focused message's stored files in turn, S asks where with ~/ and a safe name; a message without any, or with missing ones, says so")
+    func openAndSaveKeys() throws {
+        let store = try Store.open(path: ":memory:")
+        var message = ImportedMessage(role: .user, content: "two files", createdAt: Self.time, nodeID: "u")
+        message.attachments = [
+            ImportedAttachment(name: "../evil\u{1B}name.png", data: TestFiles.bytes(100, seed: 1)), ImportedAttachment(name: "b.txt", data: [1, 2]),
+            ImportedAttachment(name: "gone.pdf", reference: "sediment://file_1"),
+        ]
+        var missing = ImportedMessage(role: .assistant, content: "a missing one", createdAt: Self.time, nodeID: "a", parent: .node("u"))
+        missing.attachments = [ImportedAttachment(name: "lost.png", reference: "sediment://file_2")]
+        let plain = ImportedMessage(role: .user, content: "nothing", createdAt: Self.time, nodeID: "p", parent: .node("a"))
+        _ = try store.upsert(
+            ImportedConversation(
+                source: "chatgpt", sourceID: "files", title: "Files", model: nil, createdAt: Self.time, updatedAt: Self.time,
+                messages: [message, missing, plain]))
+        let fixture = try BrowserFixture(store: store)
+        let browser = fixture.browser
+        try fixture.press(.enter)
+        try fixture.press(.character("O"))
+        guard case .openAttachment(let first) = browser.takeEffect() else { Issue.record("no open"); return }
+        #expect(first.name == "../evil\u{1B}name.png")
+        try fixture.press(.character("O"))
+        guard case .openAttachment(let second) = browser.takeEffect() else { Issue.record("no second open"); return }
+        #expect(second.name == "b.txt")
+        try fixture.press(.character("O"))
+        guard case .openAttachment(let again) = browser.takeEffect() else { Issue.record("no third open"); return }
+        #expect(again.name == first.name, "round again, the missing one left out")
+        try fixture.press(.character("S"))
+        guard case .saveAttachment(_, let editor) = browser.prompt else { Issue.record("no prompt"); return }
+        #expect(editor.text == "~/evil-name.png", "\(editor.text)")
+        try fixture.press(.escape)
+        try fixture.press(.character("}"))
+        try fixture.press(.character("O"))
+        #expect(browser.takeEffect() == nil && (browser.status ?? "").hasPrefix("Not here: this message's attachment is missing"), "\(browser.status ?? "")")
+        try fixture.press(.character("}"))
+        try fixture.press(.character("S"))
+        #expect(browser.prompt == nil && (browser.status ?? "").hasPrefix("No attachment in this message"), "\(browser.status ?? "")")
+    }
 }

@@ -60,9 +60,37 @@ public final class ReaderScreen: BrowserScreenModel {
             KeyBinding.pipe(on: .reader),
             KeyBinding(.export, [.character("x")], "Export this conversation to a file (.md, .json, .jsonl)", on: [.reader]),
             KeyBinding.pager(on: .reader), KeyBinding.editor(on: .reader),
+            KeyBinding(
+                .openAttachment, [.character("O")],
+                "Open the focused message's attachment (▣) with the system's viewer; again, the next one", on: [.reader]),
+            KeyBinding(.saveAttachment, [.character("S")], "Save the focused message's attachment (▣) to a file (asks where)", on: [.reader]),
         ]
 
     public nonisolated static let helpNotes = ["In a prompt: Enter accepts, Esc cancels."]
+
+    /// Which attachment of each message `O` opens next (it goes on to the next each time).
+    private var attachmentTurn: [Int64: Int] = [:]
+
+    /// The focused message's attachment `O` and `S` act on: its stored ones in turn (`O`
+    /// moves on, `S` takes the one opened last); nil, with the footer saying why, when it
+    /// has none here.
+    private func nextAttachment(advancing: Bool) -> AttachmentDTO? {
+        guard let message = reader.focusedMessage, !message.attachments.isEmpty else {
+            browser.status = "No attachment in this message ({ } move between messages; ▣ lines are attachments)"
+            return nil
+        }
+        let stored = message.attachments.filter(\.isStored)
+        guard !stored.isEmpty else {
+            browser.status = "Not here: this message's attachment\(message.attachments.count == 1 ? " is" : "s are") missing (their lines say why)"
+            return nil
+        }
+        // `O` opens the next in turn; `S` saves the one `O` opened last (else the first).
+        let opened = attachmentTurn[message.id]
+        guard advancing else { return stored[((opened ?? 1) - 1) % stored.count] }
+        let turn = (opened ?? 0) % stored.count
+        attachmentTurn[message.id] = turn + 1
+        return stored[turn]
+    }
 
     /// The screen under this one: where it was opened from (the list, the search results).
     var origin: BrowserScreen { browser.kind(below: self) ?? .list }
@@ -135,6 +163,13 @@ public final class ReaderScreen: BrowserScreenModel {
         case .pin:
             try browser.pin(ids: [reader.conversation.id])
             if let fresh = try browser.repositories.conversations.conversation(id: reader.conversation.id) { try reader.reload(fresh) }
+        case .openAttachment, .saveAttachment:
+            guard let attachment = nextAttachment(advancing: command == .openAttachment) else { return .handled }
+            if command == .openAttachment {
+                browser.effect = .openAttachment(attachment)
+            } else {
+                browser.prompt = .saveAttachment(attachment: attachment, editor: LineEditor(text: "~/" + AttachmentText.fileName(attachment)))
+            }
         case .copyMessage:
             guard let message = reader.focusedMessage else { return .handled }
             browser.effect = .copy(text: message.content, what: "message \(NumberText.grouped(reader.focus + 1))")
@@ -244,6 +279,7 @@ public final class ReaderScreen: BrowserScreenModel {
         reader.viewportHeight = browser.contentHeight
         reader.dateFormat = browser.dateFormat
         reader.zone = browser.zone
+        reader.imageCell = browser.imageCell
         return reader
     }
 

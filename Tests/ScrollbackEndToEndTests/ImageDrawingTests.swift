@@ -1,0 +1,151 @@
+import Foundation
+import ScrollbackModel
+import TestSupport
+import Testing
+
+/// Images drawn in the reader, in a real tmux, as a person's terminal receives them
+/// (`pipe-pane`): kitty's and sixel's bytes wrapped for tmux's passthrough and declaring the
+/// image's size in pixels, block art as text on the screen, nothing with `none`; a hostile
+/// image says why it cannot be shown.
+@Suite("Images in the reader, through tmux")
+struct ImageDrawingTests {
+    /// A database with one conversation: a question with a 320 × 200 PNG, and a broken
+    /// "PNG" that declares 100,000 × 100,000 pixels.
+    static func database(in runner: BinaryRunner) throws {
+        let png = try TestFiles.image("png", width: 320, height: 200, in: runner.folder)
+        var broken: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
+        broken += [0x00, 0x01, 0x86, 0xA0, 0x00, 0x01, 0x86, 0xA0, 8, 6, 0, 0, 0, 0, 0, 0, 0]
+        let conversations = """
+            [{"id": "i1", "title": "Plot", "create_time": 1767261600, "update_time": 1767261700, "current_node": "a1",
+              "mapping": {
+                "u1": {"id": "u1", "parent": null, "children": ["a1"], "message": {"id": "u1", "author": {"role": "user"}, "create_time": 1767261600,
+                  "content": {"content_type": "multimodal_text", "parts": [
+                    {"content_type": "image_asset_pointer", "asset_pointer": "file-service://file-Plot1"}, "What does this show?"]},
+                  "metadata": {"attachments": [{"id": "file-Plot1", "name": "plot.png", "mime_type": "image/png"}]}}},
+                "a1": {"id": "a1", "parent": "u1", "children": [], "message": {"id": "a1", "author": {"role": "assistant"}, "create_time": 1767261650,
+                  "content": {"content_type": "multimodal_text", "parts": [
+                    {"content_type": "image_asset_pointer", "asset_pointer": "file-service://file-Bad2"}, "A line that rises."]},
+                  "metadata": {"attachments": [{"id": "file-Bad2", "name": "huge.png", "mime_type": "image/png"}]}}}}}]
+            """
+        let zip = try TestFiles.zip(
+            ["conversations.json": Array(conversations.utf8), "file-Plot1-plot.png": png, "file-Bad2-huge.png": broken], in: runner.folder)
+        let imported = try runner.run(["import", zip, "--quiet"])
+        #expect(imported.status == 0, "\(imported.error)")
+    }
+
+    /// Opens the conversation with `SCROLLBACK_IMAGES=kind` inside tmux and returns what the
+    /// terminal received from the moment it opened, and the screen.
+    static func shown(_ kind: String, runner: BinaryRunner) throws -> (bytes: String, screen: [String], tmux: TmuxSession) {
+        let tmux = try TmuxSession(
+            width: 100, height: 40, arguments: ["--db", runner.databasePath], environment: ["SCROLLBACK_IMAGES": kind], insideTmux: true)
+        _ = try tmux.waitFor(text: "Plot")
+        let capture = runner.folder.file("\(kind).bytes")
+        try tmux.tmux(["pipe-pane", "-o", "-t", "main", "cat >> '\(capture)'"])
+        try tmux.send("Enter")
+        // The whole frame: the second message's line too, and the reader's footer.
+        let screen = try tmux.waitFor("the reader") { lines in
+            lines.contains { $0.contains("▣ plot.png") } && lines.contains { $0.contains("▣ huge.png") } && lines.last?.contains("message") == true
+        }
+        // The image follows the frame: waited for, up to a few seconds.
+        var bytes = ""
+        for _ in 0..<50 {
+            bytes = String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: capture))) ?? Data(), as: UTF8.self)
+            if bytes.contains("cannot be shown") { break }
+            usleep(100_000)
+        }
+        return (bytes, screen, tmux)
+    }
+
+    /// The sequences inside tmux's passthrough wrapping, unwrapped.
+    static func unwrapped(_ bytes: String) -> String {
+        bytes.replacingOccurrences(of: "\u{1B}Ptmux;", with: "").replacingOccurrences(of: "\u{1B}\u{1B}", with: "\u{1B}")
+    }
+
+    /// The fields of kitty's first transmission (`a=T,f=32,s=…,v=…,c=…,r=…`).
+    static func kittyFields(_ bytes: String) -> [String: Int] {
+        let plain = Self.unwrapped(bytes)
+        guard let start = plain.range(of: "\u{1B}_Ga=T") else { return [:] }
+        let control = plain[start.lowerBound...].dropFirst(3).prefix { $0 != ";" && $0 != "\u{1B}" }
+        var fields: [String: Int] = [:]
+        for pair in control.split(separator: ",") {
+            let parts = pair.split(separator: "=")
+            if parts.count == 2, let value = Int(parts[1]) { fields[String(parts[0])] = value }
+        }
+        return fields
+    }
+
+    @Test("kitty: wrapped for tmux, the image's aspect in the cells kept for it (as many rows as are blank under its line); the broken one says it is too large; a resize deletes and places again")
+    func kitty() throws {
+        let runner = try BinaryRunner()
+        try Self.database(in: runner)
+        let (bytes, screen, tmux) = try Self.shown("kitty", runner: runner)
+        #expect(bytes.contains("\u{1B}Ptmux;\u{1B}\u{1B}_G"), "wrapped for the passthrough")
+        let fields = Self.kittyFields(bytes)
+        let width = try #require(fields["s"]), height = try #require(fields["v"]), columns = try #require(fields["c"]), rows = try #require(fields["r"])
+        // 320 × 200 is 1.6: the pixels sent keep it, to a row's rounding.
+        #expect(abs(Double(width) / Double(height) - 1.6) < 0.1, "\(fields)")
+        #expect(width % columns == 0 && height % rows == 0 && columns <= 100, "whole cells: \(fields)")
+        #expect(bytes.contains("(cannot be shown: too large)"), "the broken one")
+        // The rows under the line are kept blank for it, then the next message.
+        let line = try #require(screen.firstIndex { $0.contains("▣ plot.png") })
+        let blank = screen[(line + 1)...].prefix { $0.trimmingCharacters(in: .whitespaces).isEmpty }.count
+        #expect(blank == rows + 1 || blank == rows + 2, "\(rows) rows of image, then one blank line: \(screen)")
+        #expect(screen[line - 1].contains("What does this show?") && screen[line + blank + 1].contains("assistant"), "\(screen)")
+        // A resize: the placement is deleted, the image drawn again.
+        let capture = runner.folder.file("kitty.bytes")
+        let before = (try? Data(contentsOf: URL(fileURLWithPath: capture)).count) ?? 0
+        try tmux.resize(width: 90, height: 40)
+        var after = ""
+        for _ in 0..<50 {
+            let data = (try? Data(contentsOf: URL(fileURLWithPath: capture))) ?? Data()
+            after = Self.unwrapped(String(decoding: data.dropFirst(before), as: UTF8.self))
+            if after.contains("\u{1B}_Ga=T") { break }
+            usleep(100_000)
+        }
+        #expect(after.contains("\u{1B}_Ga=d,d=A") && after.contains("\u{1B}_Ga=T"), "deleted and placed again")
+        try tmux.send("q")
+        try tmux.send("q")
+        #expect(try tmux.waitForExit() == 0)
+    }
+
+    @Test("sixel: wrapped for tmux, the raster of 320 × 200 pixels (rounded to sixel rows); none: no image bytes at all")
+    func sixel() throws {
+        let runner = try BinaryRunner()
+        try Self.database(in: runner)
+        let (bytes, _, tmux) = try Self.shown("sixel", runner: runner)
+        let plain = Self.unwrapped(bytes)
+        let start = try #require(plain.range(of: "q\""), "a sixel image with its raster attributes")
+        let fields = plain[start.upperBound...].prefix { $0.isNumber || $0 == ";" }.split(separator: ";").compactMap { Int($0) }
+        // The raster keeps 320 × 200's aspect, to a row of six pixels.
+        #expect(fields.count >= 4 && abs(Double(fields[2]) / Double(max(fields[3], 1)) - 1.6) < 0.15, "\(fields)")
+        #expect(bytes.contains("\u{1B}Ptmux;\u{1B}\u{1B}P"))
+        try tmux.send("q")
+        try tmux.send("q")
+        #expect(try tmux.waitForExit() == 0)
+
+        let (none, screen, quiet) = try Self.shown("none", runner: runner)
+        #expect(!none.contains("_G") && !none.contains("\u{1B}P") && !none.contains("cannot be shown"))
+        let line = try #require(screen.firstIndex { $0.contains("▣ plot.png") })
+        #expect(screen[line + 2].contains("assistant"), "no rows kept: \(screen)")
+        try quiet.send("q")
+        try quiet.send("q")
+        #expect(try quiet.waitForExit() == 0)
+    }
+
+    @Test("symbols: block art on the screen itself, in the rows kept for it, not wrapped")
+    func symbols() throws {
+        let runner = try BinaryRunner()
+        try Self.database(in: runner)
+        let (bytes, _, tmux) = try Self.shown("symbols", runner: runner)
+        #expect(!bytes.contains("\u{1B}Ptmux;"))
+        let screen = try tmux.waitFor("block art") { lines in
+            guard let line = lines.firstIndex(where: { $0.contains("▣ plot.png") }), line + 3 < lines.count else { return false }
+            return !lines[line + 2].trimmingCharacters(in: .whitespaces).isEmpty
+        }
+        let line = try #require(screen.firstIndex { $0.contains("▣ plot.png") })
+        #expect(screen[line + 1].trimmingCharacters(in: .whitespaces).count > 10 && !screen[line + 1].contains("assistant"), "\(screen)")
+        try tmux.send("q")
+        try tmux.send("q")
+        #expect(try tmux.waitForExit() == 0)
+    }
+}
