@@ -130,9 +130,13 @@ enum ClaudeCodeSession {
                 let last = index == parts.count - 1
                 let id = last ? node : "\(node)#\(index)"
                 gathered.messages.append(
-                    ImportedMessage(
-                        role: part.role, content: part.text, createdAt: time, model: part.role == .assistant ? model : nil, nodeID: id,
-                        parent: index == 0 ? parent : .node("\(node)#\(index - 1)"), usage: part.usage, kind: part.kind))
+                    {
+                        var message = ImportedMessage(
+                            role: part.role, content: part.text, createdAt: time, model: part.role == .assistant ? model : nil, nodeID: id,
+                            parent: index == 0 ? parent : .node("\(node)#\(index - 1)"), usage: part.usage, kind: part.kind)
+                        message.attachments = part.attachments
+                        return message
+                    }())
             }
             if uuid == nil {
                 let head = gathered.messages.count - parts.count
@@ -188,6 +192,8 @@ enum ClaudeCodeSession {
         /// The subagent a result came from (`toolUseResult.agentId`, or `agentId: …` in its
         /// text).
         var agentID: String? = nil
+        /// Images (and documents) it carried inline.
+        var attachments: [ImportedAttachment] = []
     }
 
     /// The tools that start a subagent.
@@ -237,19 +243,26 @@ enum ClaudeCodeSession {
             }
             var parts: [Part] = []
             var prose: [String] = []
+            var files: [ImportedAttachment] = []
             func flushProse() {
                 let text = prose.joined(separator: "\n")
                 prose = []
-                if let part = prompt(text, role: role, meta: meta) { parts.append(part) }
+                // Images alone (a pasted screenshot) make a message of their own.
+                if var part = prompt(text, role: role, meta: meta) ?? (files.isEmpty ? nil : Part(role: role, text: "", kind: meta ? .internal : .text)) {
+                    part.attachments = files
+                    parts.append(part)
+                } else if !files.isEmpty, var last = parts.popLast() {
+                    last.attachments += files
+                    parts.append(last)
+                }
+                files = []
             }
             for case let block as [String: Any] in message.array("content") ?? [] {
                 switch block.string("type") ?? "" {
                 case "text":
                     prose.append(block.string("text") ?? "")
-                case "image":
-                    prose.append("[image]")
-                case "document":
-                    prose.append("[attachment: \(block.object("source")?.string("media_type") ?? "document")]")
+                case "image", "document":
+                    files.append(inline(block, number: files.count + 1))
                 case "thinking":
                     flushProse()
                     if let thinking = block.string("thinking"), !ImportText.isBlank(thinking) {
@@ -266,7 +279,12 @@ enum ClaudeCodeSession {
                     let text = toolResult(block)
                     let agent = (object.object("toolUseResult")?.string("agentId")).flatMap { $0.isEmpty ? nil : agentKey($0) }
                         ?? agentID(inResult: text)
-                    parts.append(Part(role: .tool, text: text, kind: .tool, toolUseID: block.string("tool_use_id"), agentID: agent))
+                    var result = Part(role: .tool, text: text, kind: .tool, toolUseID: block.string("tool_use_id"), agentID: agent)
+                    // A tool's images (a screenshot it took) are its attachments.
+                    for case let item as [String: Any] in block.array("content") ?? [] where item.string("type") == "image" {
+                        result.attachments.append(inline(item, number: result.attachments.count + 1))
+                    }
+                    parts.append(result)
                 default:
                     flushProse()
                     unknown += 1
@@ -329,7 +347,22 @@ enum ClaudeCodeSession {
         return text
     }
 
-    /// A tool's result as its text (images as `[image]`); an error says so first.
+    /// An image or document block (`source`: base64 with its media type, or a URL) as an
+    /// attachment.
+    static func inline(_ block: [String: Any], number: Int) -> ImportedAttachment {
+        let source = block.object("source") ?? [:]
+        if let data = source.string("data") {
+            var attachment = InlineAttachments.attachment(mime: source.string("media_type"), base64: data, number: number)
+            if block.string("type") == "document" { attachment.name = block.string("title") ?? attachment.name.replacingOccurrences(of: "image", with: "document") }
+            return attachment
+        }
+        if let url = source.string("url") { return InlineAttachments.attachment(url: url, number: number) }
+        return ImportedAttachment(
+            name: "\(block.string("type") ?? "file")-\(number)", mime: source.string("media_type"), absence: "the session file does not hold it")
+    }
+
+    /// A tool's result as its text (its images are attachments, `[image]` only where the
+    /// text would otherwise be empty); an error says so first.
     static func toolResult(_ block: [String: Any]) -> String {
         var text: String
         if let string = block.string("content") {
@@ -339,7 +372,7 @@ enum ClaudeCodeSession {
                 guard let item = item as? [String: Any] else { return nil }
                 switch item.string("type") {
                 case "text": return item.string("text")
-                case "image": return "[image]"
+                case "image": return nil
                 default: return ChatGPTMessage.rawJSON(item)
                 }
             }.joined(separator: "\n")

@@ -139,9 +139,15 @@ enum ClaudeExport {
         let time = try ImportTime.iso8601(message.string("created_at"), field: "a message's created_at") ?? fallbackTime ?? Timestamp(milliseconds: 0)
         var result: [ImportedMessage] = []
         var text = ""
+        // The message's files, which go with its last part (Claude's export holds their names,
+        // and the text it drew out of documents, never their bytes).
+        var files: [ImportedAttachment] = []
         func flush() {
-            if !ImportText.isBlank(text) {
-                result.append(ImportedMessage(role: role, content: text.trimmingCharacters(in: .newlines), createdAt: time))
+            if !ImportText.isBlank(text) || !files.isEmpty {
+                var part = ImportedMessage(role: role, content: text.trimmingCharacters(in: .newlines), createdAt: time)
+                part.attachments = files
+                files = []
+                result.append(part)
             }
             text = ""
         }
@@ -174,17 +180,22 @@ enum ClaudeExport {
         } else {
             text = message.string("text") ?? ""
         }
-        // Attachments stay with the message they came with.
+        // Attachments stay with the message they came with: the text drawn out of a document
+        // in the message too, as the model read it (and search finds it).
+        let absent = "Claude's export holds no files, only their names (and the text of documents)"
         for case let attachment as [String: Any] in message.array("attachments") ?? [] {
             let name = ImportText.oneLine(attachment.string("file_name") ?? "attachment")
-            if let extracted = attachment.string("extracted_content"), !ImportText.isBlank(extracted) {
-                text += "\n\n[attachment: \(name)]\n" + ImportText.fenced(extracted)
-            } else {
-                text += "\n\n[attachment: \(name)]"
-            }
+            let extracted = attachment.string("extracted_content").flatMap { ImportText.isBlank($0) ? nil : $0 }
+            if let extracted { text += "\n\n[attachment: \(name)]\n" + ImportText.fenced(extracted) }
+            let size = ChatGPTAttachments.whole(attachment["file_size"]).map { Int64($0) }
+            files.append(
+                ImportedAttachment(
+                    name: name, mime: attachment.string("file_type").flatMap { $0.isEmpty ? nil : $0 }, size: size, extracted: extracted,
+                    absence: absent))
         }
         for case let file as [String: Any] in message.array("files") ?? [] {
-            text += "\n\n[file: \(file.string("file_name") ?? "file")]"
+            let name = ImportText.oneLine(file.string("file_name") ?? "file")
+            files.append(ImportedAttachment(name: name, reference: file.string("file_uuid"), absence: absent))
         }
         flush()
         return result

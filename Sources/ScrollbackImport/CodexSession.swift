@@ -90,10 +90,10 @@ enum CodexSession {
                 copy += 1
                 node = StableID.uuid(String(decoding: line.bytes, as: UTF8.self), String(copy))
             }
-            messages.append(
-                ImportedMessage(
-                    role: part.role, content: part.text, createdAt: time, model: part.role == .assistant ? model : nil,
-                    nodeID: node, kind: part.kind))
+            var message = ImportedMessage(
+                role: part.role, content: part.text, createdAt: time, model: part.role == .assistant ? model : nil, nodeID: node, kind: part.kind)
+            message.attachments = part.attachments
+            messages.append(message)
             if part.role == .assistant { lastAssistant = messages.count - 1 }
         }
         guard !messages.isEmpty else { return ([], readTo, skipped) }
@@ -130,23 +130,31 @@ enum CodexSession {
         switch item.string("type") ?? "" {
         case "message":
             let role = item.string("role") ?? ""
+            // Its images (a pasted screenshot: a data URL) are attachments.
+            var files: [ImportedAttachment] = []
             let text = (item.array("content") ?? []).compactMap { block -> String? in
                 guard let block = block as? [String: Any] else { return nil }
                 switch block.string("type") {
                 case "input_text", "output_text", "text": return block.string("text")
-                case "input_image": return "[image]"
+                case "input_image":
+                    let url = block.string("image_url") ?? block.object("image_url")?.string("url") ?? ""
+                    files.append(InlineAttachments.attachment(url: url, number: files.count + 1))
+                    return nil
                 default: return ChatGPTMessage.rawJSON(block)
                 }
             }.joined(separator: "\n")
-            guard !ImportText.isBlank(text) else { return nil }
+            guard !ImportText.isBlank(text) || !files.isEmpty else { return nil }
+            var part: Part
             switch role {
             case "user":
                 let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
                 let context = ["<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<permissions instructions>"]
-                return Part(role: .user, text: text, kind: context.contains { trimmed.hasPrefix($0) } ? .internal : .text)
-            case "assistant": return Part(role: .assistant, text: text, kind: .text)
-            default: return Part(role: .system, text: text, kind: .internal)
+                part = Part(role: .user, text: text, kind: context.contains { trimmed.hasPrefix($0) } ? .internal : .text)
+            case "assistant": part = Part(role: .assistant, text: text, kind: .text)
+            default: part = Part(role: .system, text: text, kind: .internal)
             }
+            part.attachments = files
+            return part
         case "reasoning":
             let summary = (item.array("summary") ?? []).compactMap { ($0 as? [String: Any])?.string("text") }
             let content = (item.array("content") ?? []).compactMap { ($0 as? [String: Any])?.string("text") }

@@ -311,7 +311,13 @@ public struct Importer {
                     }
                 }
                 let find: AttachmentFinder? =
-                    files.map { files in { files.source(for: $0) } } ?? (format == .jsonl ? { $0.file.flatMap(FileSource.regularFile) } : nil)
+                    files.map { files in { files.source(for: $0) } }
+                    ?? (format == .jsonl ? { $0.file.flatMap(FileSource.regularFile) } : nil)
+                    ?? (format == .llm
+                        ? { attachment in
+                            guard let reference = attachment.reference, reference.hasPrefix(LLMLogImport.contentReference) else { return nil }
+                            return try LLMLogImport.content(of: String(reference.dropFirst(LLMLogImport.contentReference.count)), path: path)
+                        } : nil)
                 switch try self.store.upsert(conversation, restoring: restoring, attachments: find) {
                 case .inserted: result.inserted += 1
                 case .updated: result.updated += 1

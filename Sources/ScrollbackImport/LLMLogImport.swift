@@ -75,6 +75,54 @@ struct LLMLogImport {
         return (result, skipped)
     }
 
+    /// The reference of an attachment whose bytes are in the log's `attachments` table: the
+    /// import reads them from there when it stores them, one at a time.
+    static let contentReference = "llm-attachment:"
+
+    /// The attachments of each response (its prompt's: `prompt_attachments`, in their order):
+    /// bytes llm kept are read when stored; a path or URL llm kept instead is a reference.
+    private func attachments(_ database: ForeignDatabase) throws -> [String: [ImportedAttachment]] {
+        guard try database.scalarInt("SELECT count(*) FROM sqlite_schema WHERE name IN ('attachments', 'prompt_attachments')") == 2 else {
+            return [:]
+        }
+        let columns = Set(try database.query("SELECT name FROM pragma_table_info('attachments')") { $0.text(0) })
+        func column(_ name: String) -> String { columns.contains(name) ? "a.\(name)" : "NULL" }
+        let rows = try database.query(
+            """
+            SELECT p.response_id, a.id, \(column("type")), \(column("path")), \(column("url")), length(\(column("content")))
+              FROM prompt_attachments AS p JOIN attachments AS a ON a.id = p.attachment_id
+             ORDER BY p.response_id, p."order"
+            """
+        ) { ($0.text(0), $0.text(1), $0.optionalText(2), $0.optionalText(3), $0.optionalText(4), $0.optionalInt64(5)) }
+        var found: [String: [ImportedAttachment]] = [:]
+        for (response, id, type, path, url, length) in rows {
+            let place = path ?? url
+            let last = place.map { PathText.lastComponent(of: $0).prefix(200) }.map(String.init)
+            let name = last.flatMap { $0.isEmpty ? nil : $0 } ?? "attachment-\((found[response]?.count ?? 0) + 1)"
+            let mime = type.flatMap { $0.isEmpty || $0.count > 100 ? nil : $0 }
+            if let length, length >= 0 {
+                found[response, default: []].append(ImportedAttachment(name: name, mime: mime, size: length, reference: Self.contentReference + id))
+            } else {
+                found[response, default: []].append(
+                    ImportedAttachment(name: name, mime: mime, reference: place, absence: "llm keeps only its \(path != nil ? "path" : "URL"), not the file"))
+            }
+        }
+        return found
+    }
+
+    /// The bytes of the attachment `id` of the log, read whole (at most 64 MB; a larger one
+    /// is kept missing, saying so).
+    static func content(of id: String, path: String) throws -> (any AttachmentSource)? {
+        let database = try ForeignDatabase(readingAt: path)
+        guard let size = try database.query("SELECT length(content) FROM attachments WHERE id = ?", [.text(id)], { $0.optionalInt64(0) }).first ?? nil
+        else { return nil }
+        guard size <= Int64(InlineAttachments.largest) else {
+            throw AttachmentUnreadable(reason: "larger than \(InlineAttachments.largest >> 20) MB in llm's database; not kept")
+        }
+        let bytes = try database.query("SELECT content FROM attachments WHERE id = ?", [.text(id)]) { $0.blob(0) }.first ?? []
+        return InMemoryAttachmentSource(bytes)
+    }
+
     private func legacyConversations(_ database: ForeignDatabase) throws -> ([ImportedConversation], [SkippedRecord]) {
         let columns = Set(try database.query("SELECT name FROM pragma_table_info('responses')") { $0.text(0) })
         guard ["id", "prompt", "response"].allSatisfy(columns.contains) else {
@@ -117,6 +165,7 @@ struct LLMLogImport {
                 usage: ImportUsage.usage(input: row.optionalInt64(7), output: row.optionalInt64(8), duration: row.optionalInt64(9)),
                 time: time, badTime: badTime)
         }
+        let files = try attachments(database)
         var order: [String] = []
         var grouped: [String: [Response]] = [:]
         for response in responses {
@@ -140,8 +189,11 @@ struct LLMLogImport {
                     messages.append(ImportedMessage(role: .system, content: system, createdAt: time, nodeID: turn.id + ":system"))
                     lastSystem = system
                 }
-                if !ImportText.isBlank(turn.prompt) {
-                    messages.append(ImportedMessage(role: .user, content: turn.prompt, createdAt: time, nodeID: turn.id + ":prompt"))
+                let attached = files[turn.id] ?? []
+                if !ImportText.isBlank(turn.prompt) || !attached.isEmpty {
+                    var prompt = ImportedMessage(role: .user, content: turn.prompt, createdAt: time, nodeID: turn.id + ":prompt")
+                    prompt.attachments = attached
+                    messages.append(prompt)
                 }
                 if !ImportText.isBlank(turn.response) {
                     messages.append(

@@ -453,8 +453,9 @@ extension Store {
             }
             if let hash = attachment.sha256, let known = try tables.content(sha256: hash) { return (known, nil, nil) }
             if let reference = attachment.reference, let known = try tables.storedContent(reference: reference) { return (known, nil, nil) }
-            guard let source = try find?(attachment) else { return (nil, nil, nil) }
             do {
+                // A finder that cannot read the bytes says why (too large, a file that changed).
+                guard let source = try find?(attachment) else { return (nil, nil, nil) }
                 let stored = try database.write { try tables.store(source, expecting: attachment.sha256) }
                 return (stored.id, stored.facts, nil)
             } catch let error as AttachmentUnreadable {

@@ -112,7 +112,10 @@ struct ClaudeCodeTests {
         #expect(all.contains { $0.kind == .internal && $0.content.contains("trackedFileBackups") })
         #expect(all.first { $0.sourceNodeID == "a3" }?.content.hasPrefix("Bash(swift build 2>&1 | tail -3)\n{") == true)
         #expect(all.first { $0.sourceNodeID == "r1" }?.content.hasPrefix("Error: error: missing return\nline 2\nline 3\npadding ") == true)
-        #expect(all.first { $0.sourceNodeID == "u2" }?.content == "Just list the files.\n[image]")
+        // Its pasted image is an attachment of the message, its bytes kept exactly.
+        let pasted = try #require(all.first { $0.sourceNodeID == "u2" })
+        #expect(pasted.content == "Just list the files." && pasted.attachments.map(\.name) == ["image-1.png"])
+        #expect(pasted.attachments.first?.size == 8 && pasted.attachments.first?.isStored == true)
         // Usage once per answer: msg_1's three lines carry it once.
         let used = all.filter { $0.usage.outputTokens != nil }
         #expect(used.count == 3 && used.allSatisfy { $0.usage.inputTokens == 1_010 && $0.usage.outputTokens == 50 })

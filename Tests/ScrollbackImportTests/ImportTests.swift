@@ -97,7 +97,7 @@ struct ImportTests {
         #expect(summary.inserted == 2)
         #expect(summary.skipped.map(\.reason) == ["no messages"])
         #expect(try Self.transcript(store, source: "claude", id: "aaaaaaaa-1111-4222-8333-000000000001") == [
-            "user: Why does this not compile?\n\n[attachment: main.rs]\n```\nfn main() { let r; { let x = 5; r = &x; } }\n```\n\n[file: screenshot.png]",
+            "user: Why does this not compile?\n\n[attachment: main.rs]\n```\nfn main() { let r; { let x = 5; r = &x; } }\n```",
             "assistant: Retried answer: move x out of the inner scope.",
             #"tool: repl: {"code":"cargo check"}"#,
             "tool: Finished dev profile",
@@ -109,6 +109,11 @@ struct ImportTests {
             "user: Give me a name for a cat.", "assistant: Biscuit.",
         ])
         let rust = try #require(try Self.conversation(store, source: "claude", id: "aaaaaaaa-1111-4222-8333-000000000001"))
+        // Its files: names, type, size and the text drawn out, their bytes missing, saying why.
+        let files = try store.attachments(conversation: rust.id)
+        #expect(files.map(\.name) == ["main.rs", "screenshot.png"] && files.allSatisfy { !$0.isStored })
+        #expect(files[0].mime == "text/x-rust" && files[0].size == 42 && files[0].extracted?.hasPrefix("fn main()") == true)
+        #expect(files[1].absence?.hasPrefix("Claude's export holds no files") == true)
         #expect(rust.title == "Rust lifetimes")
         #expect(rust.createdAt.iso8601 == "2026-02-01T09:00:00.000Z")
         #expect(rust.updatedAt.iso8601 == "2026-02-01T09:10:00.000Z")
