@@ -160,4 +160,54 @@ struct AttachmentExportTests {
         let made = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
         #expect(made.filter { $0.hasSuffix(".md") }.count == 2 && made.filter { $0.hasSuffix(".files") }.count == 2, "\(made)")
     }
+
+    @Test("kill -9 in the middle of an import with large attachments (a ZIP, then JSON Lines), and of a delete freeing them: check clean, no orphan bytes, all or nothing")
+    func killNine() throws {
+        let runner = try BinaryRunner()
+        // Eight conversations, each with a recording of 6 MB: the import takes a while.
+        var conversations: [String] = []
+        var files: [String: [UInt8]] = [:]
+        for index in 0..<8 {
+            conversations.append(
+                """
+                {"id": "k\(index)", "title": "Take \(index)", "create_time": \(1767261600 + index * 100), "update_time": \(1767261650 + index * 100), "current_node": "u",
+                 "mapping": {"u": {"id": "u", "parent": null, "children": [], "message": {"id": "u", "author": {"role": "user"}, "create_time": \(1767261600 + index * 100),
+                   "content": {"content_type": "multimodal_text", "parts": [{"content_type": "audio_asset_pointer", "asset_pointer": "sediment://file_\(index)aa", "format": "wav"}, "take \(index)"]},
+                   "metadata": {}}}}}
+                """)
+            files["user-x/file_\(index)aa-1c2d3e4f-aaaa-bbbb-cccc-ddddeeeeffff.wav"] = TestFiles.bytes(6 << 20, seed: UInt64(index + 1))
+        }
+        files["conversations.json"] = Array(("[" + conversations.joined(separator: ",") + "]").utf8)
+        let zip = try TestFiles.zip(files, in: runner.folder)
+        let full = runner.folder.file("full.sqlite")
+        #expect(try runner.run(["--db", full, "import", zip, "--quiet"], withDatabase: false).status == 0)
+        let backup = runner.folder.file("backup.jsonl")
+        #expect(try runner.run(["--db", full, "export", "--format", "jsonl", "--out", backup], withDatabase: false).status == 0)
+        var random = SeededRandom(seed: 3)
+        var cut = 0
+        for (round, arguments) in [["import", zip], ["import", backup], ["import", zip], ["import", backup], ["delete", "--source", "chatgpt"], ["delete", "--source", "chatgpt"]].enumerated() {
+            let path = runner.folder.file("k\(round).sqlite")
+            if arguments[0] == "delete" { try FileManager.default.copyItem(atPath: full, toPath: path) }
+            let process = try ChildProcess(
+                BinaryRunner.binary.path, ["--db", path] + arguments + (arguments[0] == "delete" ? ["--yes"] : ["--quiet"]),
+                environment: TestEnvironment.variables(home: runner.folder.path), output: "/dev/null", error: "/dev/null")
+            usleep(UInt32(200_000 + random.below(900_000)))
+            kill(process.pid, SIGKILL)
+            _ = process.wait()
+            guard FileManager.default.fileExists(atPath: path) else { continue }
+            let check = try runner.run(["--db", path, "check"], withDatabase: false)
+            #expect(check.status == 0, "round \(round): \(check.output) \(check.error)")
+            let counts = try ChildProcess.run(
+                "/usr/bin/sqlite3",
+                [path, "SELECT (SELECT count(*) FROM conversation), (SELECT count(*) FROM attachment_content), (SELECT count(DISTINCT content_id) FROM attachment_chunk)"]
+            ).outputText.trimmingCharacters(in: .whitespacesAndNewlines)
+            // All or nothing: no conversation without its file, no chunk without its file (a
+            // delete may stop between its two steps: its files then wait, marked unused).
+            let allowed = arguments[0] == "delete" ? ["8|8|8", "0|8|8", "0|0|0"] : ["0|0|0", "8|8|8"]
+            #expect(allowed.contains(counts), "round \(round) \(arguments[0]): \(counts)")
+            if arguments[0] == "import" && counts == "0|0|0" { cut += 1 }
+        }
+        // The kills land inside the imports (else this proves nothing).
+        #expect(cut > 0, "no import was cut short")
+    }
 }
