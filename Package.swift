@@ -113,7 +113,7 @@ let package = Package(
             name: "scrollback-bench",
             dependencies: [
                 "ScrollbackModel", "ScrollbackStorage", "ScrollbackDemo", "ScrollbackViewModels", "ScrollbackTerminal",
-                "ScrollbackImport", "ScrollbackExport", "ScrollbackSync", "CSQLite", "SearchTokenizer", "CLibPQ", "TestSupport",
+                "ScrollbackImport", "ScrollbackExport", "ScrollbackSync", "CSQLite", "SearchTokenizer", "CLibPQ", "TestSupport", "ImageCodec",
             ],
             swiftSettings: strictSwift
         ),

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <setjmp.h>
+#include <time.h>
 #include <chafa.h>
 #include <gif_lib.h>
 #include <jpeglib.h>
@@ -361,3 +362,21 @@ char *sb_image_render(
 }
 
 void sb_image_free_text(char *text) { g_free(text); }
+
+uint64_t sb_image_bench(
+    const uint8_t *data, size_t size, int iterations, int mode, int columns, int rows, int cell_width, int cell_height) {
+    struct timespec start, end;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (int turn = 0; turn < iterations; turn++) {
+        sb_image image;
+        if (sb_image_decode(data, size, 16384, 24000000, &image) != SB_IMAGE_OK) return 0;
+        size_t length = 0;
+        int used_columns = 0, used_rows = 0;
+        char *text = sb_image_render(&image, mode, SB_COLORS_TRUE, columns, rows, cell_width, cell_height, &length, &used_columns, &used_rows);
+        sb_image_free(&image);
+        if (!text) return 0;
+        sb_image_free_text(text);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    return (uint64_t)(end.tv_sec - start.tv_sec) * 1000000000u + (uint64_t)(end.tv_nsec - start.tv_nsec);
+}

@@ -22,7 +22,7 @@ struct Options {
     var child: String?
     var database: String?
     var file: String?
-    /// Run only these sections (page, filter, frame, memory, key, keyframe, import, delete, search, sync).
+    /// Run only these sections (page, filter, frame, memory, key, keyframe, import, delete, search, agents, attachments, sync).
     var only: Set<String> = []
 
     init(_ arguments: [String]) throws {
@@ -97,6 +97,7 @@ func main() throws {
     if wanted("delete") { try Sections.batchDelete(data: data, sizes: sizes, report: &report) }
     if wanted("search") { try Sections.search(big: big, report: &report) }
     if wanted("agents") { try AgentBench.run(work: options.work, quick: options.quick, report: &report) }
+    if wanted("attachments") { try AttachmentBench.run(work: options.work, binary: options.binary, quick: options.quick, report: &report) }
     if wanted("sync") {
         // SCROLLBACK_BENCH_SYNC_COUNT: another size, for a quicker look while working on sync.
         let count = ProcessInfo.processInfo.environment["SCROLLBACK_BENCH_SYNC_COUNT"].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
