@@ -12,6 +12,8 @@ public struct Cursor: Sendable, Hashable, CustomStringConvertible {
         case message(conversationID: Int64, position: Int64)
         case searchTitle(id: Int64)
         case searchMessage(id: Int64)
+        /// Search hits on attachments' names, after the messages'.
+        case searchAttachment(id: Int64)
     }
 
     package let key: Key
@@ -28,6 +30,7 @@ public struct Cursor: Sendable, Hashable, CustomStringConvertible {
         case .message(let conversationID, let position): fields = ["m", "\(conversationID)", "\(position)"]
         case .searchTitle(let id): fields = ["st", "\(id)"]
         case .searchMessage(let id): fields = ["sm", "\(id)"]
+        case .searchAttachment(let id): fields = ["sa", "\(id)"]
         }
         let plain = Self.version + Self.separator + fields.joined(separator: Self.separator)
         return Data(plain.utf8).base64EncodedString()
@@ -94,6 +97,9 @@ public struct Cursor: Sendable, Hashable, CustomStringConvertible {
         case "sm":
             try expectCount(1)
             key = .searchMessage(id: try integer(0))
+        case "sa":
+            try expectCount(1)
+            key = .searchAttachment(id: try integer(0))
         default:
             throw StorageError.invalidCursor(reason: "'\(token.prefix(40))' is not a page token")
         }
@@ -106,7 +112,7 @@ public struct Cursor: Sendable, Hashable, CustomStringConvertible {
         case .created: "the list sorted by created"
         case .title: "the list sorted by title"
         case .message: "the messages of a conversation"
-        case .searchTitle, .searchMessage: "search results"
+        case .searchTitle, .searchMessage, .searchAttachment: "search results"
         }
     }
 }

@@ -25,6 +25,9 @@ public final class SQLiteSearchRepository: SearchRepository {
         return try database.read {
             var hits: [(hit: SearchHit, cursor: Cursor)] = []
             var messagesBefore: Int64?
+            var attachmentsBefore: Int64?
+            // Titles, then messages, then attachments' names: a cursor says where it stopped.
+            var phase = 0
             switch cursor?.key {
             case nil:
                 hits = try self.hits(.titles, query, filter: filter, before: nil, limit: limit + 1)
@@ -32,16 +35,73 @@ public final class SQLiteSearchRepository: SearchRepository {
                 hits = try self.hits(.titles, query, filter: filter, before: id, limit: limit + 1)
             case .searchMessage(let id):
                 messagesBefore = id
+                phase = 1
+            case .searchAttachment(let id):
+                attachmentsBefore = id
+                phase = 2
             case .some:
                 throw StorageError.invalidCursor(reason: "the token is for \(cursor?.listing ?? "another listing")")
             }
-            if hits.count <= limit {
+            if phase <= 1, hits.count <= limit {
                 hits += try self.hits(
                     includingHidden ? .allMessages : .messages, query, filter: filter, before: messagesBefore, limit: limit + 1 - hits.count)
+            }
+            if hits.count <= limit {
+                hits += try attachmentHits(
+                    query, filter: filter, includingHidden: includingHidden, before: attachmentsBefore, limit: limit + 1 - hits.count)
             }
             let items = Array(hits.prefix(limit))
             return Page(items: try items.map { try self.placed($0.hit, includingHidden: includingHidden) }, previous: nil, next: hits.count > limit ? items.last?.cursor : nil)
         }
+    }
+
+    /// Attachments whose name holds every word, newest first (by id), below `before`: a
+    /// scan of the attachment table (a history holds thousands of files, not millions),
+    /// each hit the message it belongs to, its snippet the attachment's line.
+    func attachmentHits(
+        _ query: SearchQuery, filter: ConversationFilter, includingHidden: Bool, before: Int64?, limit: Int
+    ) throws -> [(hit: SearchHit, cursor: Cursor)] {
+        guard limit > 0, try AttachmentTables(database: database).any() else { return [] }
+        var found: [(hit: SearchHit, cursor: Cursor)] = []
+        var below = before ?? Int64.max
+        let chunk = 2_000
+        while found.count < limit {
+            let rows = try database.query(
+                """
+                SELECT \(SQLiteConversationRepository.columns), message.id, message.position, message.role, message.created_at,
+                       message.public_id, message.kind, attachment.id, attachment.name
+                  FROM attachment JOIN message ON message.id = attachment.message_id
+                  JOIN conversation ON conversation.id = message.conversation_id
+                 WHERE attachment.id < ?\(includingHidden ? "" : " AND message.kind NOT IN (\(MessageKind.hiddenSQLList))")
+                 ORDER BY attachment.id DESC LIMIT ?
+                """, [.integer(below), .integer(Int64(chunk))]
+            ) { row -> (id: Int64, hit: (hit: SearchHit, cursor: Cursor)?) in
+                let extra = Source.extra
+                let id = row.int64(extra + 6)
+                let name = row.text(extra + 7)
+                let conversation = SQLiteConversationRepository.conversation(row)
+                guard filter.admits(conversation), let first = query.firstMatch(in: name) else { return (id, nil) }
+                let (snippet, matches) = Snippet.make(from: name, query: query, firstMatch: first)
+                let reference = SearchHit.MessageReference(
+                    id: row.int64(extra), publicID: row.text(extra + 4), position: row.int(extra + 1),
+                    role: Role(rawValue: row.text(extra + 2)) ?? .user, createdAt: Timestamp(milliseconds: row.int64(extra + 3)),
+                    kind: MessageKind(rawValue: row.text(extra + 5)) ?? .unknown)
+                // The snippet is the attachment's line: `▣ ` and its name, the matches moved on.
+                let shifted = matches.map { ($0.lowerBound + 2)..<($0.upperBound + 2) }
+                return (
+                    id,
+                    (SearchHit(conversation: conversation, message: reference, snippet: "▣ " + snippet, matches: shifted),
+                     Cursor(.searchAttachment(id: id)))
+                )
+            }
+            for row in rows {
+                if let hit = row.hit { found.append(hit) }
+                if found.count == limit { break }
+            }
+            guard rows.count == chunk, let last = rows.last else { break }
+            below = last.id
+        }
+        return found
     }
 
     /// A hit in a conversation with branches, its position made its place along its branch

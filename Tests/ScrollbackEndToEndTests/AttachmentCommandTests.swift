@@ -256,4 +256,25 @@ struct AttachmentCommandTests {
         #expect(listed.error.contains("2 of 3 are not here") || listed.error.contains("3 of 3 are not here"), "\(listed.error)")
         #expect(try runner.run(["check"]).status == 0)
     }
+
+    @Test("search finds an attachment by its name, after titles and messages, page by page; its hit is the message it is in")
+    func searchByName() throws {
+        let scene = try Self.scene()
+        let runner = scene.runner
+        let found = try runner.json(["search", "holiday"])
+        #expect((found["hits"] as? [[String: Any]] ?? []).isEmpty, "\(found)")
+        let wav = try runner.json(["search", "file_00bb22"])
+        let hits = (wav["hits"] as? [[String: Any]]) ?? []
+        #expect(hits.count == 1, "\(wav)")
+        let text = try runner.run(["search", "plot.png"])
+        #expect(text.status == 0 && text.output.contains("▣ ") && text.output.contains("plot.png"), "\(text.output) \(text.error)")
+        // Both conversations hold a plot: two hits, one a page, the second from the token.
+        let first = try runner.run(["search", "plot", "--limit", "1"])
+        #expect(first.status == 0, "\(first.error)")
+        let more = try #require(first.error.split(separator: "\n").first { $0.hasPrefix("more: ") }, "\(first.error)")
+        let words = more.split(separator: " ").map(String.init)
+        let token = try #require(words.firstIndex(of: "--after").map { words[$0 + 1] }, "\(more)")
+        let second = try runner.run(["search", "plot", "--limit", "1", "--after", token])
+        #expect(second.status == 0 && second.output.contains("plot"), "\(second.output) \(second.error)")
+    }
 }
