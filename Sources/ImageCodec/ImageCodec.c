@@ -41,9 +41,16 @@ static void png_read_memory(png_structp png, png_bytep out, png_size_t count) {
     reader->at += count;
 }
 
+/// Warnings are not printed (standard error is the terminal the reader is drawn on).
 static void png_quiet(png_structp png, png_const_charp message) {
     (void)png;
     (void)message;
+}
+
+/// Errors neither: back to the setjmp of the decode, saying nothing.
+static void png_fail(png_structp png, png_const_charp message) {
+    (void)message;
+    png_longjmp(png, 1);
 }
 
 static int decode_png(const uint8_t *data, size_t size, uint32_t max_side, uint64_t max_pixels, sb_image *out) {
@@ -54,7 +61,7 @@ static int decode_png(const uint8_t *data, size_t size, uint32_t max_side, uint6
         uint64_t height = (uint64_t)data[20] << 24 | (uint64_t)data[21] << 16 | (uint64_t)data[22] << 8 | data[23];
         if (width > 0 && height > 0 && !fits(width, height, max_side, max_pixels)) return SB_IMAGE_TOO_LARGE;
     }
-    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, png_quiet);
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, png_fail, png_quiet);
     if (!png) return SB_IMAGE_NO_MEMORY;
     png_infop info = png_create_info_struct(png);
     if (!info) {

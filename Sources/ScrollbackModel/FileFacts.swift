@@ -18,7 +18,14 @@ public struct FileFacts: Sendable, Hashable {
     /// kind leave what was declared.
     public func applied(to attachment: ImportedAttachment) -> ImportedAttachment {
         var kept = attachment
-        guard let mime else { return kept }
+        guard let mime else {
+            // Bytes of no image kind this knows, under an image's name: no size to keep rows for.
+            if kept.mime?.hasPrefix("image/") == true {
+                kept.width = nil
+                kept.height = nil
+            }
+            return kept
+        }
         kept.mime = mime
         if mime.hasPrefix("image/") {
             kept.width = width
@@ -28,6 +35,18 @@ public struct FileFacts: Sendable, Hashable {
             kept.height = nil
         }
         return kept
+    }
+
+    /// The largest image decoded for the terminal: 16,384 pixels a side, 24 million in all
+    /// (96 MB of pixels); one beyond is refused from its header (a JPEG is decoded at a
+    /// fraction of its size instead).
+    public static let largestSide = 16_384
+    public static let mostPixels = 24_000_000
+
+    /// Whether an image of this size is beyond what is decoded (a JPEG aside).
+    public static func isTooLarge(width: Int, height: Int) -> Bool {
+        width > largestSide || height > largestSide || width.multipliedReportingOverflow(by: height).partialValue > mostPixels
+            || width.multipliedReportingOverflow(by: height).overflow
     }
 
     /// How many first bytes `sniff` looks at, at most (a JPEG's size comes after its

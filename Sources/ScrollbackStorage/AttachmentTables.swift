@@ -75,10 +75,20 @@ struct AttachmentTables {
         private var index: Int64 = 0
         private var database: Database { tables.database }
 
+        /// The page cache while it writes: small, so that a gigabyte of files goes through a
+        /// few megabytes of memory (an import's own cache is 64 MB), put back after.
+        static let cacheKiB: Int64 = 4_096
+        private var cacheBefore: Int64?
+
         init(tables: AttachmentTables, size: Int) throws {
             guard size >= 0 else { throw StorageError.conflict("an attachment declares a negative size; nothing of it was kept") }
             self.tables = tables
             self.size = size
+            let cache = try tables.database.scalarInt("PRAGMA cache_size")
+            if size > AttachmentTables.chunkSize && (cache < 0 ? -cache : cache * 4) > Self.cacheKiB {
+                try tables.database.execute("PRAGMA cache_size = -\(Self.cacheKiB)")
+                cacheBefore = cache
+            }
             id = try tables.database.scalarInt(
                 """
                 SELECT max(coalesce((SELECT max(id) FROM attachment_content), 0),
@@ -88,10 +98,15 @@ struct AttachmentTables {
 
         deinit { close() }
 
-        /// Closes the open chunk's blob handle (what `finish` does too); idempotent.
+        /// Closes the open chunk's blob handle (what `finish` does too), and puts the page
+        /// cache back; idempotent.
         func close() {
             if let open = chunk { sqlite3_blob_close(open.blob) }
             chunk = nil
+            if let cache = cacheBefore {
+                cacheBefore = nil
+                try? database.execute("PRAGMA cache_size = \(cache)")
+            }
         }
 
         private func closeChunk() throws {
@@ -182,6 +197,7 @@ struct AttachmentTables {
                 "INSERT INTO attachment_content (id, sha256, size, chunk_size, unused_since) VALUES (?, ?, ?, ?, ?)",
                 [.integer(id), .text(hash), .integer(Int64(size)), .integer(Int64(AttachmentTables.chunkSize)),
                  .integer(Timestamp.now().milliseconds)])
+            close()
             return (id, facts, hash)
         }
 

@@ -155,12 +155,19 @@ final class ImagePainter {
     /// written again by curses (blank), and kitty's are deleted.
     func prepare(_ next: [Placement]) {
         guard next != shown else { return }
-        if support.kind == .kitty {
-            write(Array("\u{1B}_Ga=d,d=A\u{1B}\\".utf8))
-        }
+        if support.kind == .kitty { removeKittyImages() }
+        // Thrown away as curses knows them, so that it writes every cell of them again
+        // (blanks too): what a sixel, iTerm2 image or block art left there goes.
         for placement in shown {
-            wtouchln(scrollback_stdscr(), Int32(placement.row), Int32(placement.rows), 1)
+            wredrawln(scrollback_stdscr(), Int32(placement.row), Int32(placement.rows))
         }
+    }
+
+    /// Deletes every kitty image placed (through tmux's passthrough inside tmux, as they were
+    /// placed): on a change, and at the end.
+    func removeKittyImages() {
+        let delete = RenderedImage(bytes: Array("\u{1B}_Ga=d,d=A\u{1B}\\".utf8), columns: 0, rows: 0)
+        write(support.insideTmux ? delete.passedThroughTmux().bytes : delete.bytes)
     }
 
     /// After the frame: draws the images that are new in it (all of them after a change).
@@ -171,8 +178,15 @@ final class ImagePainter {
             let drawn = rendered(placement, browser: browser)
             var bytes = Array("\u{1B}7\u{1B}[\(placement.row + 1);\(placement.column + 1)H".utf8)
             switch drawn {
+            case .success(let image) where !support.kind.drawsPixels:
+                // Block art, a row at a time, each placed: a line feed does not go back to
+                // the first column in curses' mode.
+                for (index, line) in image.bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() where index < placement.rows {
+                    bytes += Array("\u{1B}[\(placement.row + 1 + index);\(placement.column + 1)H".utf8) + line
+                }
+                bytes += Array("\u{1B}[0m".utf8)
             case .success(let image):
-                bytes += support.insideTmux && support.kind.drawsPixels ? image.passedThroughTmux().bytes : image.bytes
+                bytes += support.insideTmux ? image.passedThroughTmux().bytes : image.bytes
             case .failure(let problem):
                 bytes += Array(("(" + problem.text + ")").utf8)
             }

@@ -111,7 +111,7 @@ public final class TerminalApp {
         defer { leaveProgramMode() }
         defer { removeOpenedCopies() }
         // Kitty's images stay in the terminal's own layer: taken away at the end.
-        defer { if images.kind == .kitty { scrollback_write_control("\u{1B}_Ga=d,d=A\u{1B}\\") } }
+        defer { if images.kind == .kitty { painter.removeKittyImages() } }
         browser.imageCell = images.kind == .none ? nil : images.cell
         let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         BrowserRenderer.palette = Palette(config.colors)

@@ -1,5 +1,6 @@
 import Foundation
 import ImageCodec
+import ScrollbackModel
 
 /// How images reach the terminal: a protocol of pixels (kitty's graphics, sixel, iTerm2's
 /// inline images), Unicode block art in colour, or not at all.
@@ -27,8 +28,8 @@ public final class DecodedImage: @unchecked Sendable {
 
     /// The most pixels a side, and in all, an image may declare to be decoded: 16,384 and
     /// 24 million (96 MB of pixels). A JPEG beyond is decoded at a fraction of its size.
-    public static let largestSide: UInt32 = 16_384
-    public static let mostPixels: UInt64 = 24_000_000
+    public static let largestSide = UInt32(FileFacts.largestSide)
+    public static let mostPixels = UInt64(FileFacts.mostPixels)
     /// The largest file decoded: 64 MB.
     public static let largestFile = 64 << 20
 

@@ -82,6 +82,13 @@ final class TerminalInput {
             return .key(.escape)
         case 0x5B:  // [
             return readControlSequence()
+        case 0x5F:  // _: an APC; `ESC _ G` is kitty's answer to the image query, come late
+            guard let (_, next) = read(waiting: 0) else { return .key(.alt("_")) }
+            guard next == 0x47 else {
+                unget_wch(wchar_t(bitPattern: next))
+                return .key(.alt("_"))
+            }
+            return skipStringSequence()
         case 0x4F:  // O
             guard let (_, final) = read(waiting: 0) else { return .key(.alt("O")) }
             return KeyDecoder.key(controlSequence: "", final: final).map(Event.key) ?? .unknownKey
@@ -103,10 +110,25 @@ final class TerminalInput {
                 parameters.unicodeScalars.append(scalar)
             case 0x40...0x7E:
                 if parameters == "200", value == 0x7E { return readPaste() }
+                // A terminal's answer (device attributes `ESC [ ? 62 ; 4 c`, the cell size
+                // `ESC [ 6 ; 20 ; 10 t`) that came after the start-up stopped waiting: no key.
+                if parameters.hasPrefix("?") || parameters.hasPrefix(">") || (value == 0x74 && parameters.hasPrefix("6;")) { return .ignored }
                 return KeyDecoder.key(controlSequence: parameters, final: value).map(Event.key) ?? .unknownKey
             default:
                 return .ignored
             }
+        }
+        return .ignored
+    }
+
+    /// The rest of a string sequence, up to its `ESC \`: dropped.
+    private func skipStringSequence() -> Event {
+        var count = 0
+        var afterEscape = false
+        while count < 65_536, let (_, value) = read(waiting: 50) {
+            count += 1
+            if afterEscape && value == 0x5C { break }
+            afterEscape = value == 27
         }
         return .ignored
     }

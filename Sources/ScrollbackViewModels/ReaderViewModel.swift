@@ -687,8 +687,12 @@ public final class ReaderViewModel {
                 ReaderLine(text: AttachmentText.line(attachment, width: width), style: .attachment, position: message.position, attachment: index)
             ]
             if let images, attachment.isStored, attachment.mime?.hasPrefix("image/") == true,
-                let cells = images.cell.cells(for: (attachment.width ?? 0, attachment.height ?? 0), width: width, height: images.height)
+                var cells = images.cell.cells(for: (attachment.width ?? 0, attachment.height ?? 0), width: width, height: images.height)
             {
+                // One too large to decode gets a row, where it says so (a JPEG is drawn smaller).
+                if attachment.mime != "image/jpeg", FileFacts.isTooLarge(width: attachment.width ?? 0, height: attachment.height ?? 0) {
+                    cells.rows = 1
+                }
                 for row in 0..<cells.rows {
                     lines.append(
                         ReaderLine(

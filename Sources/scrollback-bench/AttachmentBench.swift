@@ -3,7 +3,8 @@ import ImageCodec
 import ScrollbackTerminal
 
 /// Attachments: importing a ChatGPT export whose images weigh a gigabyte, against copying
-/// those bytes with `cp` plus importing the same export without them; its peak memory against
+/// those bytes with `cp` (and syncing the copy, as the import syncs) plus importing the same
+/// export without them; its peak memory against
 /// that import's; drawing a 2-megapixel PNG as the reader does, against the same decode and
 /// draw in a C loop.
 @MainActor
@@ -54,7 +55,9 @@ enum AttachmentBench {
         }
         // Without first, then the copy, then with: each reads files the page cache holds.
         let without = try Measure.run(CommandLine.arguments[0], ["--child", "import", "--db", fresh("without.sqlite"), "--file", path("without.zip")])
-        let copy = try Measure.run("/bin/cp", [path("bytes"), fresh("copy")])
+        // The copy made as durable as the import makes its bytes (it syncs them): cp, then
+        // sync of the copy.
+        let copy = try Measure.run("/bin/sh", ["-c", "cp \"$0\" \"$1\" && sync \"$1\"", path("bytes"), fresh("copy")])
         let with = try Measure.run(CommandLine.arguments[0], ["--child", "import", "--db", fresh("with.sqlite"), "--file", path("with.zip")])
         guard without.status == 0, copy.status == 0, with.status == 0, let peakWith = with.peakKilobytes, let peakWithout = without.peakKilobytes else {
             throw BenchError("an import of the export with images failed (\(without.status), \(copy.status), \(with.status))")
@@ -62,7 +65,7 @@ enum AttachmentBench {
         let baseline = copy.milliseconds + without.milliseconds
         let megabytes = Double(count * size) / 1_000_000
         report.add(
-            "attachments", "import of \(count) conversations with \(Int(megabytes)) MB of images vs cp of the bytes + the import without them",
+            "attachments", "import of \(count) conversations with \(Int(megabytes)) MB of images vs cp + sync of the bytes + the import without them",
             ours: with.milliseconds, baseline: baseline, unit: "ms", figure: with.milliseconds / baseline, figureName: "× baseline", atMost: 1.5)
         report.add(
             "attachments", "peak RSS of that import vs the import without images", ours: Double(peakWith) / 1024,

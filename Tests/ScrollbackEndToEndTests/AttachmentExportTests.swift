@@ -180,7 +180,10 @@ struct AttachmentExportTests {
         files["conversations.json"] = Array(("[" + conversations.joined(separator: ",") + "]").utf8)
         let zip = try TestFiles.zip(files, in: runner.folder)
         let full = runner.folder.file("full.sqlite")
+        let started = Date()
         #expect(try runner.run(["--db", full, "import", zip, "--quiet"], withDatabase: false).status == 0)
+        // Kills land within the time a whole import takes here.
+        let whole = max(Date().timeIntervalSince(started), 0.05)
         let backup = runner.folder.file("backup.jsonl")
         #expect(try runner.run(["--db", full, "export", "--format", "jsonl", "--out", backup], withDatabase: false).status == 0)
         var random = SeededRandom(seed: 3)
@@ -191,7 +194,7 @@ struct AttachmentExportTests {
             let process = try ChildProcess(
                 BinaryRunner.binary.path, ["--db", path] + arguments + (arguments[0] == "delete" ? ["--yes"] : ["--quiet"]),
                 environment: TestEnvironment.variables(home: runner.folder.path), output: "/dev/null", error: "/dev/null")
-            usleep(UInt32(200_000 + random.below(900_000)))
+            usleep(UInt32(whole * 1_000_000 * (0.1 + 0.8 * Double(random.below(1_000)) / 1_000)))
             kill(process.pid, SIGKILL)
             _ = process.wait()
             guard FileManager.default.fileExists(atPath: path) else { continue }

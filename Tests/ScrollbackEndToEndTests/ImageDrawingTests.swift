@@ -9,8 +9,9 @@ import Testing
 /// image says why it cannot be shown.
 @Suite("Images in the reader, through tmux")
 struct ImageDrawingTests {
-    /// A database with one conversation: a question with a 320 × 200 PNG, and a broken
-    /// "PNG" that declares 100,000 × 100,000 pixels.
+    /// A database with one conversation: a question with a 320 × 200 PNG, and an answer with
+    /// a broken "PNG" that declares 100,000 × 100,000 pixels and the real PNG cut after 300
+    /// bytes (libpng fails on it, saying nothing to the terminal).
     static func database(in runner: BinaryRunner) throws {
         let png = try TestFiles.image("png", width: 320, height: 200, in: runner.folder)
         var broken: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
@@ -24,11 +25,14 @@ struct ImageDrawingTests {
                   "metadata": {"attachments": [{"id": "file-Plot1", "name": "plot.png", "mime_type": "image/png"}]}}},
                 "a1": {"id": "a1", "parent": "u1", "children": [], "message": {"id": "a1", "author": {"role": "assistant"}, "create_time": 1767261650,
                   "content": {"content_type": "multimodal_text", "parts": [
-                    {"content_type": "image_asset_pointer", "asset_pointer": "file-service://file-Bad2"}, "A line that rises."]},
-                  "metadata": {"attachments": [{"id": "file-Bad2", "name": "huge.png", "mime_type": "image/png"}]}}}}}]
+                    {"content_type": "image_asset_pointer", "asset_pointer": "file-service://file-Bad2"},
+                    {"content_type": "image_asset_pointer", "asset_pointer": "file-service://file-Cut3"}, "A line that rises."]},
+                  "metadata": {"attachments": [{"id": "file-Bad2", "name": "huge.png", "mime_type": "image/png"},
+                                               {"id": "file-Cut3", "name": "cut.png", "mime_type": "image/png"}]}}}}}]
             """
         let zip = try TestFiles.zip(
-            ["conversations.json": Array(conversations.utf8), "file-Plot1-plot.png": png, "file-Bad2-huge.png": broken], in: runner.folder)
+            ["conversations.json": Array(conversations.utf8), "file-Plot1-plot.png": png, "file-Bad2-huge.png": broken,
+             "file-Cut3-cut.png": Array(png.prefix(300))], in: runner.folder)
         let imported = try runner.run(["import", zip, "--quiet"])
         #expect(imported.status == 0, "\(imported.error)")
     }
@@ -50,7 +54,7 @@ struct ImageDrawingTests {
         var bytes = ""
         for _ in 0..<50 {
             bytes = String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: capture))) ?? Data(), as: UTF8.self)
-            if bytes.contains("cannot be shown") { break }
+            if bytes.contains("cannot be shown: damaged") { break }
             usleep(100_000)
         }
         return (bytes, screen, tmux)
@@ -85,7 +89,12 @@ struct ImageDrawingTests {
         // 320 × 200 is 1.6: the pixels sent keep it, to a row's rounding.
         #expect(abs(Double(width) / Double(height) - 1.6) < 0.1, "\(fields)")
         #expect(width % columns == 0 && height % rows == 0 && columns <= 100, "whole cells: \(fields)")
-        #expect(bytes.contains("(cannot be shown: too large)"), "the broken one")
+        #expect(bytes.contains("(cannot be shown: too large)") && bytes.contains("(cannot be shown: damaged or cut short)"), "the broken ones")
+        // libpng's own words never reach the terminal (they scrolled the screen).
+        #expect(!bytes.contains("libpng") && screen.first?.contains("Plot") == true, "\(screen)")
+        // Every kitty sequence goes through tmux's passthrough, the deletes too.
+        let wrappedDeletes = bytes.replacingOccurrences(of: "\u{1B}Ptmux;\u{1B}\u{1B}_Ga=d,d=A\u{1B}\u{1B}\\\u{1B}\\", with: "")
+        #expect(!wrappedDeletes.contains("\u{1B}_Ga=d"), "a delete not wrapped for tmux")
         // The rows under the line are kept blank for it, then the next message.
         let line = try #require(screen.firstIndex { $0.contains("▣ plot.png") })
         let blank = screen[(line + 1)...].prefix { $0.trimmingCharacters(in: .whitespaces).isEmpty }.count
@@ -144,7 +153,30 @@ struct ImageDrawingTests {
         }
         let line = try #require(screen.firstIndex { $0.contains("▣ plot.png") })
         #expect(screen[line + 1].trimmingCharacters(in: .whitespaces).count > 10 && !screen[line + 1].contains("assistant"), "\(screen)")
+        // Each row of the art starts at the first column (no staircase), and the next
+        // message's header is whole.
+        let art = screen[(line + 1)...].prefix { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        #expect(art.count >= 2 && art.allSatisfy { $0.first.map { $0 != " " } == true }, "\(screen)")
+        #expect(screen.contains { $0.hasPrefix("assistant · 2026-01-01 10:00") }, "\(screen)")
         try tmux.send("q")
+        try tmux.send("q")
+        #expect(try tmux.waitForExit() == 0)
+    }
+
+    @Test("a terminal's answer that comes late (kitty's, the device attributes, the cell size) is no key: nothing moves, nothing is said")
+    func lateAnswers() throws {
+        let runner = try BinaryRunner()
+        #expect(try runner.run(["demo", "--count", "50"]).status == 0)
+        let tmux = try TmuxSession(width: 100, height: 30, arguments: ["--db", runner.databasePath], environment: ["SCROLLBACK_IMAGES": "none"])
+        let before = try tmux.waitFor(text: "1 of 50")
+        for answer in ["1b 5f 47 69 3d 33 31 3b 4f 4b 1b 5c", "1b 5b 3f 36 32 3b 34 3b 32 32 63", "1b 5b 36 3b 32 30 3b 31 30 74"] {
+            _ = try tmux.tmux(["send-keys", "-t", "main", "-H"] + answer.split(separator: " ").map(String.init))
+        }
+        // A key after them, to know they were read: j moves one row.
+        try tmux.send("j")
+        let after = try tmux.waitFor(text: "2 of 50")
+        #expect(!after.joined().contains("does nothing"), "\(after)")
+        #expect(before.count == after.count)
         try tmux.send("q")
         #expect(try tmux.waitForExit() == 0)
     }

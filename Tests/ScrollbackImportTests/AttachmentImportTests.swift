@@ -53,7 +53,9 @@ struct AttachmentImportTests {
         let listed = try store.attachments(conversation: photos.id)
         #expect(listed.map(\.name) == ["holiday.jpg", "file_00aa11-3f2e8c1a-1111-2222-3333-444455556666.wav", "file-Gone9", "file-Dalle2-1c2d3e4f-aaaa-bbbb-cccc-ddddeeeeffff.webp"])
         #expect(listed.map(\.isStored) == [true, true, false, true])
-        #expect(listed[0].mime == "image/jpeg" && listed[0].width == 64 && listed[0].size == 4000)
+        // Its bytes (random, as a test's) are no image this knows: the declared type stays, the
+        // declared pixels go (no rows are kept for an image that cannot be drawn).
+        #expect(listed[0].mime == "image/jpeg" && listed[0].width == nil && listed[0].size == 4000)
         #expect(listed[1].mime == "audio/wav" && listed[1].size == Int64(wav.count))
         #expect(listed.map(\.messagePosition) == [0, 0, 0, 1])
         var read: [UInt8] = []
