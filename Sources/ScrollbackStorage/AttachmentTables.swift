@@ -85,7 +85,7 @@ struct AttachmentTables {
             self.tables = tables
             self.size = size
             let cache = try tables.database.scalarInt("PRAGMA cache_size")
-            if size > AttachmentTables.chunkSize && (cache < 0 ? -cache : cache * 4) > Self.cacheKiB {
+            if size > 64 << 10 && (cache < 0 ? -cache : cache * 4) > Self.cacheKiB {
                 try tables.database.execute("PRAGMA cache_size = -\(Self.cacheKiB)")
                 cacheBefore = cache
             }
