@@ -96,11 +96,12 @@ enum GeminiSession {
             if let name = record.string("model"), !name.isEmpty { model = name }
             for (index, part) in parts.enumerated() {
                 let isLast = index == parts.count - 1
-                messages.append(
-                    ImportedMessage(
-                        role: part.role, content: part.text, createdAt: time, model: part.role == .assistant ? record.string("model") : nil,
-                        nodeID: isLast ? id : "\(id)#\(index)", parent: index == 0 ? parent : .node("\(id)#\(index - 1)"),
-                        usage: isLast ? part.usage : MessageUsage(), kind: part.kind))
+                var message = ImportedMessage(
+                    role: part.role, content: part.text, createdAt: time, model: part.role == .assistant ? record.string("model") : nil,
+                    nodeID: isLast ? id : "\(id)#\(index)", parent: index == 0 ? parent : .node("\(id)#\(index - 1)"),
+                    usage: isLast ? part.usage : MessageUsage(), kind: part.kind)
+                message.attachments = part.attachments
+                messages.append(message)
             }
             // A message without parts: what follows hangs where it would have.
             if parts.isEmpty, let next = order.firstIndex(of: id).map({ $0 + 1 }), next < order.count, (parentOf[order[next]] ?? nil) == id {
@@ -256,6 +257,12 @@ enum GeminiSession {
                     let body = response.object("response")
                     let output = body?.string("output") ?? body?.string("error").map { "Error: " + $0 } ?? body.map(ChatGPTMessage.rawJSON) ?? ""
                     made = (.tool, "\(response.string("name") ?? "tool") → " + (ImportText.isBlank(output) ? "(no output)" : output), .tool)
+                } else if part["inlineData"] != nil {
+                    // An image given inline: a message of its own holding it.
+                    var message = ImportedMessage(role: model ? .assistant : .user, content: "", createdAt: time, nodeID: node, kind: .text)
+                    message.attachments = inlineFiles([part])
+                    messages.append(message)
+                    continue
                 } else {
                     unknown += 1
                     made = (model ? .assistant : .user, ChatGPTMessage.rawJSON(part), .unknown)
@@ -284,9 +291,14 @@ enum GeminiSession {
     static func parts(_ record: [String: Any], unknown: inout Int) -> [Part] {
         let type = record.string("type") ?? ""
         let text = content(record["displayContent"] ?? record["content"])
+        // Images given inline (`inlineData`: a pasted screenshot) are attachments.
+        let files = inlineFiles(record["content"])
         switch type {
         case "user":
-            return ImportText.isBlank(text) ? [] : [Part(role: .user, text: text, kind: .text)]
+            guard !ImportText.isBlank(text) || !files.isEmpty else { return [] }
+            var part = Part(role: .user, text: ImportText.isBlank(text) ? "" : text, kind: .text)
+            part.attachments = files
+            return [part]
         case "gemini", "model", "assistant":
             var parts: [Part] = []
             let thoughts = (record.array("thoughts") ?? []).compactMap { item -> String? in
@@ -295,7 +307,11 @@ enum GeminiSession {
                 return [subject, thought.string("description")].compactMap { $0 }.joined(separator: "\n")
             }.filter { !ImportText.isBlank($0) }
             if !thoughts.isEmpty { parts.append(Part(role: .assistant, text: thoughts.joined(separator: "\n\n"), kind: .reasoning)) }
-            if !ImportText.isBlank(text) { parts.append(Part(role: .assistant, text: text, kind: .text)) }
+            if !ImportText.isBlank(text) || !files.isEmpty {
+                var part = Part(role: .assistant, text: ImportText.isBlank(text) ? "" : text, kind: .text)
+                part.attachments = files
+                parts.append(part)
+            }
             for case let call as [String: Any] in record.array("toolCalls") ?? [] {
                 let name = call.string("displayName") ?? call.string("name") ?? "tool"
                 let arguments = call.object("args") ?? [:]
@@ -325,6 +341,17 @@ enum GeminiSession {
         }
     }
 
+    /// The inline files of a list of parts (`{inlineData: {mimeType, data}}`), decoded.
+    static func inlineFiles(_ value: Any?) -> [ImportedAttachment] {
+        guard let parts = value as? [Any] else { return [] }
+        var files: [ImportedAttachment] = []
+        for case let part as [String: Any] in parts {
+            guard let inline = part.object("inlineData"), let data = inline.string("data") else { continue }
+            files.append(InlineAttachments.attachment(mime: inline.string("mimeType"), base64: data, number: files.count + 1))
+        }
+        return files
+    }
+
     /// Text of a string or a list of parts (`{text}`, `{functionResponse}`…): the texts, and
     /// any other part as its JSON.
     static func content(_ value: Any?) -> String {
@@ -338,7 +365,8 @@ enum GeminiSession {
             if let response = part.object("functionResponse")?.object("response") {
                 return response.string("output") ?? ChatGPTMessage.rawJSON(response)
             }
-            if part["inlineData"] != nil { return "[image]" }
+            // Inline bytes are an attachment (`inlineFiles`), not text.
+            if part["inlineData"] != nil { return "" }
             return ChatGPTMessage.rawJSON(part)
         }.filter { !$0.isEmpty }.joined(separator: "\n")
     }

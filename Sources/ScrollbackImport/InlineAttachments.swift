@@ -15,7 +15,10 @@ enum InlineAttachments {
         guard data.utf8.count / 4 * 3 <= largest else {
             return ImportedAttachment(name: name, mime: mime, absence: "larger than \(largest >> 20) MB in the session file; not kept")
         }
-        guard let bytes = Data(base64Encoded: data, options: .ignoreUnknownCharacters), !bytes.isEmpty else {
+        // Base64 as sessions write it: line breaks anywhere, the padding sometimes left out.
+        var text = data.filter { !$0.isWhitespace }
+        if text.utf8.count % 4 != 0 { text += String(repeating: "=", count: 4 - text.utf8.count % 4) }
+        guard let bytes = Data(base64Encoded: text), !bytes.isEmpty else {
             return ImportedAttachment(name: name, mime: mime, absence: "its base64 in the session file is damaged")
         }
         return ImportedAttachment(name: name, mime: mime, size: Int64(bytes.count), data: Array(bytes))

@@ -105,20 +105,24 @@ struct GeminiTests {
                 ["functionCall": ["name": "read_file", "args": ["absolute_path": "/home/me/src/app/main.go"]]],
             ]],
             ["role": "user", "parts": [["functionResponse": ["name": "read_file", "response": ["output": "package main"]]]]],
-            ["role": "model", "parts": [["text": "Done."], ["inlineData": ["mimeType": "image/png", "data": "iVBOR"]]]],
+            ["role": "model", "parts": [["text": "Done."], ["inlineData": ["mimeType": "image/png", "data": "iVBORw"]]]],
         ]
         try Self.json(history).write(toFile: project + "/checkpoint-my%20feature.json", atomically: false, encoding: .utf8)
         try Self.json(["history": Array(history.prefix(4)), "authType": "oauth"]).write(toFile: project + "/checkpoint-later.json", atomically: false, encoding: .utf8)
         let store = try Store.open(path: ":memory:")
         let summary = Importer(store: store).run(paths: [folder.file("tmp")], format: nil)
-        #expect(summary.inserted == 2 && summary.failed.isEmpty && summary.unknownParts == 1, "\(summary)")
+        #expect(summary.inserted == 2 && summary.failed.isEmpty && summary.unknownParts == 0, "\(summary)")
         let saved = try #require(try ImportTests.conversation(store, source: "gemini", id: "checkpoint/app/my%20feature"))
         #expect(saved.title == "Saved chat: my feature" && saved.project == "/home/me/src/app")
         let seen = try store.messages.page(try store.messages.branch(of: saved, leaf: nil), at: .first, limit: 20).items
-        #expect(seen.map { "\($0.role.rawValue) \($0.kind.rawValue)" } == ["user text", "assistant text", "assistant tool", "tool tool", "assistant text"], "\(seen.map(\.content))")
+        #expect(
+            seen.map { "\($0.role.rawValue) \($0.kind.rawValue)" } == ["user text", "assistant text", "assistant tool", "tool tool", "assistant text", "assistant text"],
+            "\(seen.map(\.content))")
+        // Its inline image is an attachment of a message of its own (the bytes kept exactly).
+        #expect(seen[5].content == "" && seen[5].attachments.map(\.name) == ["image-1.png"] && seen[5].attachments.first?.size == 4, "unpadded base64 read too")
         #expect(seen[2].content.hasPrefix("read_file(/home/me/src/app/main.go)\n") && seen[3].content == "read_file → package main")
         let all = try store.messages.all(conversationID: saved.id, showingHidden: true)
-        #expect(all.filter { !$0.kind.isSeen }.map(\.kind) == [.internal, .internal, .reasoning, .unknown])
+        #expect(all.filter { !$0.kind.isSeen }.map(\.kind) == [.internal, .internal, .reasoning])
         let modified = try #require(try FileManager.default.attributesOfItem(atPath: project + "/checkpoint-my%20feature.json")[.modificationDate] as? Date)
         #expect(abs(Double(saved.createdAt.milliseconds) / 1_000 - modified.timeIntervalSince1970) < 1)
         let later = try #require(try ImportTests.conversation(store, source: "gemini", id: "checkpoint/app/later"))
