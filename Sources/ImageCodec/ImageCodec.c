@@ -13,6 +13,7 @@
 #include <chafa.h>
 #include <gif_lib.h>
 #include <jpeglib.h>
+#include <jerror.h>
 #include <png.h>
 #include <webp/decode.h>
 
@@ -119,10 +120,13 @@ static int decode_png(const uint8_t *data, size_t size, uint32_t max_side, uint6
 typedef struct {
     struct jpeg_error_mgr base;
     jmp_buf jump;
+    /// The decoder ran out of the memory it is allowed (a huge progressive image).
+    int out_of_memory;
 } jpeg_failure;
 
 static void jpeg_fail(j_common_ptr info) {
     jpeg_failure *failure = (jpeg_failure *)info->err;
+    if (info->err->msg_code == JERR_OUT_OF_MEMORY) failure->out_of_memory = 1;
     longjmp(failure->jump, 1);
 }
 
@@ -140,10 +144,11 @@ static int decode_jpeg(const uint8_t *data, size_t size, uint32_t max_side, uint
     failure.base.emit_message = jpeg_quiet;
     uint8_t *volatile pixels = NULL;
     volatile int result = SB_IMAGE_DAMAGED;
+    failure.out_of_memory = 0;
     if (setjmp(failure.jump)) {
         free(pixels);
         jpeg_destroy_decompress(&info);
-        return result;
+        return failure.out_of_memory ? SB_IMAGE_TOO_LARGE : result;
     }
     jpeg_create_decompress(&info);
     // Bounds the memory the decoder itself may take (progressive images keep coefficients).
@@ -351,6 +356,7 @@ char *sb_image_render(
     chafa_canvas_config_set_canvas_mode(
         config, mode != SB_RENDER_SYMBOLS || colors == SB_COLORS_TRUE ? CHAFA_CANVAS_MODE_TRUECOLOR
                 : colors == SB_COLORS_256                            ? CHAFA_CANVAS_MODE_INDEXED_256
+                : colors == SB_COLORS_NONE                           ? CHAFA_CANVAS_MODE_FGBG
                                                                      : CHAFA_CANVAS_MODE_INDEXED_16);
     ChafaCanvas *canvas = chafa_canvas_new(config);
     chafa_canvas_config_unref(config);

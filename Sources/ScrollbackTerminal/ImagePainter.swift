@@ -32,6 +32,8 @@ public struct ImageSupport: Sendable, Equatable {
         var support = ImageSupport(kind: .none, cell: Self.windowCell(output) ?? Self.usualCell, insideTmux: insideTmux, colors: colors)
         if let chosen = environment["SCROLLBACK_IMAGES"].flatMap({ ImageProtocol(rawValue: $0.lowercased()) }) {
             support.kind = chosen
+            // Chosen by hand under NO_COLOR: block art without colour.
+            if !(environment["NO_COLOR"] ?? "").isEmpty { support.colors = .none }
             return support
         }
         if !(environment["NO_COLOR"] ?? "").isEmpty || term == "dumb" { return support }

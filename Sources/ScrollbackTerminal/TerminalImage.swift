@@ -88,10 +88,12 @@ public final class DecodedImage: @unchecked Sendable {
 
 /// The colours block art may use.
 public enum ImageColors: Sendable {
-    case sixteen, indexed256, truecolor
+    /// `none`: no colour at all (`NO_COLOR`), block art in the terminal's own two.
+    case none, sixteen, indexed256, truecolor
 
     var code: Int32 {
         switch self {
+        case .none: Int32(SB_COLORS_NONE)
         case .sixteen: Int32(SB_COLORS_16)
         case .indexed256: Int32(SB_COLORS_256)
         case .truecolor: Int32(SB_COLORS_TRUE)

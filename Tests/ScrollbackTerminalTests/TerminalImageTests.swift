@@ -68,6 +68,10 @@ struct TerminalImageTests {
             }
         }
         #expect(image.rendered(as: .none, columns: 40, rows: 15, cell: cell) == nil)
+        // Without colour (NO_COLOR): block art with no colour sequence at all.
+        let plain = try #require(image.rendered(as: .symbols, colors: .none, columns: 40, rows: 15, cell: cell))
+        let plainText = String(decoding: plain.bytes, as: UTF8.self)
+        #expect(!plainText.contains("38;5;") && !plainText.contains("38;2;") && !plainText.contains("48;5;") && !plainText.contains("48;2;"))
         #expect(image.rendered(as: .kitty, columns: 0, rows: 15, cell: cell) == nil)
         // Through tmux: every sequence wrapped, ESCs doubled, nothing else changed.
         let kitty = try #require(image.rendered(as: .kitty, columns: 8, rows: 3, cell: cell))

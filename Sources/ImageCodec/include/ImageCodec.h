@@ -46,6 +46,8 @@ enum {
     SB_COLORS_16 = 0,
     SB_COLORS_256 = 1,
     SB_COLORS_TRUE = 2,
+    /// No colour at all (`NO_COLOR`): the terminal's own foreground and background.
+    SB_COLORS_NONE = 3,
 };
 
 /// The image scaled to fit `columns` × `rows` terminal cells (its aspect kept; each cell
