@@ -354,17 +354,24 @@ struct AttachmentTables {
     }
 
     /// The attachments of these messages, by message.
+    /// One query a page (in pieces below SQLite's limit of bound values), not one a message.
     func list(messages ids: [Int64]) throws -> [Int64: [AttachmentDTO]] {
         var found: [Int64: [AttachmentDTO]] = [:]
-        for id in ids {
-            let rows = try database.query(
+        var start = 0
+        while start < ids.count {
+            let piece = ids[start..<min(start + 500, ids.count)]
+            let placeholders = Array(repeating: "?", count: piece.count).joined(separator: ", ")
+            for attachment in try database.query(
                 """
                 SELECT \(Self.columns) FROM attachment AS a
                   JOIN message AS m ON m.id = a.message_id
                   LEFT JOIN attachment_content AS c ON c.id = a.content_id
-                 WHERE a.message_id = ? ORDER BY a.position
-                """, [.integer(id)], Self.attachment)
-            if !rows.isEmpty { found[id] = rows }
+                 WHERE a.message_id IN (\(placeholders)) ORDER BY a.message_id, a.position
+                """, piece.map { .integer($0) }, Self.attachment)
+            {
+                found[attachment.messageID, default: []].append(attachment)
+            }
+            start += piece.count
         }
         return found
     }
