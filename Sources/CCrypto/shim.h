@@ -3,6 +3,7 @@
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/rand.h>
 
 /* AES-256-GCM with a 12-byte nonce and a 16-byte tag, in one call each way: the cipher
@@ -46,6 +47,13 @@ static inline int scrollback_aes256gcm_open(const unsigned char *key, const unsi
           && EVP_DecryptFinal_ex(context, out + (length == 0 ? 0 : written), &final) > 0;
     EVP_CIPHER_CTX_free(context);
     return ok ? 1 : 0;
+}
+
+/* HMAC-SHA-256 of `data` under `key` into `out` (32 bytes). 1 on success. */
+static inline int scrollback_hmac_sha256(const unsigned char *key, int key_length,
+                                         const unsigned char *data, size_t length, unsigned char *out) {
+    unsigned int written = 0;
+    return HMAC(EVP_sha256(), key, key_length, data, length, out, &written) != NULL && written == 32 ? 1 : 0;
 }
 
 #endif

@@ -43,7 +43,7 @@ struct AttachmentCommand {
         console.line("MSG".padding(toLength: numberWidth, withPad: " ", startingAt: 0) + "  SHA-256       ATTACHMENT")
         for (attachment, number) in zip(attachments, numbers) {
             // Made safe: a damaged database may hold anything in the hash's place.
-            let hash = attachment.sha256.map { OutputFormat.line(String($0.prefix(12))) } ?? "–           "
+            let hash = (attachment.sha256 ?? attachment.awaited).map { OutputFormat.line(String($0.prefix(12))) } ?? "–           "
             console.line(
                 number.padding(toLength: numberWidth, withPad: " ", startingAt: 0) + "  " + hash + "  "
                     + AttachmentText.line(attachment, width: 10_000))
@@ -68,8 +68,27 @@ struct AttachmentCommand {
         guard let out = context.parsed.value(.out), !out.isEmpty else {
             throw UsageError(message: "'attachment get' needs --out FILE (or --out - for a pipe)", command: "attachment get")
         }
-        let store = try context.openStore(forReading: true)
-        let found = try store.attachmentFiles(prefix: prefix)
+        var store = try context.openStore(forReading: true)
+        var found = try store.attachmentFiles(prefix: prefix)
+        if found.isEmpty, let awaited = try store.awaitedFiles(prefix: prefix).first {
+            // Another machine holds it: fetched from the sync server first (and kept here).
+            guard try store.awaitedFiles(prefix: prefix).count == 1 else {
+                throw CommandFailure(message: "\(prefix) starts the SHA-256 of several attachments; give more of its digits")
+            }
+            if context.readOnly {
+                throw CommandFailure(
+                    message: "the bytes of \(OutputFormat.line(awaited.name)) are on another machine, and --readonly does not fetch them; run it without --readonly")
+            }
+            store = try context.openStore()
+            try context.requireWritable(store)
+            guard try store.localSyncState().isOn else {
+                throw CommandFailure(
+                    message: "the bytes of \(OutputFormat.line(awaited.name)) are on another machine, and sync is off here; run `scrollback sync init` to fetch them")
+            }
+            if context.console.errorIsTerminal { context.console.errorLine("Fetching \(OutputFormat.line(awaited.name)) from the sync server…") }
+            try SyncCommand(context: context).fetch(store, sha256: awaited.sha256, size: awaited.size, name: OutputFormat.line(awaited.name))
+            found = try store.attachmentFiles(prefix: prefix)
+        }
         guard let file = found.first else {
             throw CommandFailure(message: "no stored attachment's SHA-256 starts with \(prefix); `scrollback attachment list ID` shows them")
         }

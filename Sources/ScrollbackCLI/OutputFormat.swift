@@ -97,7 +97,7 @@ struct AttachmentJSON: Encodable {
         width = attachment.width
         height = attachment.height
         sha256 = attachment.sha256
-        missing = attachment.isStored ? nil : attachment.absence ?? "the export did not hold it"
+        missing = attachment.missingReason
         reference = attachment.reference
         extracted = attachment.extracted
     }

@@ -17,10 +17,13 @@ struct SyncCommand {
     let secrets: SecretChain
     /// The config file's problems with `secret_command` (one left out), read with the rest.
     let secretCommandProblems: [String]
+    /// `[sync] fetch_attachments = "always"`: every sync fetches the files other machines sent.
+    let fetchAttachmentsAlways: Bool
 
     init(context: CommandContext) {
         self.context = context
         let config = ConfigLocation.load(environment: context.environment)
+        fetchAttachmentsAlways = config.fetchAttachmentsAlways
         secretCommandProblems = config.problems.filter { $0.contains("secret_command") }
         secrets = SecretChain(
             environment: context.environment, secretCommand: config.secretCommand, secretTimeout: config.secretTimeout,
@@ -152,7 +155,23 @@ struct SyncCommand {
     private func summary(_ report: SyncReport) -> String {
         var line = "Synced: sent \(NumberText.grouped(report.sent)), received \(NumberText.grouped(report.received))"
         if report.parked > 0 { line += " (\(NumberText.grouped(report.parked)) wait for changes not here yet)" }
+        var files: [String] = []
+        if report.filesSent > 0 { files.append("sent \(NumberText.grouped(report.filesSent))") }
+        if report.filesFetched > 0 { files.append("fetched \(NumberText.grouped(report.filesFetched))") }
+        if !files.isEmpty { line += "; attachments' files: " + files.joined(separator: ", ") }
+        for problem in report.fileProblems { console.errorLine("scrollback: \(OutputFormat.line(problem))") }
         return line + "."
+    }
+
+    /// Fetches the bytes of an awaited file from the sync server (`attachment get`, `show`):
+    /// with this machine's secrets, beside any sync that runs.
+    func fetch(_ store: Store, sha256: String, size: Int64?, name: String) throws {
+        let (url, key) = (try storedURL(), try storedKey())
+        do {
+            try SyncEngine(store: store, conninfo: url, key: key).fetch(sha256: sha256, size: size, shownName: name)
+        } catch StorageError.diskFull(let path) {
+            throw CommandFailure(message: "the disk holding \(path) is full; nothing of the file was kept; free some space and try again")
+        }
     }
 
     /// Syncs with progress on a terminal, the line cleared before anything else is said (a
@@ -160,7 +179,8 @@ struct SyncCommand {
     private func syncing(_ store: Store, url: String, key: SyncKey) throws -> SyncReport {
         defer { clearProgress() }
         do {
-            return try SyncEngine.run(store: store, conninfo: url, key: key, progress: progressLine)
+            return try SyncEngine.run(
+                store: store, conninfo: url, key: key, fetchAttachments: fetchAttachmentsAlways, progress: progressLine)
         } catch StorageError.diskFull(let path) {
             // Each page is applied with its place: what came before the last transaction stays.
             throw CommandFailure(

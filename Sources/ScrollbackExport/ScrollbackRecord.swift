@@ -37,7 +37,7 @@ public struct ScrollbackRecord: Codable, Equatable, Sendable {
             sha256 = attachment.sha256
             extracted = attachment.extracted
             // Why, as the source said it (nothing when it did not say).
-            missing = attachment.isStored ? nil : attachment.absence
+            missing = attachment.isStored ? nil : attachment.awaited != nil ? "another machine held its bytes; sync had not fetched them here" : attachment.absence
             self.file = file
         }
     }

@@ -77,13 +77,28 @@ public struct AttachmentDTO: Sendable, Hashable, Identifiable {
     public var sha256: String?
     public var extracted: String?
     public var absence: String?
+    /// The SHA-256 of bytes another machine holds and sync has not fetched here yet.
+    public var awaited: String?
 
     public var isStored: Bool { sha256 != nil }
 
+    /// Why its bytes are not here, in words (nil when they are): what the source said, the
+    /// export not holding them, or another machine holding them and sync not yet here.
+    public var missingReason: String? {
+        guard !isStored else { return nil }
+        if awaited != nil { return Self.notHereYet }
+        return absence ?? "the export did not hold it"
+    }
+
+    /// The reason of an attachment whose bytes another machine sent and this one has not
+    /// fetched.
+    public static let notHereYet = "not here yet: another machine holds it; sync fetches it when it is shown or opened"
+
     public init(
         id: Int64, messageID: Int64, messagePosition: Int, position: Int, name: String, mime: String?, size: Int64?, width: Int?,
-        height: Int?, reference: String?, sha256: String?, extracted: String?, absence: String?
+        height: Int?, reference: String?, sha256: String?, extracted: String?, absence: String?, awaited: String? = nil
     ) {
+        self.awaited = awaited
         self.id = id
         self.messageID = messageID
         self.messagePosition = messagePosition

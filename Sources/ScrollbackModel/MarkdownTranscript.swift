@@ -81,7 +81,7 @@ public enum MarkdownTranscript {
         var facts = [attachment.typeWord]
         if let width = attachment.width, let height = attachment.height { facts[0] = "\(width)×\(height) " + facts[0] }
         if let size = attachment.size { facts.append(AttachmentDTO.sizeText(size)) }
-        if !attachment.isStored { facts.append("not here: " + oneLine(attachment.absence ?? "the export did not hold it")) }
+        if let reason = attachment.missingReason { facts.append((attachment.awaited != nil ? "" : "not here: ") + oneLine(reason)) }
         return "▣ \(name) (\(facts.joined(separator: ", ")))"
     }
 

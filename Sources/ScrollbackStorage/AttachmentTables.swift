@@ -256,6 +256,93 @@ struct AttachmentTables {
         return Int64(value)
     }
 
+    // MARK: Sync
+
+    /// A message's files as a sync op carries them, in order: the hash of the bytes stored
+    /// here, or of those awaited from another machine.
+    func synced(message id: Int64) throws -> [SyncAttachment] {
+        try database.query(
+            """
+            SELECT a.name, a.mime, a.size, a.width, a.height, a.reference, coalesce(c.sha256, a.awaited), a.extracted, a.absence
+              FROM attachment AS a LEFT JOIN attachment_content AS c ON c.id = a.content_id
+             WHERE a.message_id = ? ORDER BY a.position
+            """, [.integer(id)]
+        ) { row in
+            SyncAttachment(
+                name: row.text(0), mime: row.optionalText(1), size: row.optionalInt64(2), width: row.optionalInt64(3),
+                height: row.optionalInt64(4), reference: row.optionalText(5), sha256: row.optionalText(6), extracted: row.optionalText(7),
+                absence: row.optionalText(8))
+        }
+    }
+
+    /// Gives the message `id` the files another machine's op names (when they are not what it
+    /// has): bytes stored here already are pointed at; others are awaited by their hash, to
+    /// be fetched from the server. Whether anything changed.
+    @discardableResult
+    func replace(message id: Int64, with list: [SyncAttachment]) throws -> Bool {
+        guard try synced(message: id) != list else { return false }
+        try database.run("DELETE FROM attachment WHERE message_id = ?", [.integer(id)])
+        for (position, attachment) in list.enumerated() {
+            let content = try attachment.sha256.flatMap { try self.content(sha256: $0) }
+            let size = try content.flatMap { content in
+                try database.queryFirst("SELECT size FROM attachment_content WHERE id = ?", [.integer(content)]) { $0.int64(0) }
+            } ?? attachment.size
+            try database.run(
+                """
+                INSERT INTO attachment (message_id, position, name, mime, size, width, height, reference, content_id, extracted, absence, awaited)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [.integer(id), .integer(Int64(position)), .text(attachment.name), SQLValue(attachment.mime), SQLValue(size),
+                 SQLValue(Self.dimension(attachment.width.flatMap { Int(exactly: $0) })),
+                 SQLValue(Self.dimension(attachment.height.flatMap { Int(exactly: $0) })), SQLValue(attachment.reference),
+                 SQLValue(content), SQLValue(attachment.extracted), SQLValue(attachment.sha256 == nil ? attachment.absence : nil),
+                 SQLValue(content == nil ? attachment.sha256 : nil)])
+        }
+        return true
+    }
+
+    /// The files awaited from another machine: hash and size (as its op says), each once.
+    func awaited(limit: Int = 10_000) throws -> [(sha256: String, size: Int64?)] {
+        try database.query(
+            "SELECT awaited, max(size) FROM attachment WHERE awaited IS NOT NULL GROUP BY awaited ORDER BY awaited LIMIT ?",
+            [.integer(Int64(limit))]) { ($0.text(0), $0.optionalInt64(1)) }
+    }
+
+    /// The bytes of chunk `index` of the content with this hash (see `Store.fileChunk`).
+    func chunk(sha256: String, index: Int) throws -> [UInt8] {
+        guard let content = try self.content(sha256: sha256) else {
+            throw StorageError.conflict("no attachment's bytes have the SHA-256 \(sha256.prefix(12)) here (deleted meanwhile?)")
+        }
+        let chunks: [(row: Int64, length: Int)]
+        switch try self.chunks(of: content) {
+        case .success(let found): chunks = found
+        case .failure(let problem):
+            throw StorageError.conflict("the stored bytes of attachment \(sha256.prefix(12)) are damaged (\(problem.text)); run `scrollback check`")
+        }
+        if chunks.isEmpty && index == 0 { return [] }
+        guard chunks.indices.contains(index) else {
+            throw StorageError.conflict("attachment \(sha256.prefix(12)) has no chunk \(index + 1)")
+        }
+        var blob: OpaquePointer?
+        let code = sqlite3_blob_open(database.handle, "main", "attachment_chunk", "data", chunks[index].row, 0, &blob)
+        guard code == SQLITE_OK, let blob else { throw database.error(code: code, sql: "reading an attachment's bytes") }
+        defer { sqlite3_blob_close(blob) }
+        var bytes = [UInt8](repeating: 0, count: chunks[index].length)
+        let read = bytes.withUnsafeMutableBytes { buffer in
+            sqlite3_blob_read(blob, buffer.baseAddress, Int32(buffer.count), 0)
+        }
+        guard read == SQLITE_OK else { throw database.error(code: read, sql: "reading an attachment's bytes") }
+        return bytes
+    }
+
+    /// The bytes awaited under `sha256` are here now (content `content`): every attachment
+    /// that waited for them points at them.
+    func arrived(sha256: String, content: Int64, facts: FileFacts?) throws {
+        for id in try database.query("SELECT id FROM attachment WHERE awaited = ?", [.text(sha256)], { $0.int64(0) }) {
+            try fill(attachment: id, content: content, facts: facts)
+        }
+    }
+
     /// Puts back an attachment an undo brings back, pointing at its bytes again (missing,
     /// saying so, when they were freed since).
     func restore(_ attachment: AttachmentDTO, message: Int64) throws {
@@ -278,7 +365,7 @@ struct AttachmentTables {
     func fill(attachment id: Int64, content: Int64, facts: FileFacts?) throws {
         try database.run(
             """
-            UPDATE attachment SET content_id = ?1, absence = NULL, size = (SELECT size FROM attachment_content WHERE id = ?1),
+            UPDATE attachment SET content_id = ?1, absence = NULL, awaited = NULL, size = (SELECT size FROM attachment_content WHERE id = ?1),
                    mime = coalesce(?3, mime),
                    width = CASE WHEN ?3 IS NULL THEN width ELSE ?4 END, height = CASE WHEN ?3 IS NULL THEN height ELSE ?5 END
              WHERE id = ?2
@@ -322,7 +409,7 @@ struct AttachmentTables {
 
     static let columns = """
         a.id, a.message_id, m.position, a.position, a.name, a.mime, a.size, a.width, a.height, a.reference, c.sha256,
-        a.extracted, a.absence
+        a.extracted, a.absence, a.awaited
         """
 
     static func attachment(_ row: Row) -> AttachmentDTO {
@@ -330,7 +417,7 @@ struct AttachmentTables {
             id: row.int64(0), messageID: row.int64(1), messagePosition: row.int(2), position: row.int(3), name: row.text(4),
             mime: row.optionalText(5), size: row.optionalInt64(6), width: row.optionalInt64(7).map { Int($0) },
             height: row.optionalInt64(8).map { Int($0) }, reference: row.optionalText(9), sha256: row.optionalText(10),
-            extracted: row.optionalText(11), absence: row.optionalText(12))
+            extracted: row.optionalText(11), absence: row.optionalText(12), awaited: row.optionalText(13))
     }
 
     /// Whether any message has an attachment (false too for a database of an older schema,

@@ -18,6 +18,7 @@ enum Schema {
         Migration(name: "v10 the activity overview: conversations by model and by source", sql: version10),
         Migration(name: "v11 a message's role and kind checked without a table per row", sql: version11),
         Migration(name: "v12 attachments: the files of a message, their bytes stored once per content", sql: version12),
+        Migration(name: "v13 synced attachments: bytes awaited from another machine, files on the server", sql: version13),
     ]
 
     static let version1 = """
@@ -575,5 +576,17 @@ enum Schema {
             UPDATE attachment_content SET unused_since = CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)
              WHERE id = old.content_id AND NOT EXISTS (SELECT 1 FROM attachment WHERE content_id = old.content_id);
         END;
+        """
+
+    /// Version 13, attachments through sync. An attachment another machine holds the bytes
+    /// of, and this one does not yet, names them by their SHA-256 (`awaited`) until they are
+    /// fetched from the server (then `content_id` points at them, and `awaited` is NULL).
+    /// `sync_file` is this machine's note of the files it knows the server holds whole (it
+    /// sent them, or fetched them), so that none is sent twice; it goes with the rest of the
+    /// machine's sync state.
+    static let version13 = """
+        ALTER TABLE attachment ADD COLUMN awaited TEXT CHECK (awaited IS NULL OR length(awaited) = 64);
+        CREATE INDEX attachment_by_awaited ON attachment (awaited) WHERE awaited IS NOT NULL;
+        CREATE TABLE sync_file (sha256 TEXT PRIMARY KEY NOT NULL CHECK (length(sha256) = 64)) WITHOUT ROWID;
         """
 }

@@ -120,3 +120,72 @@ extension Store {
         return IncomingFile(sha256: sha256, count: count, writer: known ? nil : try AttachmentTables.ContentWriter(tables: tables, size: size))
     }
 }
+
+// MARK: Sync
+
+extension Store {
+    /// Stored files some attachment uses that this machine has not seen whole on the sync
+    /// server (it did not send them, nor fetch them): hash and size, at most `limit`.
+    /// In the order of their hashes, after `after`.
+    public func filesToSend(after: String = "", limit: Int = 1_000) throws -> [(sha256: String, size: Int64)] {
+        try database.read {
+            try database.query(
+                """
+                SELECT c.sha256, c.size FROM attachment_content AS c
+                 WHERE c.sha256 > ? AND NOT EXISTS (SELECT 1 FROM sync_file AS f WHERE f.sha256 = c.sha256)
+                   AND EXISTS (SELECT 1 FROM attachment AS a WHERE a.content_id = c.id)
+                 ORDER BY c.sha256 LIMIT ?
+                """, [.text(after), .integer(Int64(max(limit, 1)))]) { ($0.text(0), $0.int64(1)) }
+        }
+    }
+
+    /// Notes that the server holds these files whole: they are not sent again.
+    public func markFilesOnServer(_ hashes: [String]) throws {
+        guard !hashes.isEmpty else { return }
+        try database.write {
+            for hash in hashes { try database.run("INSERT OR IGNORE INTO sync_file (sha256) VALUES (?)", [.text(hash)]) }
+        }
+    }
+
+    /// The bytes of chunk `index` (of 1 MiB; the last may be shorter) of the stored file with
+    /// this SHA-256, in a read transaction of its own; empty for an empty file's only chunk.
+    /// Its chunks are checked for their shape (not their hash: `readAttachment` does that).
+    public func fileChunk(sha256: String, index: Int) throws -> [UInt8] {
+        try database.read { try AttachmentTables(database: database).chunk(sha256: sha256, index: index) }
+    }
+
+    /// The awaited files whose SHA-256 starts with `prefix` (lower-case hex): hash, size and
+    /// an attachment's name; at most `limit`.
+    public func awaitedFiles(prefix: String, limit: Int = 2) throws -> [(sha256: String, size: Int64?, name: String)] {
+        try database.read {
+            try database.query(
+                """
+                SELECT awaited, max(size), min(name) FROM attachment WHERE awaited >= ? AND awaited < ?
+                 GROUP BY awaited ORDER BY awaited LIMIT ?
+                """, [.text(prefix.lowercased()), .text(prefix.lowercased() + "g"), .integer(Int64(limit))]
+            ) { ($0.text(0), $0.optionalInt64(1), $0.text(2)) }
+        }
+    }
+
+    /// The files attachments here await from other machines (hash, size as their op says).
+    public func awaitedFiles(limit: Int = 10_000) throws -> [(sha256: String, size: Int64?)] {
+        try database.read { try AttachmentTables(database: database).awaited(limit: limit) }
+    }
+
+    /// Stores the bytes of an awaited file fetched from the server (checked against its
+    /// SHA-256: other bytes throw and nothing is kept), and points every attachment that
+    /// awaited it at them, in one transaction.
+    public func storeFetchedFile(sha256: String, _ source: any AttachmentSource) throws {
+        try database.write {
+            let tables = AttachmentTables(database: database)
+            let stored: (id: Int64, facts: FileFacts)
+            do {
+                stored = try tables.store(source, expecting: sha256)
+            } catch let error as AttachmentUnreadable {
+                throw StorageError.conflict("the file \(sha256.prefix(12)) fetched from the sync server \(error.reason)")
+            }
+            try tables.arrived(sha256: sha256, content: stored.id, facts: stored.facts)
+            try database.run("INSERT OR IGNORE INTO sync_file (sha256) VALUES (?)", [.text(sha256)])
+        }
+    }
+}

@@ -217,7 +217,7 @@ extension Store {
             && existing.updatedAt == updatedAt
         if lastImported != title && sameConversation { try writer.setSourceTitle(conversation: existing.id, title) }
         // The stored messages' attachments first (the new messages' once they are stored).
-        let attached = try storeAttachments(of: imported, rows: rowIDs, find: find)
+        let attached = try storeAttachments(of: imported, rows: rowIDs, stored: true, find: find)
         if newRows.isEmpty && !changedMessages && sameConversation && existing.currentLeafID != nil {
             return attached > 0 ? .updated : .unchanged
         }
@@ -312,7 +312,7 @@ extension Store {
                 changedAny = true
             }
         }
-        if try storeAttachments(of: imported, rows: rowIDs, find: find) > 0 { changedAny = true }
+        if try storeAttachments(of: imported, rows: rowIDs, stored: true, find: find) > 0 { changedAny = true }
         guard !newRows.isEmpty else { return changedAny ? .updated : .unchanged }
         let inserted = try writer.insert(messages: newRows)
         for (index, at) in newIndex { rowIDs[index] = inserted[at] }
@@ -440,7 +440,8 @@ extension Store {
     /// handling the rest. How many attachments were added or filled.
     @discardableResult
     private func storeAttachments(
-        of imported: ImportedConversation, rows: [Int64?], only include: (Int) -> Bool = { _ in true }, find: AttachmentFinder?
+        of imported: ImportedConversation, rows: [Int64?], only include: (Int) -> Bool = { _ in true }, stored messages: Bool = false,
+        find: AttachmentFinder?
     ) throws -> Int {
         guard imported.messages.contains(where: { !$0.attachments.isEmpty }) else { return 0 }
         let tables = AttachmentTables(database: database)
@@ -464,8 +465,11 @@ extension Store {
         }
         return try database.write {
             var changed = 0
+            var touched: [Int64] = []
             for (index, message) in imported.messages.enumerated() where !message.attachments.isEmpty && include(index) {
                 guard index < rows.count, let row = rows[index] else { continue }
+                let before = changed
+                defer { if changed > before { touched.append(row) } }
                 let stored = try tables.stored(message: row)
                 for (position, attachment) in message.attachments.enumerated() {
                     if let existing = stored[position] {
@@ -489,6 +493,12 @@ extension Store {
                     }
                     changed += 1
                 }
+            }
+            // A message stored before whose files changed: the other machines learn of them
+            // (a new message's op, not sent yet, carries its files as they are when it goes).
+            if messages {
+                let writer = Writer(database: database)
+                for row in touched { try writer.changedAttachments(message: row) }
             }
             return changed
         }

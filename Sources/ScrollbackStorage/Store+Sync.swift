@@ -166,7 +166,7 @@ extension Store {
     /// made while sync was off stay (there are none while it is on: its edits have ops).
     private func clearSyncState() throws {
         try Outbox.forget(in: database)
-        try database.execute("DELETE FROM sync_cursor; DELETE FROM sync_parked; DELETE FROM sync_shadow;")
+        try database.execute("DELETE FROM sync_cursor; DELETE FROM sync_parked; DELETE FROM sync_shadow; DELETE FROM sync_file;")
         try SettingsTable(database: database).removeSync()
         try database.run("DELETE FROM sync_clock WHERE substr(clock, 21) <> ?", [.text(Outbox.unsyncedMachine)])
         try Writer(database: database).forgetMessageClocks()
@@ -254,19 +254,24 @@ extension Store {
             let found = try database.queryFirst(
                 """
                 SELECT c.public_id, p.public_id, m.role, m.content, m.created_at, m.model, m.source_node_id,
-                       m.input_tokens, m.output_tokens, m.duration_ms, m.kind
+                       m.input_tokens, m.output_tokens, m.duration_ms, m.kind, m.id,
+                       EXISTS (SELECT 1 FROM attachment AS a WHERE a.message_id = m.id)
                   FROM message AS m JOIN conversation AS c ON c.id = m.conversation_id
                   LEFT JOIN message AS p ON p.id = m.parent_id
                  WHERE m.public_id = ?
                 """, [.text(entity)]
             ) { row in
-                SyncRecord(
+                (SyncRecord(
                     kind: .message, conversation: row.text(0), model: row.optionalText(5), createdAt: row.int64(4),
                     parent: row.optionalText(1), role: row.text(2), content: row.text(3), nodeID: row.optionalText(6),
                     inputTokens: row.optionalInt64(7), outputTokens: row.optionalInt64(8), durationMilliseconds: row.optionalInt64(9),
-                    messageKind: row.text(10))
+                    messageKind: row.text(10)), id: row.int64(11), attached: row.bool(12))
             }
-            return found ?? SyncRecord(kind: .void)
+            guard let found else { return SyncRecord(kind: .void) }
+            var record = found.0
+            // Every message says its files (none, too), so that one removed is removed elsewhere.
+            record.attachments = found.attached ? try AttachmentTables(database: database).synced(message: found.id) : []
+            return record
         case .restore:
             return SyncRecord(kind: .restore)
         case .delete, .void:
@@ -482,6 +487,9 @@ extension Store {
                 {
                     try writer.update(message: existing.id, role: role, content: content, model: record.model, usage: usage, kind: kind)
                 }
+                if let attachments = record.attachments {
+                    try AttachmentTables(database: database).replace(message: existing.id, with: attachments)
+                }
                 try writer.setClock(message: existing.id, op.clock)
                 return .applied
             }
@@ -493,11 +501,14 @@ extension Store {
             }
             let position = try database.scalarInt(
                 "SELECT coalesce(max(position), -1) + 1 FROM message WHERE conversation_id = ?", [.integer(conversationID)])
-            try writer.insert(
+            let inserted = try writer.insert(
                 Writer.MessageRow(
                     publicID: id, conversationID: conversationID, position: position, role: role, content: content,
                     createdAt: Timestamp(milliseconds: record.createdAt ?? 0), model: record.model, parentID: parentID,
                     sourceNodeID: record.nodeID, usage: usage, clock: op.clock, kind: kind))
+            if let attachments = record.attachments, !attachments.isEmpty {
+                try AttachmentTables(database: database).replace(message: inserted, with: attachments)
+            }
             return .applied
         case .delete:
             if let restored = try fieldClock(entity, "restore"), restored > op.clock { return .ignored }

@@ -27,10 +27,13 @@ struct SyncRecord: Equatable {
     /// A coding agent's session: its folder and git branch (with a conversation's times).
     var project: String? = nil
     var gitBranch: String? = nil
+    /// A message's files, in order (their bytes go to the server apart, `SyncFiles`); nil in
+    /// a record from before attachments, which says nothing of them.
+    var attachments: [SyncAttachment]? = nil
 
     fileprivate enum Tag: UInt8 {
         case kind = 1, conversation, title, model, source, sourceID, createdAt, updatedAt, pinned, leaf, parent, role,
-            content, nodeID, inputTokens, outputTokens, duration, messageKind, project, gitBranch
+            content, nodeID, inputTokens, outputTokens, duration, messageKind, project, gitBranch, attachments
     }
 
     func encoded() -> [UInt8] {
@@ -71,7 +74,128 @@ struct SyncRecord: Equatable {
         put(.messageKind, messageKind)
         put(.project, project)
         put(.gitBranch, gitBranch)
+        if let attachments {
+            var list: [UInt8] = []
+            for attachment in attachments { TLV.put(1, attachment.encoded(), into: &list) }
+            TLV.put(Tag.attachments.rawValue, list, into: &bytes)
+        }
         return bytes
+    }
+}
+
+/// One attachment of a message as a sync op carries it: what the reader's line shows, and
+/// the SHA-256 of its bytes (sealed with the rest: the server never sees it).
+struct SyncAttachment: Equatable {
+    var name: String
+    var mime: String? = nil
+    var size: Int64? = nil
+    var width: Int64? = nil
+    var height: Int64? = nil
+    var reference: String? = nil
+    var sha256: String? = nil
+    var extracted: String? = nil
+    var absence: String? = nil
+
+    private enum Tag: UInt8 {
+        case name = 1, mime, size, width, height, reference, sha256, extracted, absence
+    }
+
+    func encoded() -> [UInt8] {
+        var bytes: [UInt8] = []
+        TLV.put(Tag.name.rawValue, Array(name.utf8), into: &bytes)
+        for (tag, text) in [(Tag.mime, mime), (.reference, reference), (.sha256, sha256), (.extracted, extracted), (.absence, absence)] {
+            if let text { TLV.put(tag.rawValue, Array(text.utf8), into: &bytes) }
+        }
+        for (tag, number) in [(Tag.size, size), (.width, width), (.height, height)] {
+            if let number { TLV.put(tag.rawValue, TLV.bytes(of: number), into: &bytes) }
+        }
+        return bytes
+    }
+
+    /// Reads one; nil when the bytes are not one (no name, text not UTF-8, a hash that is not
+    /// 64 lower-case hex digits, a negative size).
+    init?(decoding bytes: ArraySlice<UInt8>) {
+        var name: String?
+        var attachment = SyncAttachment(name: "")
+        guard
+            TLV.each(bytes, { tag, field in
+                guard let known = Tag(rawValue: tag) else { return true }
+                switch known {
+                case .size, .width, .height:
+                    guard let number = TLV.number(field), number >= 0 else { return false }
+                    switch known {
+                    case .size: attachment.size = number
+                    case .width: attachment.width = number
+                    default: attachment.height = number
+                    }
+                default:
+                    guard let text = String(validating: field, as: UTF8.self) else { return false }
+                    switch known {
+                    case .name: name = text
+                    case .mime: attachment.mime = text
+                    case .reference: attachment.reference = text
+                    case .sha256:
+                        guard text.utf8.count == 64, text.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+                            return false
+                        }
+                        attachment.sha256 = text
+                    case .extracted: attachment.extracted = text
+                    default: attachment.absence = text
+                    }
+                }
+                return true
+            })
+        else { return nil }
+        guard let name else { return nil }
+        attachment.name = name
+        self = attachment
+    }
+
+    init(name: String, mime: String? = nil, size: Int64? = nil, width: Int64? = nil, height: Int64? = nil, reference: String? = nil,
+         sha256: String? = nil, extracted: String? = nil, absence: String? = nil)
+    {
+        self.name = name
+        self.mime = mime
+        self.size = size
+        self.width = width
+        self.height = height
+        self.reference = reference
+        self.sha256 = sha256
+        self.extracted = extracted
+        self.absence = absence
+    }
+}
+
+/// The record's encoding: a tag byte, a 4-byte big-endian length, the bytes.
+enum TLV {
+    static func put(_ tag: UInt8, _ field: [UInt8], into bytes: inout [UInt8]) {
+        bytes.append(tag)
+        withUnsafeBytes(of: UInt32(clamping: field.count).bigEndian) { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: field)
+    }
+
+    static func bytes(of number: Int64) -> [UInt8] { withUnsafeBytes(of: number.bigEndian) { Array($0) } }
+
+    static func number(_ field: ArraySlice<UInt8>) -> Int64? {
+        guard field.count == 8 else { return nil }
+        return field.reduce(Int64(0)) { $0 << 8 | Int64($1) }
+    }
+
+    /// Calls `body` with each field in turn; false when the bytes are cut short or `body`
+    /// refuses a field.
+    static func each(_ bytes: ArraySlice<UInt8>, _ body: (UInt8, ArraySlice<UInt8>) -> Bool) -> Bool {
+        var at = bytes.startIndex
+        while at < bytes.endIndex {
+            guard bytes.endIndex - at >= 5 else { return false }
+            let tag = bytes[at]
+            var length = 0
+            for offset in 1...4 { length = length << 8 | Int(bytes[at + offset]) }
+            at += 5
+            guard length <= bytes.endIndex - at else { return false }
+            guard body(tag, bytes[at..<(at + length)]) else { return false }
+            at += length
+        }
+        return true
     }
 }
 
@@ -120,6 +244,14 @@ extension SyncRecord {
             case .messageKind: guard let value = text() else { return nil }; record.messageKind = value
             case .project: guard let value = text() else { return nil }; record.project = value
             case .gitBranch: guard let value = text() else { return nil }; record.gitBranch = value
+            case .attachments:
+                var list: [SyncAttachment] = []
+                // One that cannot be read is left out; the others stay.
+                guard TLV.each(field, { tag, item in
+                    if tag == 1, let attachment = SyncAttachment(decoding: item) { list.append(attachment) }
+                    return true
+                }) else { return nil }
+                record.attachments = list
             }
         }
         guard let kind else { return nil }

@@ -149,6 +149,13 @@ struct Writer {
         try setClock(message: id, try outbox.append(.message, entity: publicID, in: database))
     }
 
+    /// The files of the message `id` (stored before) changed: a message op carries them to
+    /// the other machines when sync is on.
+    func changedAttachments(message id: Int64) throws {
+        guard database.applyingRemote == nil else { return }
+        try changed(message: id)
+    }
+
     /// Sets the clock of the change the message `id` shows (kept in its row; `sync_clock`
     /// holds the conversations' fields).
     func setClock(message id: Int64, _ clock: HybridClock) throws {

@@ -61,9 +61,24 @@ extension SyncEngine {
 
     /// Raises a server of an older version (with its tables) to this program's, so that a
     /// scrollback that would lose what this one sends refuses it from now on.
+    /// Version 3 adds the tables of attachments' bytes (`SyncEngine+Files`): a scrollback
+    /// that knows only version 2 would drop every file, so it refuses the server instead.
     static func raiseVersion(_ connection: PostgresConnection) throws {
         try connection.execute(
-            "UPDATE scrollback.schema_version SET version = \(serverSchemaVersion) WHERE version >= 1 AND version < \(serverSchemaVersion)")
+            """
+            CREATE TABLE IF NOT EXISTS scrollback.file_chunk (
+                name   text    NOT NULL CHECK (name ~ '^[0-9a-f]{64}$'),
+                idx    integer NOT NULL CHECK (idx >= 0),
+                sealed bytea   NOT NULL,
+                PRIMARY KEY (name, idx)
+            );
+            CREATE TABLE IF NOT EXISTS scrollback.file (
+                name    text        PRIMARY KEY CHECK (name ~ '^[0-9a-f]{64}$'),
+                chunks  integer     NOT NULL CHECK (chunks >= 1),
+                sent_at timestamptz NOT NULL DEFAULT now()
+            );
+            UPDATE scrollback.schema_version SET version = \(serverSchemaVersion) WHERE version >= 1 AND version < \(serverSchemaVersion);
+            """)
     }
 
     static let keyCheckText = Array("scrollback key check v1".utf8)
@@ -127,7 +142,8 @@ extension SyncEngine {
             throw SyncError.newerServerSchema(found: Int(clamping: version), known: Self.serverSchemaVersion)
         }
         if version < 1 { throw result.isNull(0, 1) ? SyncError.notInitialized : SyncError.damagedServer }
-        if version < Int64(Self.serverSchemaVersion) { try Self.raiseVersion(connection) }
+        // Raised under the schema's lock, in a transaction, as `sync init` makes it.
+        if version < Int64(Self.serverSchemaVersion) { try Self.prepareSchema(connection) }
         if let sealed = result.bytes(0, 1) {
             guard Self.opens(key, sealed) else { throw SyncError.wrongKey }
         } else {

@@ -19,6 +19,10 @@ public struct SyncReport: Sendable, Equatable {
     public var applied = 0
     /// Ops received that wait for what they build on.
     public var parked = 0
+    /// Attachments' files sent, and fetched (`fetchAttachments`), and why some could not be.
+    public var filesSent = 0
+    public var filesFetched = 0
+    public var fileProblems: [String] = []
 }
 
 /// What the server says about itself, for `sync status`.
@@ -42,6 +46,9 @@ public final class SyncEngine {
     /// How long a local transaction of a pull goes on taking pages (see `pull(progress:)`);
     /// progress is told after each. (Tests shorten it to act between pages.)
     public var transactionTime = Duration.seconds(1)
+    /// Whether a sync fetches every awaited attachment's bytes (`[sync] fetch_attachments =
+    /// "always"`); else they come when shown or opened (`fetch(sha256:size:shownName:)`).
+    public var fetchAttachments = false
 
     /// A new machine id: 32 random hex digits.
     public static func newMachineID() -> String { Outbox.newID() }
@@ -51,7 +58,9 @@ public final class SyncEngine {
     /// 1 would drop, showing hidden traffic as the conversation: it refuses the server
     /// instead and says to upgrade. A version-1 server is raised to 2 by the first sync of
     /// this program.
-    public static let serverSchemaVersion = 2
+    /// Version 3: attachments' bytes (`scrollback.file_chunk`, `scrollback.file`), which a
+    /// version-2 scrollback would never fetch nor keep.
+    public static let serverSchemaVersion = 3
 
     /// Connects. Throws `SyncError.off` when sync is off for `store`.
     public init(store: Store, conninfo: String, key: SyncKey) throws {
@@ -68,9 +77,13 @@ public final class SyncEngine {
     /// Connects and syncs (`sync(progress:)`); a failure of either is noted in the store
     /// (`Store.recordSyncFailure`) before it is thrown, so that `sync status` and the
     /// browser's footer say what the last sync said, and since when.
-    public static func run(store: Store, conninfo: String, key: SyncKey, progress: ((SyncProgress) -> Void)? = nil) throws -> SyncReport {
+    public static func run(
+        store: Store, conninfo: String, key: SyncKey, fetchAttachments: Bool = false, progress: ((SyncProgress) -> Void)? = nil
+    ) throws -> SyncReport {
         do {
-            return try SyncEngine(store: store, conninfo: conninfo, key: key).sync(progress: progress)
+            let engine = try SyncEngine(store: store, conninfo: conninfo, key: key)
+            engine.fetchAttachments = fetchAttachments
+            return try engine.sync(progress: progress)
         } catch SyncError.off {
             throw SyncError.off
         } catch SyncError.busy {
@@ -104,11 +117,18 @@ public final class SyncEngine {
             try connection.execute("INSERT INTO scrollback.machine (machine_id) VALUES ('\(machine)') ON CONFLICT DO NOTHING")
         }
         var report = SyncReport()
+        // The files first: a machine that sees an op that names one finds it there.
+        report.filesSent = try pushFiles()
         report.sent = try push(progress: progress)
         let pulled = try pull(progress: progress)
         report.received = pulled.received
         report.applied = pulled.applied
         report.parked = pulled.parked
+        if fetchAttachments {
+            let fetched = try fetchAwaited()
+            report.filesFetched = fetched.fetched
+            report.fileProblems = fetched.problems
+        }
         try store.recordSync(at: .now())
         return report
     }

@@ -40,6 +40,10 @@ public enum SyncError: UserFacingError, Equatable, CustomStringConvertible {
     case secretStore(String)
     /// Another sync of this database is running.
     case busy
+    /// An attachment's bytes are not (or not whole) on the server yet.
+    case fileNotOnServer(name: String)
+    /// A chunk of an attachment's bytes on the server does not open, or is out of its place.
+    case damagedFile(String)
 
     public var description: String { described(retrying: "scrollback sync") }
     public var userLine: String { description }
@@ -92,6 +96,10 @@ public enum SyncError: UserFacingError, Equatable, CustomStringConvertible {
             message
         case .busy:
             "another sync of this database is running; try again when it ends"
+        case .fileNotOnServer(let name):
+            "the bytes of \(name) are not on the sync server yet: the machine that holds them sends them with its next `scrollback sync`"
+        case .damagedFile(let message):
+            "\(message); nothing of that file was kept here, and its line still says it is not here yet; the server's copy was changed by someone without the key, or damaged: restore the server's database from a backup, then open it again"
         }
     }
 }

@@ -104,3 +104,29 @@ public struct SyncKey: Sendable, Equatable {
         return Array(plain.prefix(length))
     }
 }
+
+extension SyncKey {
+    /// HMAC-SHA-256 of `data` under this key.
+    func mac(_ data: [UInt8]) throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 32)
+        let ok = bytes.withUnsafeBufferPointer { key in
+            data.withUnsafeBufferPointer { input in
+                out.withUnsafeMutableBufferPointer { output in
+                    scrollback_hmac_sha256(key.baseAddress, Int32(key.count), input.baseAddress, input.count, output.baseAddress)
+                }
+            }
+        }
+        guard ok == 1 else { throw SyncError.crypto("OpenSSL could not compute an HMAC") }
+        return out
+    }
+
+    /// The name a file goes by on the server: an HMAC of its content (of its SHA-256) under
+    /// a key drawn from this one, 64 hex digits. The server cannot test a file it knows
+    /// against it without the key, and two machines with the key name the same file alike,
+    /// so that it is sent once.
+    public func fileName(sha256: String) throws -> String {
+        let fileKey = SyncKey(bytes: try mac(Array("scrollback-file-name-v1".utf8)))
+        return try fileKey.mac(Array(sha256.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}
+

@@ -12,7 +12,9 @@ public enum AttachmentText {
     public static func size(_ bytes: Int64) -> String { AttachmentDTO.sizeText(bytes) }
 
     /// `1024×768 PNG  245 kB`, and what is wrong when its bytes are not here.
-    public static func facts(of attachment: AttachmentDTO) -> String {
+    /// - Parameter note: what the browser knows of a fetch of awaited bytes (under way,
+    ///   failed), said in place of the reason.
+    public static func facts(of attachment: AttachmentDTO, note: String? = nil) -> String {
         var parts: [String] = []
         var kind = type(of: attachment)
         if let width = attachment.width, let height = attachment.height {
@@ -20,8 +22,10 @@ public enum AttachmentText {
         }
         parts.append(kind)
         if let size = attachment.size { parts.append(self.size(size)) }
-        if !attachment.isStored {
-            parts.append("not here: " + UntrustedText.sanitized(attachment.absence ?? "the export did not hold it"))
+        if attachment.awaited != nil && !attachment.isStored {
+            parts.append(UntrustedText.sanitized(note.map { "not here yet: " + $0 } ?? AttachmentDTO.notHereYet))
+        } else if let reason = attachment.missingReason {
+            parts.append("not here: " + UntrustedText.sanitized(reason))
         }
         return parts.joined(separator: "  ")
     }
@@ -32,9 +36,9 @@ public enum AttachmentText {
     public static func fileName(_ attachment: AttachmentDTO) -> String { attachment.safeFileName }
 
     /// A long name is cut (to 120 cells at most) so that its facts still show.
-    public static func line(_ attachment: AttachmentDTO, width: Int) -> String {
+    public static func line(_ attachment: AttachmentDTO, width: Int, note: String? = nil) -> String {
         let width = max(width, 1)
-        let facts = facts(of: attachment)
+        let facts = facts(of: attachment, note: note)
         let room = min(max(width - DisplayWidth.of(facts) - 4, min(width - 2, 16)), 120)
         let name = DisplayWidth.truncated(UntrustedText.sanitized(attachment.name), to: max(room, 1))
         return DisplayWidth.truncated("▣ " + name + "  " + facts, to: width)

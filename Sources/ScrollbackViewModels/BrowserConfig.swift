@@ -65,6 +65,9 @@ public struct BrowserConfig: Sendable, Equatable {
     public var secretCommand: String?
     /// `[sync] interval`: seconds between the browser's background syncs.
     public var syncInterval = 60
+    /// `[sync] fetch_attachments`: `always` fetches every attachment's bytes another machine
+    /// sent with each sync; `on-open` (the default) when it is first shown or opened.
+    public var fetchAttachmentsAlways = false
     /// `[sync] secret_timeout`: seconds a secret_command may take before it is stopped.
     public var secretTimeout = 15
     /// `[sources] follow`: folders of coding agents' sessions the browser follows besides
@@ -245,8 +248,13 @@ public struct BrowserConfig: Sendable, Equatable {
                     return "secret_timeout is a whole number of seconds from 1 to 600"
                 }
                 secretTimeout = seconds
+            case "fetch_attachments":
+                guard case .text(let when) = value, ["always", "on-open"].contains(when) else {
+                    return "fetch_attachments is \"always\" (with every sync) or \"on-open\" (when an attachment is first shown or opened)"
+                }
+                fetchAttachmentsAlways = when == "always"
             default:
-                return "unknown key '\(Self.shown(key))' in [sync]; the names are secret_command, secret_timeout and interval"
+                return "unknown key '\(Self.shown(key))' in [sync]; the names are secret_command, secret_timeout, interval and fetch_attachments"
             }
         case "sources":
             switch key {
@@ -421,6 +429,10 @@ public struct BrowserConfig: Sendable, Equatable {
             secret_timeout = 15
             # Seconds between the browser's syncs (it also syncs soon after a change).
             interval = 60
+            # When the bytes of an attachment another machine added come here: "on-open" when it
+            # is first shown in the reader or opened (`attachment get` too), "always" with every
+            # sync (the whole history's files on this disk).
+            fetch_attachments = "on-open"
 
             [sources]
             # The browser follows the coding agents' session files imported before (Claude Code,

@@ -42,13 +42,13 @@ struct AttachmentStorageTests {
             let old = try Store.open(path: path, migrator: Migrator(migrations: Array(Migrator.scrollback.migrations.prefix(11))))
             _ = try old.upsert(Self.conversation("c1", attachments: []))
         }
-        let store = try Store.open(path: path)
+        let store = try Store.open(path: path, migrator: Migrator(migrations: Array(Migrator.scrollback.migrations.prefix(12))))
         #expect(store.migration.fromVersion == 11 && store.migration.toVersion == 12)
         #expect(store.migration.backupPath.map { FileManager.default.fileExists(atPath: $0) } == true)
         #expect(try store.check().problems.isEmpty)
         _ = try store.upsert(Self.conversation("c2", attachments: [ImportedAttachment(name: "a.png", data: [1, 2, 3])]))
         #expect(try store.attachmentTotals() == AttachmentTotals(attachments: 1, missing: 0, files: 1, bytes: 3))
-        let fresh = try Store.open(path: ":memory:")
+        let fresh = try Store.open(path: ":memory:", migrator: Migrator(migrations: Array(Migrator.scrollback.migrations.prefix(12))))
         #expect(
             try DatabaseCheck.schema(of: fresh.database).mapValues(DatabaseCheck.normalized)
                 == DatabaseCheck.schema(of: store.database).mapValues(DatabaseCheck.normalized))
@@ -192,5 +192,66 @@ struct AttachmentStorageTests {
         #expect(try store.check().problems.isEmpty)
         // Nothing of it is left to free again.
         #expect(try store.freeUnusedAttachments(files) == (files: 0, bytes: 0))
+    }
+}
+
+@Suite("Attachments' local side of sync: schema 13, the records")
+struct AttachmentSyncStorageTests {
+    @Test("v13: a version 12 database with attachments gains the awaited column and sync_file, backup first; its files stay, check passes, and the fresh schema is the upgraded one")
+    func upgrade() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("v12.sqlite")
+        let photo = TestFiles.bytes(AttachmentTables.chunkSize + 77, seed: 5)
+        do {
+            let old = try Store.open(path: path, migrator: Migrator(migrations: Array(Migrator.scrollback.migrations.prefix(12))))
+            #expect(old.migration.toVersion == 12)
+            _ = try old.upsert(AttachmentStorageTests.conversation("c1", attachments: [ImportedAttachment(name: "a.png", data: photo)]))
+        }
+        let store = try Store.open(path: path)
+        #expect(store.migration.fromVersion == 12 && store.migration.toVersion == 13)
+        #expect(store.migration.backupPath.map { FileManager.default.fileExists(atPath: $0) } == true)
+        #expect(try store.check().problems.isEmpty)
+        let listed = try store.attachments(conversation: try store.database.scalarInt("SELECT id FROM conversation"))
+        #expect(listed.count == 1 && listed[0].isStored && listed[0].awaited == nil)
+        var bytes: [UInt8] = []
+        try store.readAttachment(sha256: try #require(listed[0].sha256)) { bytes.append(contentsOf: $0) }
+        #expect(bytes == photo)
+        #expect(throws: (any Error).self) { try store.database.execute("UPDATE attachment SET awaited = 'short'") }
+        let fresh = try Store.open(path: ":memory:")
+        #expect(
+            try DatabaseCheck.schema(of: fresh.database).mapValues(DatabaseCheck.normalized)
+                == DatabaseCheck.schema(of: store.database).mapValues(DatabaseCheck.normalized))
+    }
+
+    @Test("a message record carries its files; an unreadable one (a hash that is not hex, no name, a negative size) is left out and the others kept; a record from before files says nothing of them")
+    func records() throws {
+        let hash = String(repeating: "ab", count: 32)
+        let good = SyncAttachment(name: "plot.png", mime: "image/png", size: 245_000, width: 1024, height: 768, sha256: hash)
+        let missing = SyncAttachment(name: "notes.pdf", reference: "file-service://file-1", absence: "the export did not hold it")
+        var record = SyncRecord(kind: .message, conversation: "c", role: "user", content: "x")
+        #expect(SyncRecord(decoding: record.encoded())?.attachments == nil)
+        record.attachments = []
+        #expect(SyncRecord(decoding: record.encoded())?.attachments == [])
+        record.attachments = [good, missing]
+        #expect(SyncRecord(decoding: record.encoded()) == record)
+        // Hostile items beside a good one.
+        var hostile = record
+        hostile.attachments = [
+            SyncAttachment(name: "x", sha256: String(repeating: "AB", count: 32)), SyncAttachment(name: "y", sha256: "../../etc/passwd"),
+            SyncAttachment(name: "z", size: -1), good,
+        ]
+        #expect(SyncRecord(decoding: hostile.encoded())?.attachments == [good])
+        var nameless: [UInt8] = []
+        TLV.put(7, Array(hash.utf8), into: &nameless)
+        var list: [UInt8] = []
+        TLV.put(1, nameless, into: &list)
+        TLV.put(1, good.encoded(), into: &list)
+        var bytes = SyncRecord(kind: .message, conversation: "c", role: "user", content: "x").encoded()
+        TLV.put(21, list, into: &bytes)
+        #expect(SyncRecord(decoding: bytes)?.attachments == [good])
+        // A length past the end refuses the record, as for any field.
+        var cut = SyncRecord(kind: .message, conversation: "c", role: "user", content: "x").encoded()
+        cut += [21, 0, 0, 1, 0, 1]
+        #expect(SyncRecord(decoding: cut) == nil)
     }
 }

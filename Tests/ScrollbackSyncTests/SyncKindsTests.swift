@@ -72,7 +72,7 @@ struct SyncKindsTests {
         #expect(try c.export() == a.export())
     }
 
-    @Test("the server's schema goes to version 2 at the first sync; a program that knows only version 1 is refused and told to upgrade")
+    @Test("the server's schema goes to version 3 (with the tables of files) at the first sync; a program that knows only version 1 or 2 is refused and told to upgrade")
     func serverVersion() throws {
         let scene = try SyncScene()
         let a = try scene.machine("a")
@@ -81,8 +81,15 @@ struct SyncKindsTests {
         _ = try scene.server.psql(scene.url, "UPDATE scrollback.schema_version SET version = 1")
         _ = try a.store.conversations.create(NewConversation(title: "One", createdAt: Timestamp(milliseconds: 1)))
         try a.sync()
-        #expect(try scene.server.psql(scene.url, "SELECT version FROM scrollback.schema_version").hasPrefix("2"))
-        #expect(SyncEngine.serverSchemaVersion == 2)
+        #expect(try scene.server.psql(scene.url, "SELECT version FROM scrollback.schema_version").hasPrefix("3"))
+        #expect(SyncEngine.serverSchemaVersion == 3)
+        #expect(try scene.server.psql(scene.url, "SELECT count(*) FROM scrollback.file_chunk").hasPrefix("0"))
+        // A version-2 server (the release before files) is raised as well.
+        _ = try scene.server.psql(scene.url, "DROP TABLE scrollback.file_chunk; DROP TABLE scrollback.file; UPDATE scrollback.schema_version SET version = 2")
+        _ = try a.store.conversations.create(NewConversation(title: "Two", createdAt: Timestamp(milliseconds: 2)))
+        try a.sync()
+        #expect(try scene.server.psql(scene.url, "SELECT version FROM scrollback.schema_version").hasPrefix("3"))
+        #expect(try scene.server.psql(scene.url, "SELECT count(*) FROM scrollback.file").hasPrefix("0"))
         // What an earlier release says of it (its check compares with its own version, 1).
         let refusal = SyncError.newerServerSchema(found: 2, known: 1).description
         #expect(refusal.contains("newer than this scrollback knows (1); upgrade scrollback on this machine; nothing was changed"))
