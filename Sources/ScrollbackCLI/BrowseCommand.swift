@@ -53,9 +53,16 @@ struct BrowseCommand {
             browser.effectDone(count == 1 ? first : "\(count) config problems (scrollback config --check lists them); the first: \(first)")
         }
         // Sync, when it is on here: on a thread and connection of its own.
-        let sync = try startSync(store: store, config: config)
+        // The secrets are read once (a secret_command may ask for a passphrase).
+        let secrets = syncSecrets(store: store, config: config)
+        let sync = try startSync(store: store, config: config, secrets: secrets)
         browser.syncMonitor = sync
         defer { sync?.stop() }
+        // Attachments another machine holds: fetched when first shown or opened.
+        let fetcher = startFetching(store: store, secrets: secrets)
+        browser.attachmentFetcher = fetcher.fetcher
+        browser.attachmentFetchUnavailable = fetcher.unavailable
+        defer { fetcher.fetcher?.stop() }
         // The coding agents' sessions, followed when idle: what they append shows by itself.
         let follower = startFollowing(store: store, config: config)
         browser.sourceMonitor = follower
@@ -102,22 +109,40 @@ struct BrowseCommand {
         return SourceFollower(path: store.path, readOnly: store.isReadOnly, folders: folders, interval: TimeInterval(config.followInterval))
     }
 
+    /// The fetcher of attachments' bytes when sync is on here (and the database writable,
+    /// the secrets here); else why none.
+    private func startFetching(store: Store, secrets: (url: String, key: SyncKey)?) -> (fetcher: (any AttachmentFetcher)?, unavailable: String?) {
+        guard let local = try? store.localSyncState(), local.isOn else { return (nil, "sync is off here (scrollback sync init)") }
+        guard !store.isReadOnly else { return (nil, "--readonly does not fetch it") }
+        guard let secrets else { return (nil, "no sync key or server here (scrollback sync status)") }
+        return (BackgroundFetcher(path: store.path, conninfo: secrets.url, key: secrets.key), nil)
+    }
+
+    /// The sync server and key, when sync is on for a writable `store` and they are here.
+    private func syncSecrets(store: Store, config: BrowserConfig) -> (url: String, key: SyncKey)? {
+        guard !store.isReadOnly, let local = try? store.localSyncState(), local.isOn else { return nil }
+        let secrets = SecretChain(
+            environment: context.environment, secretCommand: config.secretCommand, secretTimeout: config.secretTimeout,
+            file: PathText.parent(of: ConfigLocation.path(environment: context.environment)) + "/secrets")
+        guard let url = try? secrets.read(.url), let keyText = try? secrets.read(.key), let key = SyncKey(text: keyText) else { return nil }
+        return (url, key)
+    }
+
     /// The background sync when sync is on for `store` (and it is writable); a footer that
     /// says what is missing when the secrets are.
-    private func startSync(store: Store, config: BrowserConfig) throws -> (any SyncMonitor)? {
+    private func startSync(store: Store, config: BrowserConfig, secrets: (url: String, key: SyncKey)?) throws -> (any SyncMonitor)? {
         guard !store.isReadOnly, let local = try? store.localSyncState(), local.isOn else { return nil }
         var initial = SyncFooterState(lastSync: local.lastSync, toSend: local.pending)
         // A failure that stands is said from the first frame, until the first sync here.
         if local.failure != nil { BackgroundSync.describe(local.failure, in: &initial) }
-        let secrets = SecretChain(
-            environment: context.environment, secretCommand: config.secretCommand, secretTimeout: config.secretTimeout,
-            file: PathText.parent(of: ConfigLocation.path(environment: context.environment)) + "/secrets")
-        guard let url = try? secrets.read(.url), let keyText = try? secrets.read(.key), let key = SyncKey(text: keyText) else {
+        guard let secrets else {
             var missing = initial
             missing.problem = "sync: no key or server here (scrollback sync status)"
             return FixedSyncState(missing)
         }
-        return BackgroundSync(path: store.path, conninfo: url, key: key, interval: TimeInterval(config.syncInterval), initial: initial)
+        return BackgroundSync(
+            path: store.path, conninfo: secrets.url, key: secrets.key, interval: TimeInterval(config.syncInterval), initial: initial,
+            fetchAttachments: config.fetchAttachmentsAlways)
     }
 }
 

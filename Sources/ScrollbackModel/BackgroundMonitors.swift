@@ -45,3 +45,19 @@ public protocol SourceMonitor: AnyObject, Sendable {
     var note: String? { get }
     func stop()
 }
+
+/// Fetches the bytes of attachments another machine sent (through sync) when the reader
+/// first shows them or `O`/`S` asks, on a thread and connection of its own; read from the
+/// main actor at any time.
+public protocol AttachmentFetcher: AnyObject, Sendable {
+    /// Asks for the file `sha256` (of `size` bytes, as its op says): once; asking again while
+    /// it is under way does nothing, and so does asking again soon after it failed, unless
+    /// `again` (a person pressed a key for it).
+    func request(sha256: String, size: Int64?, name: String, again: Bool)
+    /// What the attachment's line says of its fetch: under way, or why it failed; nil when
+    /// it was not asked for (or came: then the attachment is stored).
+    func note(for sha256: String) -> String?
+    /// Moves on each time a fetch ends, for the reader to lay out its lines again.
+    var generation: Int { get }
+    func stop()
+}

@@ -10,6 +10,7 @@ public final class BackgroundSync: SyncMonitor, @unchecked Sendable {
     private let conninfo: String
     private let key: SyncKey
     private let interval: TimeInterval
+    private let fetchAttachments: Bool
     private let condition = NSCondition()
     private var stopped = false
     private var current: SyncFooterState
@@ -18,7 +19,10 @@ public final class BackgroundSync: SyncMonitor, @unchecked Sendable {
     static let settle: TimeInterval = 2
 
     /// Starts syncing the database at `path` (with sync on) in the background.
-    public init(path: String, conninfo: String, key: SyncKey, interval: TimeInterval, initial: SyncFooterState) {
+    /// - Parameter fetchAttachments: each sync fetches every file other machines sent
+    ///   (`[sync] fetch_attachments = "always"`).
+    public init(path: String, conninfo: String, key: SyncKey, interval: TimeInterval, initial: SyncFooterState, fetchAttachments: Bool = false) {
+        self.fetchAttachments = fetchAttachments
         self.path = path
         self.conninfo = conninfo
         self.key = key
@@ -92,7 +96,7 @@ public final class BackgroundSync: SyncMonitor, @unchecked Sendable {
         var problem: String?
         do {
             try withExtendedLifetime(lock) {
-                _ = try SyncEngine.run(store: store, conninfo: conninfo, key: key)
+                _ = try SyncEngine.run(store: store, conninfo: conninfo, key: key, fetchAttachments: fetchAttachments)
             }
         } catch let error as SyncError {
             problem = Self.words(for: error)

@@ -125,6 +125,11 @@ public final class BrowserViewModel {
     public var wheelStep = 3
     /// The background sync, when sync is on for this database.
     public var syncMonitor: (any SyncMonitor)?
+    /// Fetches the bytes of attachments another machine holds (nil where this browser
+    /// cannot: `attachmentFetchUnavailable` says why, on their lines).
+    public var attachmentFetcher: (any AttachmentFetcher)?
+    public var attachmentFetchUnavailable: String?
+    private var fetchGeneration = 0
     /// The coding agents' sessions followed in the background, when any are.
     public var sourceMonitor: (any SourceMonitor)?
     /// What the footer says of them (news a read-only browser does not import), made safe.
@@ -494,6 +499,18 @@ public final class BrowserViewModel {
                 syncNote = note
                 changed = true
             }
+        }
+        if let fetcher = attachmentFetcher, fetcher.generation != fetchGeneration {
+            // A fetch began or ended: the reader's messages are read again (a file that came
+            // is stored now) and their lines say so.
+            fetchGeneration = fetcher.generation
+            do {
+                try refreshReader()
+            } catch {
+                report(error)
+            }
+            readerScreen?.reader.fetchNotesChanged()
+            changed = true
         }
         if let monitor = sourceMonitor {
             let note = monitor.note

@@ -116,6 +116,31 @@ public final class ReaderViewModel {
         didSet { if imageCell != oldValue { relayoutKeepingTop() } }
     }
 
+    /// Fetches attachments' bytes another machine holds, when their lines are laid out
+    /// (`[sync] fetch_attachments`); nil where this browser cannot (`fetchUnavailable` says why).
+    public var fetcher: (any AttachmentFetcher)?
+    /// Why this browser fetches nothing (read-only, sync off, no secrets), for the lines of
+    /// files another machine holds.
+    public var fetchUnavailable: String?
+
+    /// A fetch began or ended: the lines of awaited files say so.
+    public func fetchNotesChanged() { relayoutKeepingTop() }
+
+    /// What the lines of `message`'s awaited files say, each asked for on the way.
+    private func fetchNotes(for message: MessageDTO) -> [String: String] {
+        var notes: [String: String] = [:]
+        for attachment in message.attachments where !attachment.isStored {
+            guard let hash = attachment.awaited else { continue }
+            if let fetcher {
+                fetcher.request(sha256: hash, size: attachment.size, name: UntrustedText.sanitized(attachment.name), again: false)
+                if let note = fetcher.note(for: hash) { notes[hash] = note }
+            } else if let fetchUnavailable {
+                notes[hash] = fetchUnavailable
+            }
+        }
+        return notes
+    }
+
     private let messages: any MessageRepository
     private var loaded: [MessageDTO] = []
     /// For each loaded message, its first line in `lines`.
@@ -605,7 +630,7 @@ public final class ReaderViewModel {
             lineStarts.append(lines.count)
             lines += Self.layout(
                 message, width: width, siblings: siblings(of: message), dateFormat: dateFormat, zone: zone, collapsed: isCollapsed(message),
-                images: imageCell.map { ($0, viewportHeight) })
+                images: imageCell.map { ($0, viewportHeight) }, notes: fetchNotes(for: message))
         }
     }
 
@@ -627,7 +652,7 @@ public final class ReaderViewModel {
             starts.append(added.count)
             added += Self.layout(
                 message, width: width, siblings: siblings(of: message), dateFormat: dateFormat, zone: zone, collapsed: isCollapsed(message),
-                images: imageCell.map { ($0, viewportHeight) })
+                images: imageCell.map { ($0, viewportHeight) }, notes: fetchNotes(for: message))
         }
         loaded = new + loaded
         lineStarts = starts + lineStarts.map { $0 + added.count }
@@ -643,11 +668,11 @@ public final class ReaderViewModel {
     /// lines it has.
     static func layout(
         _ message: MessageDTO, width: Int, siblings: (index: Int, count: Int)? = nil, dateFormat: String? = nil, zone: LocalZone = .process,
-        collapsed: Bool = false, images: (cell: ImageCell, height: Int)? = nil
+        collapsed: Bool = false, images: (cell: ImageCell, height: Int)? = nil, notes: [String: String] = [:]
     ) -> [ReaderLine] {
         let dimmed = !message.kind.isSeen
         let result = layoutLines(
-            message, width: width, siblings: siblings, dateFormat: dateFormat, zone: zone, collapsed: collapsed, images: images)
+            message, width: width, siblings: siblings, dateFormat: dateFormat, zone: zone, collapsed: collapsed, images: images, notes: notes)
         guard dimmed else { return result }
         return result.map { line in
             var line = line
@@ -667,7 +692,7 @@ public final class ReaderViewModel {
 
     private static func layoutLines(
         _ message: MessageDTO, width: Int, siblings: (index: Int, count: Int)?, dateFormat: String?, zone: LocalZone, collapsed: Bool,
-        images: (cell: ImageCell, height: Int)?
+        images: (cell: ImageCell, height: Int)?, notes: [String: String]
     ) -> [ReaderLine] {
         var result: [ReaderLine] = []
         var header = ""
@@ -684,7 +709,9 @@ public final class ReaderViewModel {
         // An image's rows follow its line where the terminal shows images.
         let attachments = message.attachments.enumerated().flatMap { index, attachment in
             var lines = [
-                ReaderLine(text: AttachmentText.line(attachment, width: width), style: .attachment, position: message.position, attachment: index)
+                ReaderLine(
+                    text: AttachmentText.line(attachment, width: width, note: attachment.awaited.flatMap { notes[$0] }), style: .attachment,
+                    position: message.position, attachment: index)
             ]
             if let images, attachment.isStored, attachment.mime?.hasPrefix("image/") == true,
                 var cells = images.cell.cells(for: (attachment.width ?? 0, attachment.height ?? 0), width: width, height: images.height)

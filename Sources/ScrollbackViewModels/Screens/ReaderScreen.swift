@@ -80,6 +80,21 @@ public final class ReaderScreen: BrowserScreenModel {
             return nil
         }
         let stored = message.attachments.filter(\.isStored)
+        let awaited = message.attachments.filter { !$0.isStored && $0.awaited != nil }
+        if stored.isEmpty, let first = awaited.first, let hash = first.awaited {
+            // On another machine: asked for now (its line says when it is here).
+            guard let fetcher = browser.attachmentFetcher else {
+                browser.status = "Not here yet: \(UntrustedText.sanitized(first.name)) is on another machine; \(browser.attachmentFetchUnavailable ?? "this browser cannot fetch it")"
+                return nil
+            }
+            for attachment in awaited {
+                if let hash = attachment.awaited { fetcher.request(sha256: hash, size: attachment.size, name: UntrustedText.sanitized(attachment.name), again: true) }
+            }
+            reader.fetchNotesChanged()
+            let note = fetcher.note(for: hash)
+            browser.status = "Not here yet: \(UntrustedText.sanitized(first.name)): \(note ?? "fetching from the sync server…") (O or S again once its line shows it here)"
+            return nil
+        }
         guard !stored.isEmpty else {
             browser.status = "Not here: this message's attachment\(message.attachments.count == 1 ? " is" : "s are") missing (their lines say why)"
             return nil
@@ -280,6 +295,8 @@ public final class ReaderScreen: BrowserScreenModel {
         reader.dateFormat = browser.dateFormat
         reader.zone = browser.zone
         reader.imageCell = browser.imageCell
+        reader.fetcher = browser.attachmentFetcher
+        reader.fetchUnavailable = browser.attachmentFetchUnavailable
         return reader
     }
 
