@@ -51,9 +51,15 @@ struct AttachmentCommand {
         let missing = attachments.filter { !$0.isStored }
         // Advice only where it helps: a file the import did not find may be in the ZIP; one it
         // could not read, or one freed, says its own reason on its line.
-        if missing.contains(where: { $0.absence == nil }) {
+        let fromExport = missing.filter { $0.absence == nil && $0.awaited == nil }
+        if !fromExport.isEmpty {
             console.errorLine(
-                "\(NumberText.grouped(missing.count)) of \(NumberText.grouped(attachments.count)) are not here: if you imported conversations.json alone, import the export's ZIP or folder to bring in the files it holds.")
+                "\(NumberText.grouped(fromExport.count)) of \(NumberText.grouped(attachments.count)) are not here: if you imported conversations.json alone, import the export's ZIP or folder to bring in the files it holds.")
+        }
+        let awaited = missing.filter { $0.awaited != nil }
+        if !awaited.isEmpty {
+            console.errorLine(
+                "\(NumberText.grouped(awaited.count)) of \(NumberText.grouped(attachments.count)) are on another machine, not here yet: `scrollback attachment get HASH --out FILE` fetches one through sync, and the browser fetches them when it shows them.")
         }
     }
 
@@ -86,7 +92,13 @@ struct AttachmentCommand {
                     message: "the bytes of \(OutputFormat.line(awaited.name)) are on another machine, and sync is off here; run `scrollback sync init` to fetch them")
             }
             if context.console.errorIsTerminal { context.console.errorLine("Fetching \(OutputFormat.line(awaited.name)) from the sync server…") }
-            try SyncCommand(context: context).fetch(store, sha256: awaited.sha256, size: awaited.size, name: OutputFormat.line(awaited.name))
+            // Ctrl-C and SIGTERM are looked for between chunks: nothing of the file is kept.
+            let fetching = store
+            try withInterruptsHeld { interrupted in
+                try SyncCommand(context: context).fetch(fetching, sha256: awaited.sha256, size: awaited.size, name: OutputFormat.line(awaited.name)) {
+                    if interrupted() { throw CommandInterrupted(message: "Interrupted: nothing of the file was fetched") }
+                }
+            }
             found = try store.attachmentFiles(prefix: prefix)
         }
         guard let file = found.first else {

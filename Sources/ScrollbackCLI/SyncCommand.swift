@@ -165,10 +165,10 @@ struct SyncCommand {
 
     /// Fetches the bytes of an awaited file from the sync server (`attachment get`, `show`):
     /// with this machine's secrets, beside any sync that runs.
-    func fetch(_ store: Store, sha256: String, size: Int64?, name: String) throws {
+    func fetch(_ store: Store, sha256: String, size: Int64?, name: String, check: () throws -> Void) throws {
         let (url, key) = (try storedURL(), try storedKey())
         do {
-            try SyncEngine(store: store, conninfo: url, key: key).fetch(sha256: sha256, size: size, shownName: name)
+            try SyncEngine(store: store, conninfo: url, key: key).fetch(sha256: sha256, size: size, shownName: name, check: check)
         } catch StorageError.diskFull(let path) {
             throw CommandFailure(message: "the disk holding \(path) is full; nothing of the file was kept; free some space and try again")
         }

@@ -70,7 +70,7 @@ public enum MarkdownTranscript {
     static func attachmentLine(_ attachment: AttachmentDTO, link: String?) -> String {
         // The name is link text: brackets and backslashes escaped, on one line.
         var name = ""
-        for character in oneLine(attachment.name) {
+        for character in visible(oneLine(attachment.name)) {
             if character == "[" || character == "]" || character == "\\" { name.append("\\") }
             name.append(character)
         }
@@ -81,7 +81,7 @@ public enum MarkdownTranscript {
         var facts = [attachment.typeWord]
         if let width = attachment.width, let height = attachment.height { facts[0] = "\(width)×\(height) " + facts[0] }
         if let size = attachment.size { facts.append(AttachmentDTO.sizeText(size)) }
-        if let reason = attachment.missingReason { facts.append((attachment.awaited != nil ? "" : "not here: ") + oneLine(reason)) }
+        if let reason = attachment.missingReason { facts.append((attachment.awaited != nil ? "" : "not here: ") + visible(oneLine(reason))) }
         return "▣ \(name) (\(facts.joined(separator: ", ")))"
     }
 
@@ -94,6 +94,22 @@ public enum MarkdownTranscript {
             target += safe ? String(UnicodeScalar(byte)) : "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
         }
         return target
+    }
+
+    /// `text` with its control characters (C0 but tab, DEL, C1) as visible pictures: a file
+    /// name from an export is not a terminal's command when the Markdown is printed.
+    static func visible(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        return String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map { scalar in
+                    guard isControl(scalar) else { return scalar }
+                    return scalar.value < 0x20 ? Unicode.Scalar(0x2400 + scalar.value) ?? "\u{FFFD}" : scalar.value == 0x7F ? "\u{2421}" : "\u{FFFD}"
+                }))
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        (scalar.value < 0x20 && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// `text` with every line break (CR, LF, NEL, U+2028, U+2029) as a space.

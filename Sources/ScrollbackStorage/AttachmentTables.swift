@@ -237,7 +237,7 @@ struct AttachmentTables {
     func insert(message: Int64, position: Int, _ attachment: ImportedAttachment, content: Int64?) throws {
         let size: Int64? =
             if let content { try database.queryFirst("SELECT size FROM attachment_content WHERE id = ?", [.integer(content)]) { $0.int64(0) } } else {
-                attachment.size.flatMap { $0 >= 0 ? $0 : nil }
+                Self.declaredSize(attachment.size)
             }
         try database.run(
             """
@@ -247,6 +247,12 @@ struct AttachmentTables {
             [.integer(message), .integer(Int64(position)), .text(attachment.name), SQLValue(attachment.mime), SQLValue(size),
              SQLValue(Self.dimension(attachment.width)), SQLValue(Self.dimension(attachment.height)), SQLValue(attachment.reference),
              SQLValue(content), SQLValue(attachment.extracted), SQLValue(content == nil ? attachment.absence : nil)])
+    }
+
+    /// A size a source declares, kept when it could be a file's (up to `largestFile`).
+    static func declaredSize(_ size: Int64?) -> Int64? {
+        guard let size, size >= 0, size <= largestFile else { return nil }
+        return size
     }
 
     /// A width or height the schema takes: positive and within 32 bits (a source's number
@@ -286,7 +292,7 @@ struct AttachmentTables {
             let content = try attachment.sha256.flatMap { try self.content(sha256: $0) }
             let size = try content.flatMap { content in
                 try database.queryFirst("SELECT size FROM attachment_content WHERE id = ?", [.integer(content)]) { $0.int64(0) }
-            } ?? attachment.size
+            } ?? Self.declaredSize(attachment.size)
             try database.run(
                 """
                 INSERT INTO attachment (message_id, position, name, mime, size, width, height, reference, content_id, extracted, absence, awaited)

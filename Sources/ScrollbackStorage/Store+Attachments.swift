@@ -139,6 +139,23 @@ extension Store {
         }
     }
 
+    /// The files noted as on the sync server, in the order of their hashes after `after`.
+    public func filesOnServer(after: String = "", limit: Int = 5_000) throws -> [String] {
+        try database.read {
+            try database.query(
+                "SELECT sha256 FROM sync_file WHERE sha256 > ? ORDER BY sha256 LIMIT ?", [.text(after), .integer(Int64(max(limit, 1)))]
+            ) { $0.text(0) }
+        }
+    }
+
+    /// Notes that the server no longer holds these files: they are sent again.
+    public func forgetFilesOnServer(_ hashes: [String]) throws {
+        guard !hashes.isEmpty else { return }
+        try database.write {
+            for hash in hashes { try database.run("DELETE FROM sync_file WHERE sha256 = ?", [.text(hash)]) }
+        }
+    }
+
     /// Notes that the server holds these files whole: they are not sent again.
     public func markFilesOnServer(_ hashes: [String]) throws {
         guard !hashes.isEmpty else { return }

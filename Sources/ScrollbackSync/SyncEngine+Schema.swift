@@ -11,12 +11,16 @@ extension SyncEngine {
     static func prepareSchema(_ connection: PostgresConnection) throws {
         try connection.execute("BEGIN")
         do {
-            try connection.execute(
-                """
-                SELECT pg_advisory_xact_lock(7135582941005215531);
-                CREATE SCHEMA IF NOT EXISTS scrollback;
-                CREATE TABLE IF NOT EXISTS scrollback.schema_version (version integer NOT NULL);
-                """)
+            try connection.execute("SELECT pg_advisory_xact_lock(7135582941005215531)")
+            // Made only where missing: `CREATE … IF NOT EXISTS` asks for the right to create
+            // even when there is nothing to make, which a user of a schema made by its owner
+            // may not have.
+            let present = try connection.query(
+                "SELECT (to_regnamespace('scrollback') IS NOT NULL)::int::int8, (to_regclass('scrollback.schema_version') IS NOT NULL)::int::int8")
+            if present.integer(0, 0) != 1 { try connection.execute("CREATE SCHEMA IF NOT EXISTS scrollback") }
+            if present.integer(0, 1) != 1 {
+                try connection.execute("CREATE TABLE IF NOT EXISTS scrollback.schema_version (version integer NOT NULL)")
+            }
             let found = try connection.query("SELECT coalesce(max(version), 0)::int8 FROM scrollback.schema_version")
             let version = found.integer(0, 0) ?? 0
             if version > Int64(serverSchemaVersion) {
@@ -64,6 +68,21 @@ extension SyncEngine {
     /// Version 3 adds the tables of attachments' bytes (`SyncEngine+Files`): a scrollback
     /// that knows only version 2 would drop every file, so it refuses the server instead.
     static func raiseVersion(_ connection: PostgresConnection) throws {
+        do {
+            try createFileTables(connection)
+        } catch SyncError.server(let state, let message) where state == "42501" {
+            throw SyncError.cannotRaiseSchema(message)
+        }
+    }
+
+    private static func createFileTables(_ connection: PostgresConnection) throws {
+        let present = try connection.query(
+            "SELECT (to_regclass('scrollback.file_chunk') IS NOT NULL AND to_regclass('scrollback.file') IS NOT NULL)::int::int8")
+        if present.integer(0, 0) == 1 {
+            try connection.execute(
+                "UPDATE scrollback.schema_version SET version = \(serverSchemaVersion) WHERE version >= 1 AND version < \(serverSchemaVersion)")
+            return
+        }
         try connection.execute(
             """
             CREATE TABLE IF NOT EXISTS scrollback.file_chunk (

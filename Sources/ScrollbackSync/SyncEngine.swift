@@ -49,6 +49,9 @@ public final class SyncEngine {
     /// Whether a sync fetches every awaited attachment's bytes (`[sync] fetch_attachments =
     /// "always"`); else they come when shown or opened (`fetch(sha256:size:shownName:)`).
     public var fetchAttachments = false
+    /// Whether the server's schema and key were checked on this connection (a fetch checks
+    /// them once).
+    var serverChecked = false
 
     /// A new machine id: 32 random hex digits.
     public static func newMachineID() -> String { Outbox.newID() }
@@ -112,13 +115,16 @@ public final class SyncEngine {
     /// one local transaction; so a sync cut anywhere resumes where it stopped.
     public func sync(progress: ((SyncProgress) -> Void)? = nil) throws -> SyncReport {
         try checkServer()
+        serverChecked = true
         if try store.localSyncState().lastSync == nil, HybridClock.isMachineID(machine) {
             // Counted among the server's machines from its first sync, even with nothing to send.
             try connection.execute("INSERT INTO scrollback.machine (machine_id) VALUES ('\(machine)') ON CONFLICT DO NOTHING")
         }
         var report = SyncReport()
         // The files first: a machine that sees an op that names one finds it there.
-        report.filesSent = try pushFiles()
+        let files = try pushFiles()
+        report.filesSent = files.sent
+        report.fileProblems = files.problems
         report.sent = try push(progress: progress)
         let pulled = try pull(progress: progress)
         report.received = pulled.received
@@ -127,7 +133,7 @@ public final class SyncEngine {
         if fetchAttachments {
             let fetched = try fetchAwaited()
             report.filesFetched = fetched.fetched
-            report.fileProblems = fetched.problems
+            report.fileProblems += fetched.problems
         }
         try store.recordSync(at: .now())
         return report

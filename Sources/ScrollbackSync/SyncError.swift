@@ -26,7 +26,7 @@ public enum SyncError: UserFacingError, Equatable, CustomStringConvertible {
     /// The server's schema is there but damaged (its version row deleted).
     case damagedServer
     /// A column of the server's table of ops has another type than scrollback gave it.
-    case changedColumn(name: String, type: String)
+    case changedColumn(name: String, type: String, table: String = "scrollback.op")
     /// An op on the server does not open, or breaks the order of its machine's ops.
     case damagedOp(String)
     /// The server lacks ops of another machine after `after` (rows deleted, or restored
@@ -44,6 +44,8 @@ public enum SyncError: UserFacingError, Equatable, CustomStringConvertible {
     case fileNotOnServer(name: String)
     /// A chunk of an attachment's bytes on the server does not open, or is out of its place.
     case damagedFile(String)
+    /// The server's schema must be raised (to hold attachments) and this user may not.
+    case cannotRaiseSchema(String)
 
     public var description: String { described(retrying: "scrollback sync") }
     public var userLine: String { description }
@@ -80,8 +82,8 @@ public enum SyncError: UserFacingError, Equatable, CustomStringConvertible {
             "the sync server holds no scrollback history; run `scrollback sync init`"
         case .damagedServer:
             "the sync server's schema `scrollback` has its tables but no version (a row of scrollback.schema_version was deleted); nothing was changed; put it back in psql with `INSERT INTO scrollback.schema_version VALUES (1)`, or restore the server from a backup"
-        case .changedColumn(let name, let type):
-            "the sync server's table scrollback.op was changed: its column \(name) is no longer \(type); nothing was applied; put the column back as it was (or restore the server from a backup) before syncing again"
+        case .changedColumn(let name, let type, let table):
+            "the sync server's table \(table) was changed: its column \(name) is no longer \(type); nothing was applied; put the column back as it was (or restore the server from a backup) before syncing again"
         case .damagedOp(let message):
             "\(message); it was not applied, nor what that machine sent after it (what came before it, and the other machines' changes, were); the server's copy was changed by someone without the key, or damaged: restore the server's database from a backup, then run `scrollback sync` again"
         case .gap(let machine, let after):
@@ -98,6 +100,8 @@ public enum SyncError: UserFacingError, Equatable, CustomStringConvertible {
             "another sync of this database is running; try again when it ends"
         case .fileNotOnServer(let name):
             "the bytes of \(name) are not on the sync server yet: the machine that holds them sends them with its next `scrollback sync`"
+        case .cannotRaiseSchema(let message):
+            "the sync server's schema `scrollback` must be raised to version \(SyncEngine.serverSchemaVersion) (tables for attachments' files), and this user may not create tables in it (\(message)); nothing was changed; let its owner run `scrollback sync` once, or grant it in psql: `GRANT CREATE ON SCHEMA scrollback TO …`"
         case .damagedFile(let message):
             "\(message); nothing of that file was kept here, and its line still says it is not here yet; the server's copy was changed by someone without the key, or damaged: restore the server's database from a backup, then open it again"
         }

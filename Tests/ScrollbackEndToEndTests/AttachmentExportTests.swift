@@ -143,7 +143,9 @@ struct AttachmentExportTests {
         let scene = try AttachmentCommandTests.scene()
         let runner = scene.runner
         let plain = try runner.run(["export", scene.plots])
-        #expect(plain.output.contains("▣ \u{1B}]0;pwned\u{07}plot.png (320×200 PNG,") == false, "a pipe gets the bytes of the name, but no link")
+        // A name's control characters are shown as pictures: printing the Markdown sets no title.
+        #expect(!plain.output.contains("\u{1B}") && !plain.output.contains("\u{07}"), "\(plain.output)")
+        #expect(plain.output.contains("▣ ␛\\]0;pwned␇plot.png (320×200 PNG,"), "\(plain.output)")
         #expect(plain.output.contains("plot.png (320×200 PNG, ") && plain.output.contains("▣ file-Gone2 (file, not here: the export did not hold it)"), "\(plain.output)")
         let out = runner.folder.file("plots.md")
         #expect(try runner.run(["export", scene.plots, "--out", out]).status == 0)
@@ -152,8 +154,9 @@ struct AttachmentExportTests {
         let names = try FileManager.default.contentsOfDirectory(atPath: runner.folder.file("plots.files")).sorted()
         #expect(names.count == 2 && names.allSatisfy { !$0.hasPrefix(".") && !$0.contains("\u{1B}") }, "\(names)")
         let png = try #require(names.first { $0.hasSuffix("plot.png") })
-        // The name is link text: its bracket escaped.
-        #expect(text.contains("![\u{1B}\\]0;pwned\u{07}plot.png](plots.files/\(png))"), "\(text)")
+        // The name is link text: its bracket escaped, its controls pictures.
+        #expect(text.contains("![␛\\]0;pwned␇plot.png](plots.files/\(png))"), "\(text)")
+        #expect(!text.contains("\u{1B}"))
         #expect(FileManager.default.contents(atPath: runner.folder.file("plots.files/\(png)")).map(Array.init) == scene.png)
         let dir = runner.folder.file("each")
         #expect(try runner.run(["export", "--out-dir", dir]).status == 0)

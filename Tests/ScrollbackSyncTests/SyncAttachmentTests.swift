@@ -238,6 +238,125 @@ extension SyncAttachmentTests {
     }
 }
 
+extension SyncAttachmentTests {
+    @Test("a file the server lost (its rows deleted, a server restored from an older backup) is sent again by the next sync of a machine that holds it; a file damaged here is said, not sent")
+    func lostFileSentAgain() throws {
+        let scene = try SyncScene()
+        let a = try scene.machine("a")
+        let b = try scene.machine("b")
+        let photo = TestFiles.bytes(SyncEngine.fileChunk + 500, seed: 41)
+        _ = try a.store.upsert(Self.conversation("p1", files: [("photo.png", photo)]))
+        try a.turnOn()
+        #expect(try a.sync().filesSent == 1)
+        let hash = try #require(try Self.attachments(a, "Photo p1").first?.sha256)
+        let name = try scene.key.fileName(sha256: hash)
+        _ = try scene.server.psql(scene.url, "DELETE FROM scrollback.file_chunk; DELETE FROM scrollback.file")
+        try b.turnOn()
+        try b.sync()
+        #expect(throws: SyncError.fileNotOnServer(name: "photo.png")) {
+            try SyncEngine(store: b.store, conninfo: scene.url, key: scene.key).fetch(sha256: hash, size: Int64(photo.count), shownName: "photo.png")
+        }
+        // What B's line says is true: A's next sync sends it again.
+        #expect(try a.sync().filesSent == 1)
+        #expect(try scene.server.psql(scene.url, "SELECT name FROM scrollback.file").trimmingCharacters(in: .whitespacesAndNewlines) == name)
+        try SyncEngine(store: b.store, conninfo: scene.url, key: scene.key).fetch(sha256: hash, size: Int64(photo.count), shownName: "photo.png")
+        #expect(try Self.bytes(of: b.store, hash) == photo)
+        // Damaged here: the sync says so, sends the rest, and succeeds.
+        _ = try a.store.upsert(Self.conversation("p2", files: [("bad.png", TestFiles.bytes(3_000, seed: 42)), ("good.png", TestFiles.bytes(4_000, seed: 43))]))
+        let bad = try #require(try Self.attachments(a, "Photo p2").first?.sha256)
+        try SQLite3.run(a.path, "UPDATE attachment_chunk SET data = zeroblob(3000) WHERE content_id = (SELECT id FROM attachment_content WHERE sha256 = '\(bad)')")
+        let report = try a.sync()
+        #expect(report.filesSent == 1)
+        #expect(report.fileProblems == ["the bytes of file \(bad.prefix(12)) here are damaged, so they were not sent; run `scrollback check`"])
+    }
+
+    @Test("a hostile server: a sealed row longer than a chunk is refused without being read, rows past the chunk count are not read, a column of another type is said; the spool file has no name from the start")
+    func hostileServer() throws {
+        let scene = try SyncScene()
+        let a = try scene.machine("a")
+        let b = try scene.machine("b")
+        let photo = TestFiles.bytes(2 * SyncEngine.fileChunk + 10, seed: 51)
+        _ = try a.store.upsert(Self.conversation("p1", files: [("photo.png", photo)]))
+        try a.turnOn()
+        try a.sync()
+        try b.turnOn()
+        try b.sync()
+        let hash = try #require(try Self.attachments(b, "Photo p1").first?.awaited)
+        let name = try scene.key.fileName(sha256: hash)
+        let engine = try SyncEngine(store: b.store, conninfo: scene.url, key: scene.key)
+        func fetch() throws { try engine.fetch(sha256: hash, size: Int64(photo.count), shownName: "photo.png") }
+        _ = try scene.server.psql(scene.url, "CREATE TABLE saved AS SELECT * FROM scrollback.file_chunk")
+        _ = try scene.server.psql(scene.url, "UPDATE scrollback.file_chunk SET sealed = sealed || decode(repeat('00', 3000000), 'hex') WHERE idx = 1")
+        #expect(throws: SyncError.damagedFile("chunk 2 of 3 of photo.png on the sync server is \(SyncEngine.fileChunk + 28 + 3_000_000) bytes, more than a chunk can be")) { try fetch() }
+        _ = try scene.server.psql(scene.url, "DELETE FROM scrollback.file_chunk; INSERT INTO scrollback.file_chunk SELECT * FROM saved")
+        // Rows past the count (junk, large) are never read: the file comes.
+        _ = try scene.server.psql(
+            scene.url, "INSERT INTO scrollback.file_chunk SELECT '\(name)', i, decode(repeat('ff', 2000000), 'hex') FROM generate_series(3, 8) AS i")
+        _ = try scene.server.psql(
+            scene.url, "ALTER TABLE scrollback.file DROP CONSTRAINT file_chunks_check; ALTER TABLE scrollback.file ALTER COLUMN chunks TYPE text USING chunks::text")
+        #expect(throws: SyncError.changedColumn(name: "chunks", type: "integer", table: "scrollback.file")) { try fetch() }
+        _ = try scene.server.psql(scene.url, "ALTER TABLE scrollback.file ALTER COLUMN chunks TYPE integer USING chunks::integer")
+        try fetch()
+        #expect(try Self.bytes(of: b.store, hash) == photo)
+        // The temporary file is unlinked at once: a kill leaves nothing behind.
+        let spool = try Spool()
+        let links = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap {
+            try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)
+        }
+        #expect(links.contains { $0.contains("scrollback-fetch-") && $0.hasSuffix("(deleted)") }, "\(links)")
+        spool.close()
+    }
+
+    @Test("with fetch_attachments = always, a file the server cannot give is said and the others still come; the sync succeeds")
+    func alwaysGoesOn() throws {
+        let scene = try SyncScene()
+        let a = try scene.machine("a")
+        let b = try scene.machine("b")
+        _ = try a.store.upsert(Self.conversation("p1", files: [("one.png", TestFiles.bytes(5_000, seed: 61)), ("two.png", TestFiles.bytes(9_000, seed: 62))]))
+        try a.turnOn()
+        try a.sync()
+        let lines = try Self.attachments(a, "Photo p1")
+        let broken = try scene.key.fileName(sha256: try #require(lines.first?.sha256))
+        _ = try scene.server.psql(scene.url, "UPDATE scrollback.file_chunk SET sealed = substring(sealed FROM 2) WHERE name = '\(broken)'")
+        try b.turnOn()
+        let engine = try SyncEngine(store: b.store, conninfo: scene.url, key: scene.key)
+        engine.fetchAttachments = true
+        let report = try engine.sync()
+        #expect(report.filesFetched == 1 && report.fileProblems.count == 1, "\(report)")
+        #expect(report.fileProblems.first?.contains("does not open with this key") == true)
+        let here = try Self.attachments(b, "Photo p1")
+        #expect(here.map(\.isStored) == [false, true])
+    }
+
+    @Test("a server at version 2 whose user may not create tables: the sync says what to grant, and nothing is changed")
+    func cannotRaise() throws {
+        let scene = try SyncScene()
+        let a = try scene.machine("a")
+        _ = try a.store.upsert(Self.conversation("p1", files: [("one.png", TestFiles.bytes(5_000, seed: 71))]))
+        try a.turnOn()
+        try a.sync()
+        _ = try scene.server.psql(
+            scene.url,
+            """
+            DROP TABLE scrollback.file_chunk; DROP TABLE scrollback.file; UPDATE scrollback.schema_version SET version = 2;
+            CREATE ROLE limited LOGIN; GRANT USAGE ON SCHEMA scrollback TO limited;
+            GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA scrollback TO limited;
+            """)
+        let engine = try SyncEngine(store: a.store, conninfo: scene.url + " user=limited", key: scene.key)
+        do {
+            _ = try engine.sync()
+            Issue.record("a sync raised the schema without the right")
+        } catch let error as SyncError {
+            guard case .cannotRaiseSchema = error else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(error.description.contains("GRANT CREATE ON SCHEMA scrollback"), "\(error.description)")
+        }
+        #expect(try scene.server.psql(scene.url, "SELECT version FROM scrollback.schema_version").hasPrefix("2"))
+    }
+}
+
 /// The sqlite3 shell on a database file, as another process would change it.
 enum SQLite3 {
     static func run(_ path: String, _ sql: String) throws {
