@@ -25,9 +25,24 @@ struct AttachmentTables {
     /// that fails; the caller's transaction then keeps nothing of them. With the id, what
     /// the first bytes say the file is (`FileFacts`).
     /// - Parameter expected: the SHA-256 the bytes must have; others are kept as unreadable.
+    ///
+    /// Not in a savepoint of its own (which makes SQLite copy every page it changes to a
+    /// statement journal first: a gigabyte of images written twice more): what a failing
+    /// source or writer leaves of it is removed here instead.
     func store(_ source: any AttachmentSource, expecting expected: String? = nil) throws -> (id: Int64, facts: FileFacts) {
         let writer = try ContentWriter(tables: self, size: source.size)
         defer { writer.close() }
+        do {
+            return try store(source, with: writer, expecting: expected)
+        } catch {
+            try? writer.abandon()
+            throw error
+        }
+    }
+
+    private func store(_ source: any AttachmentSource, with writer: ContentWriter, expecting expected: String?) throws
+        -> (id: Int64, facts: FileFacts)
+    {
         // An error of the source's own (a damaged ZIP entry), not of the writing, is said so:
         // the attachment is then kept as missing, with the reason.
         var sinkFailed = false
@@ -53,6 +68,24 @@ struct AttachmentTables {
         } catch StorageError.conflict(let reason) where expected != nil {
             throw AttachmentUnreadable(reason: reason)
         }
+    }
+
+    /// The id the next content stored gets (see `ContentWriter`): contents from it on were
+    /// stored after this call.
+    func nextContentID() throws -> Int64 {
+        try database.scalarInt(
+            """
+            SELECT max(coalesce((SELECT max(id) FROM attachment_content), 0),
+                       coalesce((SELECT max(content_id) FROM attachment_chunk), 0)) + 1
+            """)
+    }
+
+    /// Removes every content stored from `first` on, and what points at it: the files a
+    /// failed import of a conversation stored, outside any savepoint.
+    func removeContents(from first: Int64) throws {
+        try database.run("UPDATE attachment SET content_id = NULL WHERE content_id >= ?", [.integer(first)])
+        try database.run("DELETE FROM attachment_chunk WHERE content_id >= ?", [.integer(first)])
+        try database.run("DELETE FROM attachment_content WHERE id >= ?", [.integer(first)])
     }
 
     /// The content stored under this SHA-256, if any.
@@ -89,11 +122,7 @@ struct AttachmentTables {
                 try tables.database.execute("PRAGMA cache_size = -\(Self.cacheKiB)")
                 cacheBefore = cache
             }
-            id = try tables.database.scalarInt(
-                """
-                SELECT max(coalesce((SELECT max(id) FROM attachment_content), 0),
-                           coalesce((SELECT max(content_id) FROM attachment_chunk), 0)) + 1
-                """)
+            id = try tables.nextContentID()
         }
 
         deinit { close() }

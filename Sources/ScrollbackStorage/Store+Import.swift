@@ -435,9 +435,11 @@ extension Store {
     /// Stores the attachments of the messages of `imported` (those `only` takes) whose rows
     /// are in `rows`: each new one with its bytes (inline, stored before under the same file
     /// id, or from `find`; none: a reference shown missing), and a stored one whose bytes
-    /// were missing with the bytes found now. In a savepoint of its own: a file that fails to
-    /// read (a damaged ZIP entry) leaves nothing of the attachments, and the caller's error
-    /// handling the rest. How many attachments were added or filled.
+    /// were missing with the bytes found now. A file that fails to read (a damaged ZIP entry)
+    /// is kept missing with the reason. When this throws, the files it stored are removed
+    /// (no savepoint: one made SQLite copy every page of the files to its statement journal
+    /// first), and the caller's error handling does the rest. How many attachments were
+    /// added or filled.
     @discardableResult
     private func storeAttachments(
         of imported: ImportedConversation, rows: [Int64?], only include: (Int) -> Bool = { _ in true }, stored messages: Bool = false,
@@ -446,7 +448,7 @@ extension Store {
         guard imported.messages.contains(where: { !$0.attachments.isEmpty }) else { return 0 }
         let tables = AttachmentTables(database: database)
         /// The content for `attachment`, and why there is none when its bytes could not be
-        /// read (then nothing of them is kept: the savepoint goes back).
+        /// read (then nothing of them is kept: `store` removes what it wrote).
         func content(for attachment: ImportedAttachment) throws -> (id: Int64?, facts: FileFacts?, unreadable: String?) {
             if let data = attachment.data {
                 let stored = try tables.store(InMemoryAttachmentSource(data))
@@ -457,13 +459,26 @@ extension Store {
             do {
                 // A finder that cannot read the bytes says why (too large, a file that changed).
                 guard let source = try find?(attachment) else { return (nil, nil, nil) }
-                let stored = try database.write { try tables.store(source, expecting: attachment.sha256) }
+                let stored = try database.write(savepoint: false) { try tables.store(source, expecting: attachment.sha256) }
                 return (stored.id, stored.facts, nil)
             } catch let error as AttachmentUnreadable {
                 return (nil, nil, "could not be read from the export: \(error.reason)")
             }
         }
-        return try database.write {
+        let firstNew = try tables.nextContentID()
+        do {
+            return try storeAttachments(of: imported, rows: rows, only: include, stored: messages, tables: tables, content: content)
+        } catch {
+            if !database.transactionLost { try tables.removeContents(from: firstNew) }
+            throw error
+        }
+    }
+
+    private func storeAttachments(
+        of imported: ImportedConversation, rows: [Int64?], only include: (Int) -> Bool, stored messages: Bool, tables: AttachmentTables,
+        content: (ImportedAttachment) throws -> (id: Int64?, facts: FileFacts?, unreadable: String?)
+    ) throws -> Int {
+        try database.write(savepoint: false) {
             var changed = 0
             var touched: [Int64] = []
             for (index, message) in imported.messages.enumerated() where !message.attachments.isEmpty && include(index) {
@@ -474,14 +489,14 @@ extension Store {
                 for (position, attachment) in message.attachments.enumerated() {
                     if let existing = stored[position] {
                         guard existing.content == nil else { continue }
-                        let found = try content(for: attachment)
+                        let found = try content(attachment)
                         if let unreadable = found.unreadable {
                             attachmentProblems.append("its attachment \(attachment.name.prefix(80)) \(unreadable)")
                         }
                         guard let id = found.id else { continue }
                         try tables.fill(attachment: existing.id, content: id, facts: found.facts)
                     } else {
-                        let found = try content(for: attachment)
+                        let found = try content(attachment)
                         var kept = attachment
                         if let unreadable = found.unreadable {
                             kept.absence = unreadable

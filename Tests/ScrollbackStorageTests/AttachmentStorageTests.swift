@@ -255,3 +255,34 @@ struct AttachmentSyncStorageTests {
         #expect(SyncRecord(decoding: cut) == nil)
     }
 }
+
+extension AttachmentSyncStorageTests {
+    struct Refused: Error {}
+
+    @Test("an import that fails after storing some of a conversation's files keeps none of them (no savepoint: the files it stored are removed), nor the conversation; check clean")
+    func failureKeepsNoFiles() throws {
+        let store = try Store.open(path: ":memory:")
+        let first = TestFiles.bytes(AttachmentTables.chunkSize + 10, seed: 81)
+        var conversation = AttachmentStorageTests.conversation(
+            "c1", attachments: [ImportedAttachment(name: "a.png", reference: "file-service://file-A"), ImportedAttachment(name: "b.png", reference: "file-service://file-B")])
+        conversation.messages[1].attachments = [ImportedAttachment(name: "c.png", data: [1, 2, 3])]
+        // Inside a transaction that goes on (as an import's batch does): only this
+        // conversation's work is undone.
+        _ = try store.transaction {
+            #expect(throws: Refused.self) {
+                _ = try store.upsert(conversation) { attachment in
+                    guard attachment.reference == "file-service://file-A" else { throw Refused() }
+                    return InMemoryAttachmentSource(first)
+                }
+            }
+        }
+        #expect(try store.attachmentTotals() == AttachmentTotals(attachments: 0, missing: 0, files: 0, bytes: 0))
+        #expect(try store.database.scalarInt("SELECT count(*) FROM attachment_chunk") == 0)
+        #expect(try store.database.scalarInt("SELECT count(*) FROM conversation") == 0)
+        #expect(try store.check().problems.isEmpty)
+        // Done again without the failure: all of it.
+        _ = try store.upsert(conversation) { _ in InMemoryAttachmentSource(first) }
+        #expect(try store.attachmentTotals().files == 2)
+        #expect(try store.check().problems.isEmpty)
+    }
+}
