@@ -37,6 +37,13 @@ public struct ImageSupport: Sendable, Equatable {
             return support
         }
         if !(environment["NO_COLOR"] ?? "").isEmpty || term == "dumb" { return support }
+        // Inside a tmux that does not pass them on (passthrough off, or a tmux before 3.3,
+        // which has no such option), pixels never reach the terminal: block art, and no
+        // query is sent for tmux to swallow.
+        if insideTmux && !Self.tmuxPassesThrough(environment: environment) {
+            support.kind = colors == .sixteen ? .none : .symbols
+            return support
+        }
         let answer = Self.ask(input: input, output: output, insideTmux: insideTmux)
         if let cell = answer.cell { support.cell = cell }
         if answer.kitty {
@@ -49,6 +56,33 @@ public struct ImageSupport: Sendable, Equatable {
             support.kind = colors == .sixteen ? .none : .symbols
         }
         return support
+    }
+
+    /// Whether the tmux this runs in passes escape sequences on to the terminal:
+    /// `allow-passthrough` on (or `all`) for this pane, as `tmux show-options` says.
+    static func tmuxPassesThrough(environment: [String: String]) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        var arguments = ["tmux", "show-options", "-Apqv"]
+        if let pane = environment["TMUX_PANE"], pane.hasPrefix("%"), pane.dropFirst().allSatisfy(\.isNumber) {
+            arguments += ["-t", pane]
+        }
+        process.arguments = arguments + ["allow-passthrough"]
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            return false
+        }
+        let said = (try? pipe.fileHandleForReading.readToEnd()) ?? nil
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, let said else { return false }
+        let value = String(decoding: said.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return value == "on" || value == "all"
     }
 
     /// The cell from the window size the terminal gives the kernel, when it gives pixels.

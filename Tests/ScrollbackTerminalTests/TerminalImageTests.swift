@@ -150,3 +150,25 @@ extension Result {
         return nil
     }
 }
+
+extension TerminalImageTests {
+    @Test("inside tmux, pixels only where the pane's allow-passthrough is on (or all), as tmux itself says; off, unset, or no tmux to ask: block art, and no query sent")
+    func tmuxPassthrough() throws {
+        let tmux = try TmuxSession(width: 40, height: 10, arguments: ["--version"])
+        let environment = ["TMUX": TmuxSession.socketFolder + "/" + tmux.socket + ",0,0", "PATH": "/usr/bin:/bin"]
+        #expect(!ImageSupport.tmuxPassesThrough(environment: environment))
+        _ = try tmux.tmux(["set-option", "-g", "allow-passthrough", "on"])
+        #expect(ImageSupport.tmuxPassesThrough(environment: environment))
+        _ = try tmux.tmux(["set-option", "-g", "allow-passthrough", "off"])
+        #expect(!ImageSupport.tmuxPassesThrough(environment: environment))
+        // A pane of its own may say otherwise.
+        let pane = try tmux.tmux(["display-message", "-p", "-t", "main", "#{pane_id}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        _ = try tmux.tmux(["set-option", "-p", "-t", pane, "allow-passthrough", "on"])
+        #expect(ImageSupport.tmuxPassesThrough(environment: environment.merging(["TMUX_PANE": pane]) { $1 }))
+        // No server there: no pixels.
+        #expect(!ImageSupport.tmuxPassesThrough(environment: ["TMUX": "/nonexistent/socket,0,0", "PATH": "/usr/bin:/bin"]))
+        // Detection inside such a tmux (passthrough off) gives block art without asking.
+        let support = ImageSupport.detect(environment: environment.merging(["TERM": "xterm-256color"]) { $1 }, input: -1, output: -1)
+        #expect(support.kind == .symbols && support.insideTmux)
+    }
+}
