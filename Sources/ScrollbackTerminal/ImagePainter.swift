@@ -169,6 +169,9 @@ final class ImagePainter {
         let column: Int
         let columns: Int
         let rows: Int
+        /// Drawn in pixels (the focused message's images, where the terminal shows pixels);
+        /// else as block art, a thumbnail in the same cells.
+        var pixels = false
     }
 
     init(support: ImageSupport, output: Int32 = STDOUT_FILENO) {
@@ -181,9 +184,13 @@ final class ImagePainter {
     func placements(for browser: BrowserViewModel, screenHeight: Int) -> [Placement] {
         guard support.kind != .none, browser.top === browser.shownScreen, let reader = browser.reader, browser.shownScreen is ReaderScreen
         else { return [] }
+        // Pixels for the focused message's images; the others are thumbnails in block art.
+        let focused = reader.focusedMessage?.id
         return reader.shownImages.compactMap { image in
             guard let hash = image.attachment.sha256, 1 + image.row + image.rows <= screenHeight - 1 else { return nil }
-            return Placement(hash: hash, row: 1 + image.row, column: 0, columns: image.columns, rows: image.rows)
+            return Placement(
+                hash: hash, row: 1 + image.row, column: 0, columns: image.columns, rows: image.rows,
+                pixels: support.kind.drawsPixels && image.attachment.messageID == focused)
         }
     }
 
@@ -214,7 +221,7 @@ final class ImagePainter {
             let drawn = rendered(placement, browser: browser)
             var bytes = Array("\u{1B}7\u{1B}[\(placement.row + 1);\(placement.column + 1)H".utf8)
             switch drawn {
-            case .success(let image) where !support.kind.drawsPixels:
+            case .success(let image) where !placement.pixels:
                 // Block art, a row at a time, each placed: a line feed does not go back to
                 // the first column in curses' mode.
                 for (index, line) in image.bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() where index < placement.rows {
@@ -235,16 +242,18 @@ final class ImagePainter {
     func forget() { shown = [] }
 
     private func rendered(_ placement: Placement, browser: BrowserViewModel) -> Result<RenderedImage, DecodedImage.Problem> {
-        let key = "\(placement.hash) \(placement.columns)x\(placement.rows)"
+        let key = "\(placement.hash) \(placement.columns)x\(placement.rows)\(placement.pixels ? " pixels" : "")"
         if let known = cache[key] { return known }
         let result: Result<RenderedImage, DecodedImage.Problem>
         do {
             if let bytes = try browser.imageBytes(sha256: placement.hash, limit: DecodedImage.largestFile) {
                 result = DecodedImage.decode(bytes).flatMap { image in
                     // Block art fills its cells whatever their pixels: the usual cell's shape.
-                    let cell = support.kind.drawsPixels ? support.cell : ImageSupport.usualCell
+                    let cell = placement.pixels ? support.cell : ImageSupport.usualCell
+                    // A thumbnail where the terminal would take pixels: in colour, as many as it has.
+                    let colors = !placement.pixels && support.kind.drawsPixels && support.colors == .sixteen ? .indexed256 : support.colors
                     guard let drawn = image.rendered(
-                        as: support.kind, colors: support.colors, columns: placement.columns, rows: placement.rows,
+                        as: placement.pixels ? support.kind : .symbols, colors: colors, columns: placement.columns, rows: placement.rows,
                         cell: (cell.width, cell.height))
                     else { return .failure(.damaged) }
                     return .success(drawn)

@@ -112,6 +112,27 @@ struct ImageDrawingTests {
             usleep(100_000)
         }
         #expect(after.contains("\u{1B}_Ga=d,d=A") && after.contains("\u{1B}_Ga=T"), "deleted and placed again")
+        // The focus on the next message: the plot, in a message not focused, is a thumbnail
+        // in block art (its pixels deleted); back on it, pixels again.
+        let moved = (try? Data(contentsOf: URL(fileURLWithPath: capture)).count) ?? 0
+        try tmux.send("}")
+        let thumbnail = try tmux.waitFor("the plot as block art") { lines in
+            guard let at = lines.firstIndex(where: { $0.contains("▣ plot.png") }), at + 2 < lines.count else { return false }
+            return !lines[at + 1].trimmingCharacters(in: .whitespaces).isEmpty
+        }
+        let art = Self.unwrapped(String(decoding: ((try? Data(contentsOf: URL(fileURLWithPath: capture))) ?? Data()).dropFirst(moved), as: UTF8.self))
+        #expect(art.contains("\u{1B}_Ga=d,d=A") && !art.contains("\u{1B}_Ga=T"), "no pixels for a message not focused")
+        let plotLine = try #require(thumbnail.firstIndex { $0.contains("▣ plot.png") })
+        #expect(thumbnail[plotLine + 1].contains { "▀▄█▌▐░▒▓".contains($0) || ("\u{2580}"..."\u{259F}").contains($0) || ("\u{2800}"..."\u{28FF}").contains($0) } || thumbnail[plotLine + 1].count > 10, "\(thumbnail)")
+        let back = (try? Data(contentsOf: URL(fileURLWithPath: capture)).count) ?? 0
+        try tmux.send("{")
+        var again = ""
+        for _ in 0..<50 {
+            again = Self.unwrapped(String(decoding: ((try? Data(contentsOf: URL(fileURLWithPath: capture))) ?? Data()).dropFirst(back), as: UTF8.self))
+            if again.contains("\u{1B}_Ga=T") { break }
+            usleep(100_000)
+        }
+        #expect(again.contains("\u{1B}_Ga=T"), "pixels again for the focused message")
         try tmux.send("q")
         try tmux.send("q")
         #expect(try tmux.waitForExit() == 0)
