@@ -278,3 +278,44 @@ struct AttachmentCommandTests {
         #expect(second.status == 0 && second.output.contains("plot"), "\(second.output) \(second.error)")
     }
 }
+
+extension AttachmentCommandTests {
+    @Test("the disk fills while a ZIP with large images is imported: exit 1 saying so, no bytes kept that nothing uses, check clean; with room, every file")
+    func diskFullDuringImport() throws {
+        guard geteuid() == 0 else { return }
+        let runner = try BinaryRunner()
+        let mountPoint = try TemporaryDirectory()
+        guard ChildProcess.status("/bin/mount", ["-t", "tmpfs", "-o", "size=6m", "tmpfs", mountPoint.path]) == 0 else { return }
+        defer { _ = ChildProcess.status("/bin/umount", [mountPoint.path]) }
+        let database = mountPoint.file("h.sqlite")
+        var files: [String: [UInt8]] = [:]
+        var conversations: [String] = []
+        for index in 0..<10 {
+            files["file-Big\(index)-photo\(index).png"] = TestFiles.bytes(1_000_000, seed: UInt64(100 + index))
+            conversations.append(
+                """
+                {"id": "b\(index)", "title": "Big \(index)", "create_time": \(1767261600 + index * 60), "update_time": \(1767261600 + index * 60), "current_node": "u",
+                 "mapping": {"u": {"id": "u", "parent": null, "children": [], "message": {"id": "u", "author": {"role": "user"}, "create_time": \(1767261600 + index * 60),
+                   "content": {"content_type": "multimodal_text", "parts": [{"content_type": "image_asset_pointer", "asset_pointer": "file-service://file-Big\(index)"}, "look"]},
+                   "metadata": {"attachments": [{"id": "file-Big\(index)", "name": "photo\(index).png", "mime_type": "image/png"}]}}}}}
+                """)
+        }
+        files["conversations.json"] = Array(("[" + conversations.joined(separator: ",") + "]").utf8)
+        let zip = try TestFiles.zip(files, in: runner.folder)
+        let full = try runner.run(["--db", database, "import", "--quiet", zip], withDatabase: false)
+        #expect(full.status == 1, "\(full.output) \(full.error)")
+        #expect(full.error.contains("full"), "\(full.error)")
+        let check = try runner.run(["--db", database, "check"], withDatabase: false)
+        #expect(check.status == 0, "\(check.output) \(check.error)")
+        let stats = try JSONSerialization.jsonObject(with: Data(try runner.run(["--db", database, "stats", "--json"], withDatabase: false).output.utf8)) as? [String: Any]
+        #expect(stats?["unusedAttachmentFiles"] as? Int == 0, "\(String(describing: stats))")
+        // Every conversation kept has its file whole.
+        #expect(stats?["missingAttachments"] as? Int == 0, "\(String(describing: stats))")
+        #expect(ChildProcess.status("/bin/mount", ["-o", "remount,size=64m", mountPoint.path]) == 0)
+        let again = try runner.run(["--db", database, "import", "--quiet", zip], withDatabase: false)
+        #expect(again.status == 0, "\(again.error)")
+        let after = try JSONSerialization.jsonObject(with: Data(try runner.run(["--db", database, "stats", "--json"], withDatabase: false).output.utf8)) as? [String: Any]
+        #expect(after?["attachmentFiles"] as? Int == 10 && after?["missingAttachments"] as? Int == 0, "\(String(describing: after))")
+        #expect(try runner.run(["--db", database, "check"], withDatabase: false).status == 0)
+    }
+}
