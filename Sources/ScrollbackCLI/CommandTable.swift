@@ -352,6 +352,12 @@ enum CommandTable {
             return 0
         },
         CommandSpec(
+            name: "backup", summary: "Write a checked copy of the database to PATH while others may write it; never over a file without --force",
+            arguments: "PATH", minimumArguments: 1, maximumArguments: 1,
+            options: [OptionSpec(.force, help: "replace PATH if it exists"), json],
+            example: "scrollback backup ~/backups/history-$(date +%F).sqlite"
+        ) { try BackupCommand(context: $0).run() },
+        CommandSpec(
             name: "check", summary: "Check integrity, foreign keys and search indexes; non-zero exit on problems",
             options: [OptionSpec(.repair, help: "rebuild the search indexes and message counts first")],
             example: "scrollback check"

@@ -1,0 +1,58 @@
+import Foundation
+import ScrollbackModel
+import ScrollbackStorage
+import Testing
+import TestSupport
+
+/// `scrollback backup PATH` as a user runs it: beside a writer, killed at random moments, on
+/// a terminal and through `--json`.
+@Suite("backup, through the binary", .serialized)
+struct BackupCommandTests {
+    @Test("kill -9 of backup at 50 random moments, with a writer beside it: a file under the final name is always whole and passes check; then a backup that finishes, on a terminal, says what it did")
+    func killedAndBeside() throws {
+        let runner = try BinaryRunner()
+        #expect(try runner.run(["demo", "--count", "3000"]).status == 0)
+        // A writer beside it: renames in a loop, in a process of its own.
+        let ids = (try runner.json(["list", "--limit", "50"])["conversations"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        let loop = ids.prefix(20).enumerated().map { "\"$0\" --db \"$1\" rename \($0.element.prefix(8)) 'renamed \($0.offset)' >/dev/null 2>&1" }
+            .joined(separator: "; ")
+        let writer = try ChildProcess(
+            "/bin/sh", ["-c", "while true; do \(loop); done", BinaryRunner.binary.path, runner.databasePath],
+            environment: TestEnvironment.variables(home: runner.folder.path), output: "/dev/null", error: "/dev/null")
+        defer {
+            kill(writer.pid, SIGKILL)
+            _ = writer.wait()
+        }
+        var random = SeededRandom(seed: 24)
+        var whole = 0
+        for round in 0..<50 {
+            let target = runner.folder.file("backup-\(round).sqlite")
+            let process = try ChildProcess(
+                BinaryRunner.binary.path, ["--db", runner.databasePath, "backup", target],
+                environment: TestEnvironment.variables(home: runner.folder.path), output: "/dev/null", error: "/dev/null")
+            usleep(UInt32(random.below(150_000)))
+            kill(process.pid, SIGKILL)
+            _ = process.wait()
+            guard FileManager.default.fileExists(atPath: target) else { continue }
+            whole += 1
+            let check = try runner.run(["--db", target, "--readonly", "check"], withDatabase: false)
+            #expect(check.status == 0, "round \(round): \(check.output) \(check.error)")
+            #expect(!FileManager.default.fileExists(atPath: target + "-wal"))
+        }
+        // A cut one never took the final name; its hidden partial copy may stay (kill -9).
+        let listing = try FileManager.default.contentsOfDirectory(atPath: runner.folder.path)
+        #expect(listing.filter { $0.hasPrefix("backup-") }.count == whole)
+        // One that finishes, on a terminal: progress, then the line; --json says the same.
+        let target = runner.folder.file("done.sqlite")
+        let shown = try BinaryRunner.shell("script -q -e -c \"\\\"$0\\\" --db \(runner.databasePath) backup \(target)\" /dev/null")
+        let text = String(decoding: shown.output, as: UTF8.self)
+        #expect(shown.status == 0, "\(text) \(shown.error)")
+        #expect(text.contains("Backed up 3,000 conversations") && text.contains("checked."), "\(text)")
+        let again = try runner.run(["backup", target])
+        #expect(again.status == 1 && again.error.contains("exists; give another name, or --force"), "\(again.error)")
+        let json = try runner.json(["backup", target, "--force"])
+        #expect(json["conversations"] as? Int == 3000 && json["checked"] as? Bool == true && json["path"] as? String == target)
+        let copy = try runner.run(["--db", target, "check"], withDatabase: false)
+        #expect(copy.status == 0, "\(copy.output)")
+    }
+}

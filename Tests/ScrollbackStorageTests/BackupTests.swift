@@ -1,0 +1,109 @@
+import Foundation
+import ScrollbackModel
+import Testing
+import TestSupport
+
+@testable import ScrollbackStorage
+
+@Suite("backup: a consistent, checked copy while others write")
+struct BackupTests {
+    static func fill(_ store: Store, count: Int, from start: Int = 0) throws {
+        for index in start..<(start + count) {
+            let time = Timestamp(milliseconds: 1_767_225_600_000 + Int64(index) * 60_000)
+            _ = try store.upsert(
+                ImportedConversation(
+                    source: "chatgpt", sourceID: "c\(index)", title: "Conversation \(index)", model: "gpt-4o", createdAt: time, updatedAt: time,
+                    messages: [
+                        ImportedMessage(role: .user, content: String(repeating: "words of message \(index) ", count: 40), createdAt: time, nodeID: "u"),
+                        ImportedMessage(role: .assistant, content: "an answer \(index)", createdAt: time, nodeID: "a", parent: .node("u")),
+                    ]))
+        }
+    }
+
+    @Test("a writer beside it (another connection, between every step) never restarts it: the copy is the database as it was when the backup began, one file, checked")
+    func writerBeside() throws {
+        let folder = try TemporaryDirectory()
+        let store = try Store.open(path: folder.file("h.sqlite"))
+        try Self.fill(store, count: 600)
+        let writer = try Store.open(path: folder.file("h.sqlite"))
+        var seen: [Int] = []
+        var written = 0
+        let report = try store.backup(to: folder.file("copy.sqlite"), force: false, progress: { done, _ in
+            seen.append(done)
+            // Another connection commits between steps.
+            try? Self.fill(writer, count: 20, from: 10_000 + written)
+            written += 20
+        }, pagesPerStep: 16)
+        #expect(written > 0 && seen.count > 1, "\(seen)")
+        #expect(seen == seen.sorted(), "the copy went back: it restarted \(seen)")
+        #expect(report.conversations == 600)
+        #expect(try writer.conversations.count(filter: .none) == 600 + written)
+        let copy = try Store.open(path: folder.file("copy.sqlite"), readOnly: true)
+        #expect(try copy.conversations.count(filter: .none) == 600)
+        #expect(try copy.check().problems.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: folder.file("copy.sqlite-wal")))
+        #expect(try folder.listing().filter { $0.contains("partial") }.isEmpty)
+        var status = stat()
+        #expect(stat(folder.file("copy.sqlite"), &status) == 0 && status.st_mode & 0o077 == 0, "a history is private")
+    }
+
+    @Test("never over a file without force, never onto the database or its -wal; interrupted or failing, nothing is left behind")
+    func refusals() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("h.sqlite")
+        let store = try Store.open(path: path)
+        try Self.fill(store, count: 50)
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: folder.file("taken.sqlite")))
+        #expect(throws: BackupError.exists(folder.file("taken.sqlite"))) { try store.backup(to: folder.file("taken.sqlite"), force: false) }
+        #expect(FileManager.default.contents(atPath: folder.file("taken.sqlite")) == Data("mine".utf8))
+        #expect(throws: BackupError.sameFile(path)) { try store.backup(to: path, force: true) }
+        #expect(throws: BackupError.sameFile(path + "-wal")) { try store.backup(to: path + "-wal", force: true) }
+        // Through a symlink to it too.
+        try FileManager.default.createSymbolicLink(atPath: folder.file("link.sqlite"), withDestinationPath: path)
+        #expect(throws: BackupError.sameFile(folder.file("link.sqlite"))) { try store.backup(to: folder.file("link.sqlite"), force: true) }
+        #expect(throws: BackupError.interrupted) { try store.backup(to: folder.file("cut.sqlite"), force: false, shouldStop: { true }) }
+        #expect(!FileManager.default.fileExists(atPath: folder.file("cut.sqlite")))
+        #expect(try folder.listing().filter { $0.contains("partial") }.isEmpty)
+        // With force, the file is replaced by a whole copy.
+        let report = try store.backup(to: folder.file("taken.sqlite"), force: true)
+        #expect(report.conversations == 50)
+        #expect(try Store.open(path: folder.file("taken.sqlite"), readOnly: true).check().problems.isEmpty)
+        // A folder that is not there.
+        #expect(throws: BackupError.self) { try store.backup(to: folder.file("no/such/folder/x.sqlite"), force: false) }
+    }
+
+    @Test("a damaged database is not backed up as if it were sound: the check of the copy refuses it, and nothing is written")
+    func damagedSource() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("h.sqlite")
+        do {
+            let store = try Store.open(path: path)
+            try Self.fill(store, count: 300)
+        }
+        // A page in the middle of the file overwritten (as a bad disk would).
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        let size = try handle.seekToEnd()
+        try handle.seek(toOffset: (size / 4096 / 2) * 4096)
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 4096))
+        try handle.close()
+        let store = try Store.open(path: path, readOnly: true)
+        do {
+            _ = try store.backup(to: folder.file("copy.sqlite"), force: false)
+            Issue.record("a damaged database was backed up")
+        } catch let error as BackupError {
+            guard case .failedCheck = error else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(error.description.contains("nothing was written to"))
+        } catch let error as StorageError {
+            // SQLite itself may stop on the damaged page while copying it.
+            guard case .damaged = error else {
+                Issue.record("\(error)")
+                return
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.file("copy.sqlite")))
+        #expect(try folder.listing().filter { $0.contains("partial") }.isEmpty)
+    }
+}
