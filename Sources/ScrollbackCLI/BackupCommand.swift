@@ -15,6 +15,9 @@ struct BackupCommand {
         let checked: Bool
         let skipped: [String]
         let seconds: Double
+        /// The copy of the pages, and the check and sync after it.
+        let copySeconds: Double
+        let checkSeconds: Double
     }
 
     func run() throws -> Int32 {
@@ -50,7 +53,8 @@ struct BackupCommand {
             console.line(
                 try OutputFormat.json(
                     Output(path: path, bytes: report.bytes, conversations: report.conversations, checked: true, skipped: report.skipped,
-                           seconds: (seconds * 1000).rounded() / 1000),
+                           seconds: (seconds * 1000).rounded() / 1000, copySeconds: (report.copySeconds * 1000).rounded() / 1000,
+                           checkSeconds: (report.checkSeconds * 1000).rounded() / 1000),
                     for: console))
             return 0
         }

@@ -9,6 +9,10 @@ public struct BackupReport: Sendable, Equatable {
     public var conversations: Int
     /// What the check of the copy could not do (a deep check needs a writable file).
     public var skipped: [String]
+    /// How long the copy of the pages took, and the check, the journal change and the sync
+    /// after it.
+    public var copySeconds: Double = 0
+    public var checkSeconds: Double = 0
 }
 
 /// Why a backup was not made; each says what to do.
@@ -73,7 +77,9 @@ extension Store {
                 for suffix in ["", "-journal", "-wal", "-shm"] { unlink(partial + suffix) }
             }
         }
+        let started = Date()
         try copy(into: partial, pagesPerStep: pagesPerStep, progress: progress, shouldStop: shouldStop)
+        let copied = Date()
         // Checked whole (the deep check of the search indexes too: nobody else has the copy
         // open), then made one file, then synced: a crash never leaves a torn file there.
         let report: CheckReport
@@ -114,7 +120,9 @@ extension Store {
             fsync(folderHandle)
             Glibc.close(folderHandle)
         }
-        return BackupReport(path: path, bytes: bytes, conversations: conversations, skipped: report.skipped)
+        return BackupReport(
+            path: path, bytes: bytes, conversations: conversations, skipped: report.skipped,
+            copySeconds: copied.timeIntervalSince(started), checkSeconds: Date().timeIntervalSince(copied))
     }
 
     /// The pages of the database into the new file `partial`, as one read transaction sees

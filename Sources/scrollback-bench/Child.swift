@@ -17,6 +17,15 @@ enum Child {
             guard summary.failed.isEmpty else { throw BenchError("import failed: \(summary.failed)") }
             return
         }
+        if mode == "backup" {
+            // The same code `scrollback backup` runs (its store opened as a reader's is).
+            guard let file else { throw BenchError("--child backup needs --file (the copy's path)") }
+            let store = try Store.open(path: database)
+            let made = try store.backup(to: file, force: true)
+            print("copy-ms \(made.copySeconds * 1000)")
+            print("check-ms \(made.checkSeconds * 1000)")
+            return
+        }
         if mode == "agentsfloor" {
             guard let file else { throw BenchError("--child agentsfloor needs --file") }
             try AgentBench.floor(database: database, folder: file)
