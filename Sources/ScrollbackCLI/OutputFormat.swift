@@ -96,7 +96,8 @@ struct AttachmentJSON: Encodable {
         size = attachment.size
         width = attachment.width
         height = attachment.height
-        sha256 = attachment.sha256
+        // The hash `attachment get` takes: of the bytes here, or of those another machine holds.
+        sha256 = attachment.sha256 ?? attachment.awaited
         missing = attachment.missingReason
         reference = attachment.reference
         extracted = attachment.extracted

@@ -19,12 +19,15 @@ struct SyncCommand {
     let secretCommandProblems: [String]
     /// `[sync] fetch_attachments = "always"`: every sync fetches the files other machines sent.
     let fetchAttachmentsAlways: Bool
+    /// The config file's problems with `fetch_attachments` (the default kept).
+    let fetchProblems: [String]
 
     init(context: CommandContext) {
         self.context = context
         let config = ConfigLocation.load(environment: context.environment)
         fetchAttachmentsAlways = config.fetchAttachmentsAlways
-        secretCommandProblems = config.problems.filter { $0.contains("secret_command") }
+        secretCommandProblems = config.problems.filter { $0.contains(": secret_command ") }
+        fetchProblems = config.problems.filter { $0.contains(": fetch_attachments ") }
         secrets = SecretChain(
             environment: context.environment, secretCommand: config.secretCommand, secretTimeout: config.secretTimeout,
             file: PathText.parent(of: ConfigLocation.path(environment: context.environment)) + "/secrets")
@@ -45,7 +48,8 @@ struct SyncCommand {
     /// a later place had the secret. Said once by every subcommand (`sync status` among its
     /// lines, the others on standard error), whatever its outcome.
     private var secretNotes: [String] {
-        secretCommandProblems.map { "the config's secret_command is not used: \($0)" } + secrets.passedOver
+        secretCommandProblems.map { "the config's secret_command is not used: \($0)" }
+            + fetchProblems.map { "the config's fetch_attachments is not used: \($0)" } + secrets.passedOver
     }
 
     func run(_ action: Action) throws -> Int32 {
@@ -169,6 +173,8 @@ struct SyncCommand {
         let (url, key) = (try storedURL(), try storedKey())
         do {
             try SyncEngine(store: store, conninfo: url, key: key).fetch(sha256: sha256, size: size, shownName: name, check: check)
+        } catch SyncError.connectionLost(let message) {
+            throw CommandFailure(message: "the connection to the sync server broke while fetching \(name) (\(message)); nothing of it was kept; try again")
         } catch StorageError.diskFull(let path) {
             throw CommandFailure(message: "the disk holding \(path) is full; nothing of the file was kept; free some space and try again")
         }

@@ -55,7 +55,9 @@ extension SyncEngine {
                     INSERT INTO scrollback.schema_version (version) VALUES (1);
                     """)
             }
-            try raiseVersion(connection)
+            // Raised only when older: a user who may only read and write the tables of a
+            // current server syncs all the same.
+            if version < Int64(serverSchemaVersion) { try raiseVersion(connection) }
             try connection.execute("COMMIT")
         } catch {
             if connection.isOpen { _ = try? connection.execute("ROLLBACK") }

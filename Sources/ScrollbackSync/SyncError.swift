@@ -69,6 +69,9 @@ public enum SyncError: UserFacingError, Equatable, CustomStringConvertible {
         case .server(let state, let message) where state == "42501" && message.lowercased().contains("permission denied for database"):
             // The user never had the right: nothing was changed on the server.
             "the sync server refused a request (\(message), SQLSTATE \(state)); local data is unharmed; this user may not create the schema `scrollback` in that database: grant it (`GRANT CREATE ON DATABASE … TO …` in psql), or give `scrollback sync init` a user who may"
+        case .server(let state, let message) where state == "42501":
+            // A user who never had the rights, as often as one whose rights were taken.
+            "the sync server refused a request (\(message), SQLSTATE \(state)); local data is unharmed; this user lacks rights on the schema `scrollback`: let its owner grant them in psql (`GRANT USAGE ON SCHEMA scrollback TO …; GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA scrollback TO …`), or sync as the user that made it"
         case .server(let state, let message) where state.hasPrefix("42"):
             // Not a passing trouble: the schema or this user's rights were changed.
             "the sync server refused a request (\(message), SQLSTATE \(state)); local data is unharmed; the server's schema `scrollback` or this user's rights were changed: put them back (or restore the server) before syncing again"
@@ -99,7 +102,7 @@ public enum SyncError: UserFacingError, Equatable, CustomStringConvertible {
         case .busy:
             "another sync of this database is running; try again when it ends"
         case .fileNotOnServer(let name):
-            "the bytes of \(name) are not on the sync server yet: the machine that holds them sends them with its next `scrollback sync`"
+            "the bytes of \(name) are not on the sync server yet: the machine that holds them sends them with its next `scrollback sync` (which says so if its copy is damaged)"
         case .cannotRaiseSchema(let message):
             "the sync server's schema `scrollback` must be raised to version \(SyncEngine.serverSchemaVersion) (tables for attachments' files), and this user may not create tables in it (\(message)); nothing was changed; let its owner run `scrollback sync` once, or grant it in psql: `GRANT CREATE ON SCHEMA scrollback TO …`"
         case .damagedFile(let message):

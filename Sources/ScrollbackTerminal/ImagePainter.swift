@@ -22,6 +22,8 @@ public struct ImageSupport: Sendable, Equatable {
 
     /// How long the terminal is given to answer: it answers in a few milliseconds, or not.
     static let answerTime = 0.3
+    /// How long tmux is given to say whether it passes sequences on.
+    static let tmuxAnswerTime = 1.0
 
     public static func detect(environment: [String: String], input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) -> ImageSupport {
         let insideTmux = !(environment["TMUX"] ?? "").isEmpty
@@ -78,8 +80,18 @@ public struct ImageSupport: Sendable, Equatable {
         } catch {
             return false
         }
-        let said = (try? pipe.fileHandleForReading.readToEnd()) ?? nil
+        // A tmux that does not answer (a wedged server, something else by that name) is
+        // given a moment, then stopped: the browser starts all the same, with block art.
+        let deadline = Date().addingTimeInterval(tmuxAnswerTime)
+        while process.isRunning && Date() < deadline { usleep(5_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return false
+        }
         process.waitUntilExit()
+        // A line or two: it fits in the pipe, so it is all there once tmux has ended.
+        let said = try? pipe.fileHandleForReading.read(upToCount: 4_096)
         guard process.terminationStatus == 0, let said else { return false }
         let value = String(decoding: said.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return value == "on" || value == "all"

@@ -30,6 +30,10 @@ struct SyncAttachmentBrowserTests {
         let shown = try b.run(["show", String(scene.plots.prefix(8))])
         #expect(shown.output.contains("plot.png  320×200 PNG  1.5 kB  not here yet: another machine holds it"), "\(shown.output)")
         #expect(!shown.output.contains("\u{1B}"))
+        // --json gives the hash `attachment get` takes, for a file not here yet too.
+        let awaitedJSON = try b.json(["attachment", "list", String(scene.plots.prefix(8))])
+        let awaitedRows = (awaitedJSON["attachments"] as? [[String: Any]]) ?? []
+        #expect(awaitedRows.first { $0["type"] as? String == "WAV audio" }?["sha256"] as? String == wavHash, "\(awaitedRows)")
 
         // Offline: the reader's line says so.
         try server.stop()

@@ -113,6 +113,11 @@ struct SyncSecretsAndStatusTests {
         #expect(unused.status == 0 && unused.error.contains("the config's secret_command is not used"), "\(unused.error)")
         let status = try runner.run(["sync", "status"])
         #expect(status.output.contains("secrets:    the config's secret_command is not used"), "\(status.output)")
+        // Another key's problem is not the secret_command's; a fetch_attachments it cannot use is said as its own.
+        try Self.config(runner, "[sync]\nintervall = 5\nfetch_attachments = \"sometimes\"\n")
+        let other = try runner.run(["sync"])
+        #expect(other.status == 0 && !other.error.contains("secret_command is not used"), "\(other.error)")
+        #expect(other.error.contains("the config's fetch_attachments is not used") && other.error.contains("\"always\""), "\(other.error)")
     }
 
     @Test("status never guesses at a server it did not ask: secrets it cannot read (mode 644, a symlink, a FIFO) say so once, and the server line says it was not contacted")

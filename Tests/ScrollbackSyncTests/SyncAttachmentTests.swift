@@ -354,6 +354,19 @@ extension SyncAttachmentTests {
             #expect(error.description.contains("GRANT CREATE ON SCHEMA scrollback"), "\(error.description)")
         }
         #expect(try scene.server.psql(scene.url, "SELECT version FROM scrollback.schema_version").hasPrefix("2"))
+        // Raised by its owner, the user who may only read and write the tables syncs.
+        try a.sync()
+        _ = try scene.server.psql(scene.url, "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA scrollback TO limited")
+        #expect(throws: Never.self) { _ = try SyncEngine(store: a.store, conninfo: scene.url + " user=limited", key: scene.key).sync() }
+        // One who may only read is told which rights to grant.
+        _ = try scene.server.psql(scene.url, "CREATE ROLE reader LOGIN; GRANT USAGE ON SCHEMA scrollback TO reader; GRANT SELECT ON ALL TABLES IN SCHEMA scrollback TO reader")
+        _ = try a.store.upsert(Self.conversation("p2", files: []))
+        do {
+            _ = try SyncEngine(store: a.store, conninfo: scene.url + " user=reader", key: scene.key).sync()
+            Issue.record("a user who may only read synced")
+        } catch let error as SyncError {
+            #expect(error.description.contains("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA scrollback"), "\(error.description)")
+        }
     }
 }
 

@@ -167,6 +167,19 @@ extension TerminalImageTests {
         #expect(ImageSupport.tmuxPassesThrough(environment: environment.merging(["TMUX_PANE": pane]) { $1 }))
         // No server there: no pixels.
         #expect(!ImageSupport.tmuxPassesThrough(environment: ["TMUX": "/nonexistent/socket,0,0", "PATH": "/usr/bin:/bin"]))
+        // A tmux that never answers is stopped after a moment: no pixels, and no hang.
+        let fake = try TemporaryDirectory()
+        try "#!/bin/sh\nexec sleep 300\n".write(toFile: fake.file("tmux"), atomically: false, encoding: .utf8)
+        chmod(fake.file("tmux"), 0o755)
+        #expect(!ImageSupport.tmuxPassesThrough(environment: ["TMUX": "/x,0,0", "PATH": fake.path + ":/usr/bin:/bin"]))
+        // Gone (given a moment to be reaped).
+        var left = ""
+        for _ in 0..<30 {
+            left = try ChildProcess.run("/bin/sh", ["-c", "for p in $(pgrep -f '^sleep 300$'); do ps -o pid,ppid,stat,cmd -p $p | tail -1; done"]).outputText
+            if left.isEmpty { break }
+            usleep(100_000)
+        }
+        #expect(left.isEmpty, "the hung tmux was left running: \(left)")
         // Detection inside such a tmux (passthrough off) gives block art without asking.
         let support = ImageSupport.detect(environment: environment.merging(["TERM": "xterm-256color"]) { $1 }, input: -1, output: -1)
         #expect(support.kind == .symbols && support.insideTmux)
