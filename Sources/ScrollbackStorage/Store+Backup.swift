@@ -66,10 +66,14 @@ extension Store {
         }
         let folder = (target as NSString).deletingLastPathComponent
         let name = (target as NSString).lastPathComponent
+        Self.removeAbandonedCopies(of: name, in: folder)
         var template = Array((folder + "/." + name + ".partial-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
         guard descriptor >= 0 else { throw BackupError.folder(path, reason: String(cString: strerror(errno)).lowercased()) }
-        Glibc.close(descriptor)
+        // Held while this backup lives: a partial copy whose lock is free was left by a
+        // backup that was killed, and the next one removes it.
+        flock(descriptor, LOCK_EX)
+        defer { Glibc.close(descriptor) }
         let partial = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var kept = false
         defer {
@@ -123,6 +127,23 @@ extension Store {
         return BackupReport(
             path: path, bytes: bytes, conversations: conversations, skipped: report.skipped,
             copySeconds: copied.timeIntervalSince(started), checkSeconds: Date().timeIntervalSince(copied))
+    }
+
+    /// Removes the hidden partial copies of a backup to `name` that no running backup holds
+    /// (a `kill -9` leaves its copy; its lock went with it).
+    static func removeAbandonedCopies(of name: String, in folder: String) {
+        let prefix = "." + name + ".partial-"
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for entry in entries where entry.hasPrefix(prefix) && !entry.hasSuffix("-journal") && !entry.hasSuffix("-wal") && !entry.hasSuffix("-shm") {
+            let path = folder + "/" + entry
+            var status = stat()
+            guard lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { continue }
+            let handle = Glibc.open(path, O_RDONLY | O_NOFOLLOW)
+            guard handle >= 0 else { continue }
+            defer { Glibc.close(handle) }
+            guard flock(handle, LOCK_EX | LOCK_NB) == 0 else { continue }
+            for suffix in ["", "-journal", "-wal", "-shm"] { unlink(path + suffix) }
+        }
     }
 
     /// The pages of the database into the new file `partial`, as one read transaction sees

@@ -39,9 +39,16 @@ struct BackupCommandTests {
             #expect(check.status == 0, "round \(round): \(check.output) \(check.error)")
             #expect(!FileManager.default.fileExists(atPath: target + "-wal"))
         }
-        // A cut one never took the final name; its hidden partial copy may stay (kill -9).
+        // A cut one never took the final name; its hidden partial copy stays (kill -9) until
+        // the next backup to that name, which removes it (its lock went with the killed one).
         let listing = try FileManager.default.contentsOfDirectory(atPath: runner.folder.path)
         #expect(listing.filter { $0.hasPrefix("backup-") }.count == whole)
+        let cut = listing.filter { $0.contains(".partial-") && !$0.hasSuffix("-journal") }
+        for name in Set(cut.compactMap { $0.dropFirst().components(separatedBy: ".partial-").first }) {
+            #expect(try runner.run(["backup", runner.folder.file(name), "--force"]).status == 0)
+        }
+        let after = try FileManager.default.contentsOfDirectory(atPath: runner.folder.path)
+        #expect(after.filter { $0.contains(".partial-") }.isEmpty, "\(after.filter { $0.contains(".partial-") }) (of \(cut.count) cut)")
         // One that finishes, on a terminal: progress, then the line; --json says the same.
         let target = runner.folder.file("done.sqlite")
         let shown = try BinaryRunner.shell("script -q -e -c \"\\\"$0\\\" --db \(runner.databasePath) backup \(target)\" /dev/null")

@@ -107,3 +107,24 @@ struct BackupTests {
         #expect(try folder.listing().filter { $0.contains("partial") }.isEmpty)
     }
 }
+
+extension BackupTests {
+    @Test("a partial copy a killed backup left is removed by the next backup to that name; one a running backup holds is not")
+    func abandonedCopies() throws {
+        let folder = try TemporaryDirectory()
+        let store = try Store.open(path: folder.file("h.sqlite"))
+        try Self.fill(store, count: 20)
+        let abandoned = folder.file(".copy.sqlite.partial-AAAAAA")
+        let running = folder.file(".copy.sqlite.partial-BBBBBB")
+        let other = folder.file(".other.sqlite.partial-CCCCCC")
+        for path in [abandoned, running, other, abandoned + "-journal"] { try Data("x".utf8).write(to: URL(fileURLWithPath: path)) }
+        let held = open(running, O_RDONLY)
+        #expect(held >= 0 && flock(held, LOCK_EX) == 0)
+        _ = try store.backup(to: folder.file("copy.sqlite"), force: false)
+        let left = try folder.listing().filter { $0.contains(".partial-") }.sorted()
+        #expect(left == [".copy.sqlite.partial-BBBBBB", ".other.sqlite.partial-CCCCCC"], "\(left)")
+        close(held)
+        _ = try store.backup(to: folder.file("copy.sqlite"), force: true)
+        #expect(try folder.listing().filter { $0.contains(".partial-") } == [".other.sqlite.partial-CCCCCC"])
+    }
+}
