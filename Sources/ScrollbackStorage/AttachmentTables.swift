@@ -268,14 +268,31 @@ struct AttachmentTables {
             if let content { try database.queryFirst("SELECT size FROM attachment_content WHERE id = ?", [.integer(content)]) { $0.int64(0) } } else {
                 Self.declaredSize(attachment.size)
             }
-        try database.run(
-            """
-            INSERT INTO attachment (message_id, position, name, mime, size, width, height, reference, content_id, extracted, absence)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [.integer(message), .integer(Int64(position)), .text(attachment.name), SQLValue(attachment.mime), SQLValue(size),
-             SQLValue(Self.dimension(attachment.width)), SQLValue(Self.dimension(attachment.height)), SQLValue(attachment.reference),
-             SQLValue(content), SQLValue(attachment.extracted), SQLValue(content == nil ? attachment.absence : nil)])
+        try insertRow(
+            message: message, position: position, name: attachment.name, mime: attachment.mime, size: size,
+            width: attachment.width.map(Int64.init), height: attachment.height.map(Int64.init), reference: attachment.reference,
+            content: content, extracted: attachment.extracted, absence: attachment.absence, awaited: nil)
+    }
+
+    /// One attachment row; where its bytes are not here (`content` nil), why (`absence`) or
+    /// whose they are (`awaited`, the hash another machine holds).
+    private func insertRow(
+        message: Int64, position: Int, name: String, mime: String?, size: Int64?, width: Int64?, height: Int64?, reference: String?,
+        content: Int64?, extracted: String?, absence: String?, awaited: String?
+    ) throws {
+        let values: [SQLValue] = [
+            .integer(message), .integer(Int64(position)), .text(name), SQLValue(mime), SQLValue(size), SQLValue(Self.dimension(width)),
+            SQLValue(Self.dimension(height)), SQLValue(reference), SQLValue(content), SQLValue(extracted),
+            SQLValue(content == nil && awaited == nil ? absence : nil),
+        ]
+        let columns = "message_id, position, name, mime, size, width, height, reference, content_id, extracted, absence"
+        // An import's rows never await: their statement names no `awaited` (a file of schema
+        // 12, which has none, takes them as it did).
+        if content == nil, let awaited {
+            try database.run("INSERT INTO attachment (\(columns), awaited) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values + [.text(awaited)])
+        } else {
+            try database.run("INSERT INTO attachment (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values)
+        }
     }
 
     /// A size a source declares, kept when it could be a file's (up to `largestFile`).
@@ -286,9 +303,9 @@ struct AttachmentTables {
 
     /// A width or height the schema takes: positive and within 32 bits (a source's number
     /// out of that range is not kept).
-    private static func dimension(_ value: Int?) -> Int64? {
-        guard let value, value > 0, value <= Int(Int32.max) else { return nil }
-        return Int64(value)
+    private static func dimension(_ value: Int64?) -> Int64? {
+        guard let value, value > 0, value <= Int64(Int32.max) else { return nil }
+        return value
     }
 
     // MARK: Sync
@@ -322,16 +339,10 @@ struct AttachmentTables {
             let size = try content.flatMap { content in
                 try database.queryFirst("SELECT size FROM attachment_content WHERE id = ?", [.integer(content)]) { $0.int64(0) }
             } ?? Self.declaredSize(attachment.size)
-            try database.run(
-                """
-                INSERT INTO attachment (message_id, position, name, mime, size, width, height, reference, content_id, extracted, absence, awaited)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [.integer(id), .integer(Int64(position)), .text(attachment.name), SQLValue(attachment.mime), SQLValue(size),
-                 SQLValue(Self.dimension(attachment.width.flatMap { Int(exactly: $0) })),
-                 SQLValue(Self.dimension(attachment.height.flatMap { Int(exactly: $0) })), SQLValue(attachment.reference),
-                 SQLValue(content), SQLValue(attachment.extracted), SQLValue(attachment.sha256 == nil ? attachment.absence : nil),
-                 SQLValue(content == nil ? attachment.sha256 : nil)])
+            try insertRow(
+                message: id, position: position, name: attachment.name, mime: attachment.mime, size: size, width: attachment.width,
+                height: attachment.height, reference: attachment.reference, content: content, extracted: attachment.extracted,
+                absence: attachment.absence, awaited: attachment.sha256)
         }
         return true
     }
@@ -343,17 +354,23 @@ struct AttachmentTables {
             [.integer(Int64(limit))]) { ($0.text(0), $0.optionalInt64(1)) }
     }
 
-    /// The bytes of chunk `index` of the content with this hash (see `Store.fileChunk`).
-    func chunk(sha256: String, index: Int) throws -> [UInt8] {
-        guard let content = try self.content(sha256: sha256) else {
+    /// The content stored under this hash and its chunks, their shape checked.
+    /// - Throws: `StorageError.conflict` when no such content is stored or its chunks do not
+    ///   add up to its size.
+    func storedChunks(sha256: String) throws -> (content: Int64, chunks: [(row: Int64, length: Int)]) {
+        guard let content = try content(sha256: sha256) else {
             throw StorageError.conflict("no attachment's bytes have the SHA-256 \(sha256.prefix(12)) here (deleted meanwhile?)")
         }
-        let chunks: [(row: Int64, length: Int)]
-        switch try self.chunks(of: content) {
-        case .success(let found): chunks = found
+        switch try chunks(of: content) {
+        case .success(let found): return (content, found)
         case .failure(let problem):
             throw StorageError.conflict("the stored bytes of attachment \(sha256.prefix(12)) are damaged (\(problem.text)); run `scrollback check`")
         }
+    }
+
+    /// The bytes of chunk `index` of the content with this hash (see `Store.fileChunk`).
+    func chunk(sha256: String, index: Int) throws -> [UInt8] {
+        let chunks = try storedChunks(sha256: sha256).chunks
         if chunks.isEmpty && index == 0 { return [] }
         guard chunks.indices.contains(index) else {
             throw StorageError.conflict("attachment \(sha256.prefix(12)) has no chunk \(index + 1)")
@@ -385,14 +402,11 @@ struct AttachmentTables {
             try database.queryFirst("SELECT id FROM attachment_content WHERE sha256 = ?", [.text(hash)]) { $0.int64(0) }
         }
         let absence = attachment.sha256 != nil && content == nil ? "freed after its conversation was deleted" : attachment.absence
-        try database.run(
-            """
-            INSERT INTO attachment (message_id, position, name, mime, size, width, height, reference, content_id, extracted, absence)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [.integer(message), .integer(Int64(attachment.position)), .text(attachment.name), SQLValue(attachment.mime),
-             SQLValue(attachment.size), SQLValue(Self.dimension(attachment.width)), SQLValue(Self.dimension(attachment.height)),
-             SQLValue(attachment.reference), SQLValue(content), SQLValue(attachment.extracted), SQLValue(content == nil ? absence : nil)])
+        // Bytes another machine holds stay awaited.
+        try insertRow(
+            message: message, position: attachment.position, name: attachment.name, mime: attachment.mime, size: attachment.size,
+            width: attachment.width.map(Int64.init), height: attachment.height.map(Int64.init), reference: attachment.reference,
+            content: content, extracted: attachment.extracted, absence: absence, awaited: content == nil ? attachment.awaited : nil)
     }
 
     /// Gives a missing attachment the bytes a later import found (and what their first
@@ -405,8 +419,8 @@ struct AttachmentTables {
                    width = CASE WHEN ?3 IS NULL THEN width ELSE ?4 END, height = CASE WHEN ?3 IS NULL THEN height ELSE ?5 END
              WHERE id = ?2
             """,
-            [.integer(content), .integer(id), SQLValue(facts?.mime), SQLValue(Self.dimension(facts?.width)),
-             SQLValue(Self.dimension(facts?.height))])
+            [.integer(content), .integer(id), SQLValue(facts?.mime), SQLValue(Self.dimension(facts?.width.map(Int64.init))),
+             SQLValue(Self.dimension(facts?.height.map(Int64.init)))])
     }
 
     /// Frees the bytes no attachment uses: those left unused before `cutoff`, and those of
@@ -512,17 +526,7 @@ struct AttachmentTables {
     /// - Throws: `StorageError.conflict` when no such content is stored, when its chunks do
     ///   not add up to its size, or when they do not hash to it.
     func read(sha256: String, _ sink: (UnsafeRawBufferPointer) throws -> Void) throws {
-        guard let content = try database.queryFirst(
-            "SELECT id, size FROM attachment_content WHERE sha256 = ?", [.text(sha256)], { (id: $0.int64(0), size: $0.int64(1)) })
-        else {
-            throw StorageError.conflict("no attachment's bytes have the SHA-256 \(sha256.prefix(12)) here (deleted meanwhile?)")
-        }
-        let chunks: [(row: Int64, length: Int)]
-        switch try self.chunks(of: content.id) {
-        case .success(let found): chunks = found
-        case .failure(let problem):
-            throw StorageError.conflict("the stored bytes of attachment \(sha256.prefix(12)) are damaged (\(problem.text)); run `scrollback check`")
-        }
+        let chunks = try storedChunks(sha256: sha256).chunks
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readPiece, alignment: 16)
         defer { buffer.deallocate() }
         let digest = SHA256()

@@ -164,11 +164,24 @@ extension Store {
         }
     }
 
-    /// The bytes of chunk `index` (of 1 MiB; the last may be shorter) of the stored file with
-    /// this SHA-256, in a read transaction of its own; empty for an empty file's only chunk.
-    /// Its chunks are checked for their shape (not their hash: `readAttachment` does that).
-    public func fileChunk(sha256: String, index: Int) throws -> [UInt8] {
-        try database.read { try AttachmentTables(database: database).chunk(sha256: sha256, index: index) }
+    /// Gives `body` each chunk of the stored file with this SHA-256 in order (1 MiB; the last
+    /// may be shorter; an empty file has one, empty), with the count: each read in a read
+    /// transaction of its own, `body` called outside it (it may wait for a network). The
+    /// bytes are hashed as they go: bytes that are not the file's throw at the end.
+    /// - Throws: `StorageError.conflict` when the file is not stored, its chunks do not add
+    ///   up to its size, or its bytes do not hash to it.
+    public func forEachChunk(ofFile sha256: String, _ body: (_ index: Int, _ count: Int, _ bytes: [UInt8]) throws -> Void) throws {
+        let tables = AttachmentTables(database: database)
+        let count = max(try database.read { try tables.storedChunks(sha256: sha256).chunks.count }, 1)
+        let digest = SHA256()
+        for index in 0..<count {
+            let bytes = try database.read { try tables.chunk(sha256: sha256, index: index) }
+            bytes.withUnsafeBytes { digest.update($0) }
+            try body(index, count, bytes)
+        }
+        guard digest.finish() == sha256 else {
+            throw StorageError.conflict("the stored bytes of attachment \(sha256.prefix(12)) do not hash to it (damaged); run `scrollback check`")
+        }
     }
 
     /// The awaited files whose SHA-256 starts with `prefix` (lower-case hex): hash, size and

@@ -112,6 +112,9 @@ struct SyncAttachment: Equatable {
         return bytes
     }
 
+}
+
+extension SyncAttachment {
     /// Reads one; nil when the bytes are not one (no name, text not UTF-8, a hash that is not
     /// 64 lower-case hex digits, a negative size).
     init?(decoding bytes: ArraySlice<UInt8>) {
@@ -149,20 +152,6 @@ struct SyncAttachment: Equatable {
         guard let name else { return nil }
         attachment.name = name
         self = attachment
-    }
-
-    init(name: String, mime: String? = nil, size: Int64? = nil, width: Int64? = nil, height: Int64? = nil, reference: String? = nil,
-         sha256: String? = nil, extracted: String? = nil, absence: String? = nil)
-    {
-        self.name = name
-        self.mime = mime
-        self.size = size
-        self.width = width
-        self.height = height
-        self.reference = reference
-        self.sha256 = sha256
-        self.extracted = extracted
-        self.absence = absence
     }
 }
 
@@ -205,55 +194,45 @@ extension SyncRecord {
     init?(decoding bytes: [UInt8]) {
         var kind: SyncOpKind?
         var record = SyncRecord(kind: .void)
-        var at = 0
-        while at < bytes.count {
-            guard bytes.count - at >= 5 else { return nil }
-            let tag = bytes[at]
-            var length = 0
-            for offset in 1...4 { length = length << 8 | Int(bytes[at + offset]) }
-            at += 5
-            guard length <= bytes.count - at else { return nil }
-            let field = bytes[at..<(at + length)]
-            at += length
-            guard let known = Tag(rawValue: tag) else { continue }
+        let whole = TLV.each(bytes[...]) { tag, field in
+            guard let known = Tag(rawValue: tag) else { return true }
             func text() -> String? { String(validating: field, as: UTF8.self) }
-            func number() -> Int64? {
-                guard field.count == 8 else { return nil }
-                return field.reduce(Int64(0)) { $0 << 8 | Int64($1) }
-            }
+            func number() -> Int64? { TLV.number(field) }
             switch known {
             case .kind:
-                guard let name = text(), let value = SyncOpKind(rawValue: name) else { return nil }
+                guard let name = text(), let value = SyncOpKind(rawValue: name) else { return false }
                 kind = value
-            case .conversation: guard let value = text() else { return nil }; record.conversation = value
-            case .title: guard let value = text() else { return nil }; record.title = value
-            case .model: guard let value = text() else { return nil }; record.model = value
-            case .source: guard let value = text() else { return nil }; record.source = value
-            case .sourceID: guard let value = text() else { return nil }; record.sourceID = value
-            case .createdAt: guard let value = number() else { return nil }; record.createdAt = value
-            case .updatedAt: guard let value = number() else { return nil }; record.updatedAt = value
-            case .pinned: guard let value = number() else { return nil }; record.pinned = value != 0
-            case .leaf: guard let value = text() else { return nil }; record.leaf = value
-            case .parent: guard let value = text() else { return nil }; record.parent = value
-            case .role: guard let value = text() else { return nil }; record.role = value
-            case .content: guard let value = text() else { return nil }; record.content = value
-            case .nodeID: guard let value = text() else { return nil }; record.nodeID = value
-            case .inputTokens: guard let value = number() else { return nil }; record.inputTokens = value
-            case .outputTokens: guard let value = number() else { return nil }; record.outputTokens = value
-            case .duration: guard let value = number() else { return nil }; record.durationMilliseconds = value
-            case .messageKind: guard let value = text() else { return nil }; record.messageKind = value
-            case .project: guard let value = text() else { return nil }; record.project = value
-            case .gitBranch: guard let value = text() else { return nil }; record.gitBranch = value
+            case .conversation: guard let value = text() else { return false }; record.conversation = value
+            case .title: guard let value = text() else { return false }; record.title = value
+            case .model: guard let value = text() else { return false }; record.model = value
+            case .source: guard let value = text() else { return false }; record.source = value
+            case .sourceID: guard let value = text() else { return false }; record.sourceID = value
+            case .createdAt: guard let value = number() else { return false }; record.createdAt = value
+            case .updatedAt: guard let value = number() else { return false }; record.updatedAt = value
+            case .pinned: guard let value = number() else { return false }; record.pinned = value != 0
+            case .leaf: guard let value = text() else { return false }; record.leaf = value
+            case .parent: guard let value = text() else { return false }; record.parent = value
+            case .role: guard let value = text() else { return false }; record.role = value
+            case .content: guard let value = text() else { return false }; record.content = value
+            case .nodeID: guard let value = text() else { return false }; record.nodeID = value
+            case .inputTokens: guard let value = number() else { return false }; record.inputTokens = value
+            case .outputTokens: guard let value = number() else { return false }; record.outputTokens = value
+            case .duration: guard let value = number() else { return false }; record.durationMilliseconds = value
+            case .messageKind: guard let value = text() else { return false }; record.messageKind = value
+            case .project: guard let value = text() else { return false }; record.project = value
+            case .gitBranch: guard let value = text() else { return false }; record.gitBranch = value
             case .attachments:
                 var list: [SyncAttachment] = []
                 // One that cannot be read is left out; the others stay.
                 guard TLV.each(field, { tag, item in
                     if tag == 1, let attachment = SyncAttachment(decoding: item) { list.append(attachment) }
                     return true
-                }) else { return nil }
+                }) else { return false }
                 record.attachments = list
             }
+            return true
         }
+        guard whole else { return nil }
         guard let kind else { return nil }
         record.kind = kind
         self = record

@@ -49,13 +49,12 @@ extension SyncEngine {
             for (file, name) in zip(files, names) {
                 if !whole.contains(name) {
                     do {
-                        try store.readAttachment(sha256: file.sha256) { _ in }
+                        try upload(sha256: file.sha256, size: file.size, name: name)
                     } catch StorageError.conflict {
                         problems.append(
                             "the bytes of file \(file.sha256.prefix(12)) here are damaged, so they were not sent; run `scrollback check`")
                         continue
                     }
-                    try upload(sha256: file.sha256, size: file.size, name: name)
                     sent += 1
                 }
                 known.append(file.sha256)
@@ -88,13 +87,18 @@ extension SyncEngine {
     }
 
     /// One file's chunks, each sealed and sent in a statement of its own (what the server
-    /// holds of a cut upload is kept), then its row in `scrollback.file`.
+    /// holds of a cut upload is kept), then its row in `scrollback.file`: only when every
+    /// chunk read here hashed to the file (a damaged file throws `StorageError.conflict` and
+    /// is never whole there).
     func upload(sha256: String, size: Int64, name: String) throws {
         let count = Self.chunkCount(size: size)
         let present = try connection.query("SELECT idx FROM scrollback.file_chunk WHERE name = $1", [.text(name)])
         let there = Set((0..<present.rows).compactMap { present.integer($0, 0) })
-        for index in 0..<count where !there.contains(Int64(index)) {
-            let bytes = try store.fileChunk(sha256: sha256, index: index)
+        try store.forEachChunk(ofFile: sha256) { index, stored, bytes in
+            guard stored == count else {
+                throw StorageError.conflict("attachment \(sha256.prefix(12)) is stored in \(stored) chunks, not the \(count) of its size")
+            }
+            guard !there.contains(Int64(index)) else { return }
             let sealed = try key.seal(bytes, aad: Self.fileAAD(name: name, index: index, count: count))
             try connection.query(
                 "INSERT INTO scrollback.file_chunk (name, idx, sealed) VALUES ($1, $2::int4, $3) ON CONFLICT DO NOTHING",

@@ -505,11 +505,12 @@ public final class BrowserViewModel {
             // is stored now) and their lines say so.
             fetchGeneration = fetcher.generation
             do {
+                // Laid out again with it.
                 try refreshReader()
             } catch {
                 report(error)
+                readerScreen?.reader.fetchNotesChanged()
             }
-            readerScreen?.reader.fetchNotesChanged()
             changed = true
         }
         if let monitor = sourceMonitor {

@@ -22,6 +22,27 @@ struct AttachmentUndoTests {
             messages: [message, ImportedMessage(role: .assistant, content: "seen", createdAt: when, nodeID: "a", parent: .node("u"))])
     }
 
+    @Test("undo of a delete keeps a file another machine holds awaited (not \"the export did not hold it\")")
+    func undoKeepsAwaited() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("h.sqlite")
+        let hash = String(repeating: "ab", count: 32)
+        do {
+            let store = try Store.open(path: path)
+            _ = try store.upsert(Self.conversation("Far", files: [TestFiles.bytes(500, seed: 3)], at: 0))
+        }
+        // As a synced op leaves it: the line here, the bytes on another machine.
+        let made = try ChildProcess.run("/usr/bin/sqlite3", [path, "UPDATE attachment SET content_id = NULL, awaited = '\(hash)'"])
+        #expect(made.ending == .exited(0), "\(made.errorText)")
+        let store = try Store.open(path: path)
+        let fixture = try BrowserFixture(store: store)
+        try fixture.press(.character("d"), .character("y"))
+        try fixture.press(.character("u"))
+        let back = try #require(try store.conversations.page(sort: .title, filter: .none, at: .first, limit: 5).items.first)
+        let files = try store.attachments(conversation: back.id)
+        #expect(files.map(\.awaited) == [hash] && files.map(\.missingReason) == [AttachmentDTO.notHereYet], "\(files)")
+    }
+
     @Test("undo brings the files back with the conversation; one freed meanwhile by another process is said, and comes back missing")
     func undoAfterAnotherFreed() throws {
         let store = try Store.open(path: ":memory:")
