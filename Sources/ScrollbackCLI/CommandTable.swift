@@ -358,6 +358,15 @@ enum CommandTable {
             example: "scrollback backup ~/backups/history-$(date +%F).sqlite"
         ) { try BackupCommand(context: $0).run() },
         CommandSpec(
+            name: "restore",
+            summary: "Replace the database with the backup at PATH, checked first; the current one is kept beside it under a dated name",
+            arguments: "PATH", minimumArguments: 1, maximumArguments: 1,
+            options: [
+                OptionSpec(.yes, help: "restore without asking (needed when standard input is not a terminal)", short: "y"), json,
+            ],
+            example: "scrollback restore ~/backups/history-2026-11-30.sqlite"
+        ) { try RestoreCommand(context: $0).run() },
+        CommandSpec(
             name: "check", summary: "Check integrity, foreign keys and search indexes; non-zero exit on problems",
             options: [OptionSpec(.repair, help: "rebuild the search indexes and message counts first")],
             example: "scrollback check"

@@ -154,6 +154,9 @@ struct CommandContext {
     ///   (with a progress line on a terminal; Ctrl-C stops it, kept for the next time),
     ///   unless `buildingIndex` is false (the browser builds it in the background).
     func openStore(forReading: Bool = false, buildingIndex: Bool = true) throws -> Store {
+        // Noted beside the database for as long as this process lives, so that a restore
+        // does not swap the file under it (see `DatabaseUsers`).
+        try DatabaseUsers.shared.register(databasePath, as: Self.role(of: parsed.command), readOnly: readOnly)
         if parsed.has(.demo) && !readOnly {
             try DemoCommand.ensureDemoDatabase(at: databasePath, console: console)
         }
@@ -184,6 +187,15 @@ struct CommandContext {
             try finishSearchIndex(store)
         }
         return store
+    }
+
+    /// What a command does with the database, as `DatabaseUsers` notes it.
+    static func role(of command: String?) -> DatabaseUsers.Role {
+        guard let command else { return .browser }
+        if command == "sync" || command.hasPrefix("sync ") { return .sync }
+        if command == "import" { return .importer }
+        if command == "mcp" { return .agentServer }
+        return .command
     }
 
     /// Builds what is left of the search index, newest rows first, with a progress line on

@@ -67,6 +67,8 @@ extension SettingKey where Value == String {
     package static let syncMachine = SettingKey("sync.machine", default: "")
     /// The last sync's failure, one line (`SyncFailure`).
     package static let syncFailure = SettingKey("sync.failure", default: "")
+    /// A snapshot whose upload was cut: its id, a space, the path of its image.
+    package static let syncSnapshotPending = SettingKey("sync.snapshot_pending", default: "")
 }
 
 extension SettingKey where Value == ConversationOrder {

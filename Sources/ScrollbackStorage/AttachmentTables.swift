@@ -17,6 +17,18 @@ struct AttachmentTables {
     /// The largest file stored: 1 TiB (a size beyond is damage).
     static let largestFile: Int64 = 1 << 40
 
+    /// Every attachment's bytes taken out, its file named as awaited by its SHA-256 (a
+    /// snapshot's image: a new machine fetches the files from the server as it shows them).
+    func awaitEveryFile() throws {
+        try database.run(
+            """
+            UPDATE attachment SET awaited = (SELECT sha256 FROM attachment_content WHERE id = attachment.content_id), content_id = NULL
+             WHERE content_id IS NOT NULL
+            """)
+        try database.run("DELETE FROM attachment_chunk")
+        try database.run("DELETE FROM attachment_content")
+    }
+
     // MARK: Writing
 
     /// Stores the bytes `source` gives and returns their content's id: the one already

@@ -79,13 +79,17 @@ public struct Migrator: Sendable {
     ///
     /// - Parameter willUpgrade: called with the versions before an existing database's
     ///   backup and upgrade start (they may take a while, without progress).
-    func migrate(_ database: Database, willUpgrade: ((_ from: Int, _ to: Int) -> Void)? = nil) throws -> MigrationOutcome {
+    /// - Parameter keepingCopy: back the file up first (false only for a file that is itself
+    ///   a copy, whose original stays: a backup being restored).
+    func migrate(_ database: Database, keepingCopy: Bool = true, willUpgrade: ((_ from: Int, _ to: Int) -> Void)? = nil) throws
+        -> MigrationOutcome
+    {
         let version = try validate(database)
         guard version < latestVersion else {
             return MigrationOutcome(fromVersion: version, toVersion: version, backupPath: nil)
         }
         if version > 0 { willUpgrade?(version, latestVersion) }
-        let backup = version > 0 ? try makeBackup(of: database, version: version) : nil
+        let backup = version > 0 && keepingCopy ? try makeBackup(of: database, version: version) : nil
         var current = version
         var applied = 0
         for index in version..<latestVersion {

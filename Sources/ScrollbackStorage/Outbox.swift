@@ -201,6 +201,19 @@ public final class Outbox {
         return queued
     }
 
+    /// The ops not sent (after `sent`) numbered again from 1, with new op ids, the sent ones
+    /// dropped: a restored copy's outbox for the new machine it becomes
+    /// (`Store.continueAsNewMachine`). Returns how many are left.
+    static func renumberUnsent(after sent: Int64, in database: Database) throws -> Int64 {
+        try database.run("DELETE FROM sync_outbox WHERE seq <= ?", [.integer(sent)])
+        // Past every number first, then down from 1: no step meets a number in use, in
+        // whatever order SQLite visits the rows.
+        let past = try database.scalarInt("SELECT coalesce(max(seq), 0) + 1 FROM sync_outbox")
+        try database.run("UPDATE sync_outbox SET seq = seq + ?, op_id = lower(hex(randomblob(16)))", [.integer(past)])
+        try database.run("UPDATE sync_outbox SET seq = seq - ?", [.integer(past + sent)])
+        return try database.scalarInt("SELECT count(*) FROM sync_outbox")
+    }
+
     /// Drops every op, sent or not (sync forgotten here).
     static func forget(in database: Database) throws {
         try database.run("DELETE FROM sync_outbox")

@@ -82,7 +82,7 @@ extension Store {
             }
         }
         let started = Date()
-        try copy(into: partial, pagesPerStep: pagesPerStep, progress: progress, shouldStop: shouldStop)
+        try Self.copyPages(of: database, into: partial, pagesPerStep: pagesPerStep, progress: progress, shouldStop: shouldStop)
         let copied = Date()
         // Checked whole (the deep check of the search indexes too: nobody else has the copy
         // open), then made one file, then synced: a crash never leaves a torn file there.
@@ -131,8 +131,8 @@ extension Store {
 
     /// Removes the hidden partial copies of a backup to `name` that no running backup holds
     /// (a `kill -9` leaves its copy; its lock went with it).
-    static func removeAbandonedCopies(of name: String, in folder: String) {
-        let prefix = "." + name + ".partial-"
+    static func removeAbandonedCopies(of name: String, in folder: String, kind: String = "partial") {
+        let prefix = "." + name + "." + kind + "-"
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
         for entry in entries where entry.hasPrefix(prefix) && !entry.hasSuffix("-journal") && !entry.hasSuffix("-wal") && !entry.hasSuffix("-shm") {
             let path = folder + "/" + entry
@@ -146,9 +146,11 @@ extension Store {
         }
     }
 
-    /// The pages of the database into the new file `partial`, as one read transaction sees
-    /// them; the copy is then made a file of its own (rollback journal, no `-wal`).
-    private func copy(into partial: String, pagesPerStep: Int32, progress: ((Int, Int) -> Void)?, shouldStop: () -> Bool) throws {
+    /// The pages of `database` into the new file `partial`, as one read transaction sees
+    /// them.
+    static func copyPages(
+        of database: Database, into partial: String, pagesPerStep: Int32, progress: ((Int, Int) -> Void)?, shouldStop: () -> Bool
+    ) throws {
         var destination: OpaquePointer?
         let opened = sqlite3_open_v2(partial, &destination, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
         guard opened == SQLITE_OK, let destination else {

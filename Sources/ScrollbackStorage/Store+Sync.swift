@@ -162,6 +162,36 @@ extension Store {
         }
     }
 
+    /// A restored copy's sync, made a new machine's (`restore`): the machine it was may have
+    /// sent changes after this copy was made, under the numbers this copy would use next,
+    /// and the server refuses a number twice. The new machine reads the old one's changes
+    /// from where this copy's own end (so that what it sent after the copy comes back like
+    /// any other machine's), keeps its cursors of the others, and sends again, under new
+    /// numbers and op ids, the ops this copy had not sent (another machine takes an op it
+    /// has already as older than or as old as what it holds). Nil when sync is off here
+    /// (never turned on, or forgotten); a paused machine stays paused.
+    public func continueAsNewMachine() throws -> (previous: String, machine: String, resent: Int)? {
+        try database.write {
+            let settings = SettingsTable(database: database)
+            guard let outbox = try Outbox.load(database) else { return nil }
+            let sent = try sentThrough()
+            let machine = Outbox.newID()
+            let resent = try Outbox.renumberUnsent(after: sent, in: database)
+            try settings.set(machine, for: .syncMachine)
+            try settings.set(resent + 1, for: .syncNextSeq)
+            try settings.remove(.syncSentThrough)
+            var clock = try settings.stored(.syncClock) ?? .origin(of: machine)
+            clock.machine = machine
+            try settings.set(clock, for: .syncClock)
+            try settings.remove(.syncFailure)
+            try settings.remove(.syncFailingSince)
+            try settings.remove(.syncFailedAt)
+            let own = outbox.nextSeq - 1
+            if own > 0 { try SyncCursors.advance(outbox.machine, to: own, in: database) }
+            return (outbox.machine, machine, Int(resent))
+        }
+    }
+
     /// Forgets the machine: its outbox, clocks, cursors and parked ops. The clocks of edits
     /// made while sync was off stay (there are none while it is on: its edits have ops).
     private func clearSyncState() throws {
@@ -653,5 +683,25 @@ extension Store {
             database.applyingRemote = nil
             if !progress { return }
         }
+    }
+}
+
+/// The cursors of a database: per machine, the last of its ops whose effect it holds.
+enum SyncCursors {
+    /// Moves `machine`'s cursor to `seq`, never back.
+    static func advance(_ machine: String, to seq: Int64, in database: Database) throws {
+        try database.run(
+            """
+            INSERT INTO sync_cursor (machine, seq) VALUES (?, ?)
+            ON CONFLICT (machine) DO UPDATE SET seq = max(seq, excluded.seq)
+            """, [.text(machine), .integer(max(0, seq))])
+    }
+
+    static func all(in database: Database) throws -> [String: Int64] {
+        var cursors: [String: Int64] = [:]
+        for (machine, seq) in try database.query("SELECT machine, seq FROM sync_cursor", [], { ($0.text(0), $0.int64(1)) }) {
+            cursors[machine] = seq
+        }
+        return cursors
     }
 }

@@ -19,6 +19,8 @@ public final class Store {
     /// What the imports since the last `takeAttachmentProblems` could not read of the
     /// attachments an export holds, one line each.
     var attachmentProblems: [String] = []
+    /// The snapshot images this store wrote, with the descriptor of each one's lock.
+    var imageLocks: [String: Int32] = [:]
 
     /// The attachment problems of the imports since the last call (for the import's summary).
     public func takeAttachmentProblems() -> [String] {
@@ -40,10 +42,12 @@ public final class Store {
     /// - Parameter createFolder: make the missing folders of `path` (for the default
     ///   location only: a mistyped `--db` must not create a new database).
     /// - Parameter willUpgrade: told before an existing database is backed up and upgraded.
+    /// - Parameter keepingCopy: an upgrade backs the file up first (false only for a copy
+    ///   whose original stays).
     /// - Throws: `StorageError` with a message fit for the user.
     public static func open(
         path: String, readOnly: Bool = false, createFolder: Bool = true, migrator: Migrator = .scrollback,
-        willUpgrade: ((_ from: Int, _ to: Int) -> Void)? = nil
+        keepingCopy: Bool = true, willUpgrade: ((_ from: Int, _ to: Int) -> Void)? = nil
     ) throws -> Store {
         if !readOnly && path != ":memory:" && FileManager.default.fileExists(atPath: path) {
             let probe = try Database.open(path: path, access: .readOnly)
@@ -68,7 +72,7 @@ public final class Store {
             }
             try database.execute("PRAGMA synchronous = NORMAL")
         }
-        let outcome = try migrator.migrate(database, willUpgrade: willUpgrade)
+        let outcome = try migrator.migrate(database, keepingCopy: keepingCopy, willUpgrade: willUpgrade)
         return Store(database: database, migration: outcome, migrator: migrator)
     }
 

@@ -69,22 +69,56 @@ extension SyncEngine {
     /// scrollback that would lose what this one sends refuses it from now on.
     /// Version 3 adds the tables of attachments' bytes (`SyncEngine+Files`): a scrollback
     /// that knows only version 2 would drop every file, so it refuses the server instead.
+    /// Version 4 adds snapshots (`SyncEngine+Snapshot`) and, with them, compaction: a
+    /// scrollback that knows only version 3 would wait for ever on ops a compaction removed.
     static func raiseVersion(_ connection: PostgresConnection) throws {
         do {
             try createFileTables(connection)
+            try createSnapshotTables(connection)
+            try connection.execute(
+                "UPDATE scrollback.schema_version SET version = \(serverSchemaVersion) WHERE version >= 1 AND version < \(serverSchemaVersion)")
         } catch SyncError.server(let state, let message) where state == "42501" {
             throw SyncError.cannotRaiseSchema(message)
         }
     }
 
+    private static func createSnapshotTables(_ connection: PostgresConnection) throws {
+        let present = try connection.query(
+            """
+            SELECT (to_regclass('scrollback.snapshot') IS NOT NULL AND to_regclass('scrollback.snapshot_chunk') IS NOT NULL
+                    AND to_regclass('scrollback.snapshot_lease') IS NOT NULL)::int::int8
+            """)
+        if present.integer(0, 0) == 1 { return }
+        try connection.execute(
+            """
+            CREATE TABLE IF NOT EXISTS scrollback.snapshot (
+                id          text        PRIMARY KEY CHECK (id ~ '^[0-9a-f]{32}$'),
+                machine_id  text        NOT NULL CHECK (machine_id ~ '^[0-9a-f]{32}$'),
+                chunks      integer     NOT NULL CHECK (chunks >= 1),
+                bytes       bigint      NOT NULL CHECK (bytes >= 0),
+                machines    text[]      NOT NULL,
+                seqs        bigint[]    NOT NULL,
+                started_at  timestamptz NOT NULL DEFAULT now(),
+                complete_at timestamptz
+            );
+            CREATE TABLE IF NOT EXISTS scrollback.snapshot_chunk (
+                snapshot_id text    NOT NULL REFERENCES scrollback.snapshot (id) ON DELETE CASCADE,
+                idx         integer NOT NULL CHECK (idx >= 0),
+                sealed      bytea   NOT NULL,
+                PRIMARY KEY (snapshot_id, idx)
+            );
+            CREATE TABLE IF NOT EXISTS scrollback.snapshot_lease (
+                id         integer     PRIMARY KEY CHECK (id = 1),
+                machine_id text        NOT NULL,
+                expires_at timestamptz NOT NULL
+            );
+            """)
+    }
+
     private static func createFileTables(_ connection: PostgresConnection) throws {
         let present = try connection.query(
             "SELECT (to_regclass('scrollback.file_chunk') IS NOT NULL AND to_regclass('scrollback.file') IS NOT NULL)::int::int8")
-        if present.integer(0, 0) == 1 {
-            try connection.execute(
-                "UPDATE scrollback.schema_version SET version = \(serverSchemaVersion) WHERE version >= 1 AND version < \(serverSchemaVersion)")
-            return
-        }
+        if present.integer(0, 0) == 1 { return }
         try connection.execute(
             """
             CREATE TABLE IF NOT EXISTS scrollback.file_chunk (
@@ -98,7 +132,6 @@ extension SyncEngine {
                 chunks  integer     NOT NULL CHECK (chunks >= 1),
                 sent_at timestamptz NOT NULL DEFAULT now()
             );
-            UPDATE scrollback.schema_version SET version = \(serverSchemaVersion) WHERE version >= 1 AND version < \(serverSchemaVersion);
             """)
     }
 

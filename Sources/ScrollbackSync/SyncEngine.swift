@@ -63,7 +63,8 @@ public final class SyncEngine {
     /// this program.
     /// Version 3: attachments' bytes (`scrollback.file_chunk`, `scrollback.file`), which a
     /// version-2 scrollback would never fetch nor keep.
-    public static let serverSchemaVersion = 3
+    /// Version 4: snapshots, and the compaction of ops they cover (`SyncEngine+Snapshot`).
+    public static let serverSchemaVersion = 4
 
     /// Connects. Throws `SyncError.off` when sync is off for `store`.
     public init(store: Store, conninfo: String, key: SyncKey) throws {

@@ -104,7 +104,7 @@ public enum SyncError: UserFacingError, Equatable, CustomStringConvertible {
         case .fileNotOnServer(let name):
             "the bytes of \(name) are not on the sync server yet: the machine that holds them sends them with its next `scrollback sync` (which says so if its copy is damaged)"
         case .cannotRaiseSchema(let message):
-            "the sync server's schema `scrollback` must be raised to version \(SyncEngine.serverSchemaVersion) (tables for attachments' files), and this user may not create tables in it (\(message)); nothing was changed; let its owner run `scrollback sync` once, or grant it in psql: `GRANT CREATE ON SCHEMA scrollback TO …`"
+            "the sync server's schema `scrollback` must be raised to version \(SyncEngine.serverSchemaVersion) (tables for attachments' files and for snapshots), and this user may not create tables in it (\(message)); nothing was changed; let its owner run `scrollback sync` once, or grant it in psql: `GRANT CREATE ON SCHEMA scrollback TO …`"
         case .damagedFile(let message):
             "\(message); nothing of that file was kept here, and its line still says it is not here yet; the server's copy was changed by someone without the key, or damaged: restore the server's database from a backup, then open it again"
         }

@@ -72,7 +72,7 @@ struct SyncKindsTests {
         #expect(try c.export() == a.export())
     }
 
-    @Test("the server's schema goes to version 3 (with the tables of files) at the first sync; a program that knows only version 1 or 2 is refused and told to upgrade")
+    @Test("the server's schema goes to version 4 (with the tables of files and of snapshots) at the first sync, from 1, 2 or 3; a program that knows only an older version is refused and told to upgrade")
     func serverVersion() throws {
         let scene = try SyncScene()
         let a = try scene.machine("a")
@@ -81,15 +81,26 @@ struct SyncKindsTests {
         _ = try scene.server.psql(scene.url, "UPDATE scrollback.schema_version SET version = 1")
         _ = try a.store.conversations.create(NewConversation(title: "One", createdAt: Timestamp(milliseconds: 1)))
         try a.sync()
-        #expect(try scene.server.psql(scene.url, "SELECT version FROM scrollback.schema_version").hasPrefix("3"))
-        #expect(SyncEngine.serverSchemaVersion == 3)
+        #expect(try scene.server.psql(scene.url, "SELECT version FROM scrollback.schema_version").hasPrefix("4"))
+        #expect(SyncEngine.serverSchemaVersion == 4)
         #expect(try scene.server.psql(scene.url, "SELECT count(*) FROM scrollback.file_chunk").hasPrefix("0"))
         // A version-2 server (the release before files) is raised as well.
-        _ = try scene.server.psql(scene.url, "DROP TABLE scrollback.file_chunk; DROP TABLE scrollback.file; UPDATE scrollback.schema_version SET version = 2")
+        _ = try scene.server.psql(
+            scene.url,
+            "DROP TABLE scrollback.file_chunk; DROP TABLE scrollback.file; DROP TABLE scrollback.snapshot_chunk; DROP TABLE scrollback.snapshot; DROP TABLE scrollback.snapshot_lease; UPDATE scrollback.schema_version SET version = 2")
         _ = try a.store.conversations.create(NewConversation(title: "Two", createdAt: Timestamp(milliseconds: 2)))
         try a.sync()
-        #expect(try scene.server.psql(scene.url, "SELECT version FROM scrollback.schema_version").hasPrefix("3"))
+        #expect(try scene.server.psql(scene.url, "SELECT version FROM scrollback.schema_version").hasPrefix("4"))
         #expect(try scene.server.psql(scene.url, "SELECT count(*) FROM scrollback.file").hasPrefix("0"))
+        #expect(try scene.server.psql(scene.url, "SELECT count(*) FROM scrollback.snapshot").hasPrefix("0"))
+        // A version-3 server (the release before snapshots).
+        _ = try scene.server.psql(
+            scene.url,
+            "DROP TABLE scrollback.snapshot_chunk; DROP TABLE scrollback.snapshot; DROP TABLE scrollback.snapshot_lease; UPDATE scrollback.schema_version SET version = 3")
+        _ = try a.store.conversations.create(NewConversation(title: "Three", createdAt: Timestamp(milliseconds: 3)))
+        try a.sync()
+        #expect(try scene.server.psql(scene.url, "SELECT version FROM scrollback.schema_version").hasPrefix("4"))
+        #expect(try scene.server.psql(scene.url, "SELECT count(*) FROM scrollback.snapshot_lease").hasPrefix("0"))
         // What an earlier release says of it (its check compares with its own version, 1).
         let refusal = SyncError.newerServerSchema(found: 2, known: 1).description
         #expect(refusal.contains("newer than this scrollback knows (1); upgrade scrollback on this machine; nothing was changed"))

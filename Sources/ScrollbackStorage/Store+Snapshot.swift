@@ -1,0 +1,199 @@
+import CSQLite
+import Foundation
+import ScrollbackModel
+
+/// An image of the synced history, ready to be sealed and sent (`Store.writeSnapshotImage`):
+/// the database as one read transaction saw it, without what belongs to this machine only.
+public struct SnapshotImage: Sendable, Equatable {
+    /// The hidden file beside the database; the caller removes it (`removeSnapshotImage`).
+    public var path: String
+    public var bytes: Int64
+    /// The ops it holds the effect of, per machine: every op through these numbers (this
+    /// machine's own included, sent or not).
+    public var cursors: [String: Int64]
+    public var conversations: Int
+}
+
+extension Store {
+    /// Writes the image of the history a sync snapshot sends, beside the database under a
+    /// hidden name (`.NAME.snapshot-XXXXXX`, 0600):
+    ///
+    /// - the pages as one read transaction sees them (SQLite's online backup, as `backup`);
+    /// - then, in the copy: this machine's outbox, its note of the server's files, its sync
+    ///   settings, its database id and list order are removed; its cursors stay (the ops
+    ///   whose effect it holds) with this machine's own through its last op; the
+    ///   attachments' bytes are taken out and their files named as awaited (a new machine
+    ///   fetches them from the server as it shows them: they went up with the ops);
+    /// - it is vacuumed, made one file, checked (`quick_check`) and synced.
+    ///
+    /// - Throws: `StorageError.conflict` when sync is off here.
+    public func writeSnapshotImage(progress: ((Int, Int) -> Void)? = nil, shouldStop: () -> Bool = { false }) throws -> SnapshotImage {
+        guard try localSyncState().machine != nil else { throw StorageError.conflict("sync is off here; a snapshot is of a synced history") }
+        let target = URL(fileURLWithPath: path).standardizedFileURL.path
+        let folder = (target as NSString).deletingLastPathComponent
+        let name = (target as NSString).lastPathComponent
+        Self.removeAbandonedCopies(of: name, in: folder, kind: "snapshot")
+        var template = Array((folder + "/." + name + ".snapshot-XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
+        guard descriptor >= 0 else {
+            throw StorageError.cannotOpen(path: folder, reason: "a snapshot's image cannot be written beside the database: " + String(cString: strerror(errno)).lowercased())
+        }
+        // Held while the image lives in this process: a next snapshot removes one left by a
+        // process that was killed, never one in use.
+        flock(descriptor, LOCK_EX)
+        let partial = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        imageLocks[partial] = descriptor
+        var kept = false
+        defer { if !kept { removeSnapshotImage(partial) } }
+        try Self.copyPages(of: database, into: partial, pagesPerStep: Self.backupStep, progress: progress, shouldStop: shouldStop)
+        if shouldStop() { throw BackupError.interrupted }
+        let cursors: [String: Int64]
+        let conversations: Int
+        do {
+            let image = try Database.open(path: partial, access: .readWrite, createFolder: false)
+            image.trustForCheckpoints()
+            try image.execute("PRAGMA trusted_schema = ON")
+            try image.write {
+                let settings = SettingsTable(database: image)
+                let clock = try settings.stored(.syncClock)
+                if let machine = try settings.stored(.syncMachine), HybridClock.isMachineID(machine) {
+                    let last = max(0, (try settings.stored(.syncNextSeq) ?? 1) - 1)
+                    if last > 0 { try SyncCursors.advance(machine, to: last, in: image) }
+                }
+                try Outbox.forget(in: image)
+                try image.run("DELETE FROM sync_file")
+                try settings.removeSync()
+                // The clock alone stays: it has seen every op the image holds, so that the
+                // new machine's first edit comes after all of them.
+                if let clock { try settings.set(clock, for: .syncClock) }
+                try settings.remove(.databaseID)
+                try settings.remove(.listSort)
+                try AttachmentTables(database: image).awaitEveryFile()
+            }
+            cursors = try SyncCursors.all(in: image)
+            conversations = Int(try image.scalarInt("SELECT count(*) FROM conversation"))
+            try image.execute("VACUUM")
+            let problems = try image.query("PRAGMA quick_check(5)") { $0.text(0) }
+            guard problems == ["ok"] else { throw StorageError.conflict("the snapshot's image did not pass SQLite's check: \(problems.joined(separator: "; "))") }
+        } catch StorageError.diskFull {
+            throw StorageError.diskFull(path: folder)
+        }
+        try Self.makeSingleFile(partial)
+        let handle = Glibc.open(partial, O_RDONLY)
+        guard handle >= 0, fsync(handle) == 0 else {
+            if handle >= 0 { Glibc.close(handle) }
+            throw StorageError.diskFull(path: partial)
+        }
+        Glibc.close(handle)
+        var status = stat()
+        let bytes: Int64 = lstat(partial, &status) == 0 ? Int64(status.st_size) : 0
+        kept = true
+        return SnapshotImage(path: partial, bytes: bytes, cursors: cursors, conversations: conversations)
+    }
+
+    /// The snapshot whose upload was cut, to go on with: its id and its image's path.
+    public func pendingSnapshot() throws -> (id: String, path: String)? {
+        try database.read {
+            guard let text = try SettingsTable(database: database).stored(.syncSnapshotPending) else { return nil }
+            let parts = text.split(separator: " ", maxSplits: 1).map(String.init)
+            guard parts.count == 2, HybridClock.isMachineID(parts[0]) else { return nil }
+            return (parts[0], parts[1])
+        }
+    }
+
+    public func setPendingSnapshot(id: String, path: String) throws {
+        try database.write { try SettingsTable(database: database).set(id + " " + path, for: .syncSnapshotPending) }
+    }
+
+    public func clearPendingSnapshot() throws {
+        try database.write { try SettingsTable(database: database).remove(.syncSnapshotPending) }
+    }
+
+    /// Removes an image (and what SQLite left beside it), and lets go of its lock.
+    public func removeSnapshotImage(_ path: String) {
+        for suffix in ["", "-journal", "-wal", "-shm"] { unlink(path + suffix) }
+        if let descriptor = imageLocks.removeValue(forKey: path) { Glibc.close(descriptor) }
+    }
+
+    /// A private file beside the database at `databasePath` for a snapshot being received
+    /// (`.NAME.received-XXXXXX`, 0600, locked while this process lives), and its descriptor.
+    public static func receivingFile(beside databasePath: String) throws -> (path: String, descriptor: Int32) {
+        let target = URL(fileURLWithPath: databasePath).standardizedFileURL.path
+        let folder = (target as NSString).deletingLastPathComponent
+        let name = (target as NSString).lastPathComponent
+        removeAbandonedCopies(of: name, in: folder, kind: "received")
+        var template = Array((folder + "/." + name + ".received-XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
+        guard descriptor >= 0 else {
+            throw StorageError.cannotOpen(path: folder, reason: "a snapshot cannot be received beside the database: " + String(cString: strerror(errno)).lowercased())
+        }
+        flock(descriptor, LOCK_EX)
+        return (String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), descriptor)
+    }
+
+    /// Makes the received image at `path` the database of a new machine `machine`: opened
+    /// (upgraded when older; refused when it is not scrollback's or is newer), checked to be
+    /// an image (no machine of its own) whose cursors are `cursors`, given a database id of
+    /// its own and the sync state of a machine that joined with what the image holds (its
+    /// next change is its first), then made one file.
+    /// - Throws: `StorageError` when the image is not what it should be.
+    public static func adoptSnapshotImage(at path: String, machine: String, cursors expected: [String: Int64], migrator: Migrator = .scrollback)
+        throws
+    {
+        guard HybridClock.isMachineID(machine) else { throw StorageError.conflict("a machine id is 32 hex digits") }
+        do {
+            let store = try Store.open(path: path, createFolder: false, migrator: migrator, keepingCopy: false)
+            let database = store.database
+            try database.write {
+                let settings = SettingsTable(database: database)
+                guard try settings.stored(.syncMachine) == nil, try database.scalarInt("SELECT count(*) FROM sync_outbox") == 0 else {
+                    throw StorageError.conflict("the snapshot holds a machine's own sync state")
+                }
+                guard try SyncCursors.all(in: database) == expected else {
+                    throw StorageError.conflict("the snapshot's cursors are not those the server lists for it")
+                }
+                try settings.set(Outbox.newID(), for: .databaseID)
+                try settings.set(machine, for: .syncMachine)
+                try settings.set(Int64(1), for: .syncNextSeq)
+                try settings.set(HybridClock(wall: 0, counter: 0, machine: machine), for: .syncBase)
+                var clock = try settings.stored(.syncClock) ?? .origin(of: machine)
+                clock.machine = machine
+                try settings.set(clock, for: .syncClock)
+            }
+            if try store.hasSearchBacklog() { _ = try store.buildSearchIndex() }
+        } catch StorageError.diskFull {
+            throw StorageError.diskFull(path: path)
+        }
+        try makeSingleFile(path)
+        let handle = Glibc.open(path, O_RDONLY)
+        guard handle >= 0, fsync(handle) == 0 else {
+            if handle >= 0 { Glibc.close(handle) }
+            throw StorageError.diskFull(path: path)
+        }
+        Glibc.close(handle)
+    }
+
+    /// Puts the file at `image` in place of the database at `target`, which holds no
+    /// history (a new machine's): refused while another scrollback process has it open
+    /// (`DatabaseUsers`); its `-wal` and `-shm` go.
+    public static func replaceEmptyDatabase(at target: String, with image: String) throws {
+        let targetPath = URL(fileURLWithPath: target).standardizedFileURL.path
+        let exclusive = try DatabaseUsers.takeExclusive(targetPath)
+        defer { exclusive.release() }
+        if FileManager.default.fileExists(atPath: targetPath) {
+            let probe = try Database.open(path: targetPath, access: .readOnly, createFolder: false)
+            let count = try probe.scalarInt("SELECT count(*) FROM conversation")
+            guard count == 0 else { throw StorageError.conflict("the database holds \(count) conversations now; it is no new machine's") }
+        }
+        for suffix in ["-wal", "-shm", "-journal"] { unlink(targetPath + suffix) }
+        guard rename(image, targetPath) == 0 else {
+            throw StorageError.cannotOpen(path: targetPath, reason: String(cString: strerror(errno)).lowercased())
+        }
+        let folder = (targetPath as NSString).deletingLastPathComponent
+        let folderHandle = Glibc.open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY)
+        if folderHandle >= 0 {
+            fsync(folderHandle)
+            Glibc.close(folderHandle)
+        }
+    }
+}

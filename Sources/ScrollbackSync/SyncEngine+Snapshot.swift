@@ -1,0 +1,302 @@
+import Foundation
+import ScrollbackModel
+import ScrollbackStorage
+
+// Snapshots: the synced history as one sealed image on the server, so that a new machine
+// catches up at the speed of its download instead of replaying every op.
+//
+// The server holds `scrollback.snapshot` (id, the machine that made it, chunk count, bytes,
+// the op cursors it covers as two arrays, when it was begun and completed), its chunks in
+// `scrollback.snapshot_chunk`, and `scrollback.snapshot_lease`, one row: the machine making
+// one now, until when. An advisory lock would not survive a transaction pooler, and an
+// upload spans many transactions.
+//
+// Each chunk is sealed with AES-256-GCM under the sync key; its associated data holds the
+// snapshot's id, the chunk's index, the chunk count, the byte count and the cursors, so that
+// a chunk swapped, moved from another snapshot, dropped or cut, or cursors changed on the
+// server, do not open.
+
+/// A snapshot the server lists as complete.
+public struct SnapshotListing: Sendable, Equatable {
+    public var id: String
+    public var machine: String
+    public var chunks: Int
+    public var bytes: Int64
+    public var cursors: [String: Int64]
+}
+
+/// What `sync snapshot` sent.
+public struct SnapshotReport: Sendable, Equatable {
+    public var id: String
+    public var chunks: Int
+    public var bytes: Int64
+    /// Chunks the server held already from a cut upload of the same snapshot.
+    public var resumed: Int
+    public var conversations: Int
+}
+
+/// Why a snapshot was not made.
+public enum SnapshotError: Error, Equatable, CustomStringConvertible {
+    /// Another machine holds the lease.
+    case leased(machine: String, until: String)
+    /// The lease ran out (another machine took it) while this one uploaded.
+    case leaseLost
+    /// A received chunk does not open, or is out of its place; says which.
+    case damaged(String)
+
+    public var description: String {
+        switch self {
+        case .leased(let machine, let until):
+            "machine \(machine) is making a snapshot (its lease runs until \(until)); nothing was sent; try again later"
+        case .leaseLost:
+            "another machine took the snapshot's lease while this one was sending (it had run out); what was sent stays on the server, and `scrollback sync snapshot` goes on from it"
+        case .damaged(let message): message
+        }
+    }
+}
+
+extension SyncEngine {
+    /// The plaintext of one snapshot chunk.
+    public static let snapshotChunk = 4 << 20
+    /// How long a lease holds without being renewed.
+    static let leaseSeconds = 600
+
+    /// The cursors as one text, sorted: `machine:seq,…`.
+    static func cursorText(_ cursors: [String: Int64]) -> String {
+        cursors.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",")
+    }
+
+    static func snapshotAAD(id: String, index: Int, count: Int, bytes: Int64, cursors: [String: Int64]) -> [UInt8] {
+        Array("scrollback-snapshot-v1\u{1F}\(id)\u{1F}\(index)\u{1F}\(count)\u{1F}\(bytes)\u{1F}\(cursorText(cursors))".utf8)
+    }
+
+    static func chunkCount(bytes: Int64) -> Int {
+        let whole = Int64(snapshotChunk)
+        return Int(clamping: max(1, (bytes + whole - 1) / whole))
+    }
+
+    // MARK: The lease
+
+    /// Takes (or renews) the lease for this machine, or throws `SnapshotError.leased`.
+    func takeLease() throws {
+        let taken = try connection.query(
+            """
+            INSERT INTO scrollback.snapshot_lease AS l (id, machine_id, expires_at) VALUES (1, $1, now() + make_interval(secs => $2::int4))
+            ON CONFLICT (id) DO UPDATE SET machine_id = excluded.machine_id, expires_at = excluded.expires_at
+             WHERE l.expires_at < now() OR l.machine_id = excluded.machine_id
+            RETURNING machine_id
+            """, [.text(machine), .text(String(Self.leaseSeconds))])
+        guard taken.rows == 0 else { return }
+        let holder = try connection.query(
+            "SELECT machine_id, to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') || ' UTC' FROM scrollback.snapshot_lease WHERE id = 1")
+        throw SnapshotError.leased(machine: holder.text(0, 0) ?? "?", until: holder.text(0, 1) ?? "?")
+    }
+
+    /// Renews this machine's lease; throws `SnapshotError.leaseLost` when it is another's now.
+    func renewLease() throws {
+        let renewed = try connection.query(
+            "UPDATE scrollback.snapshot_lease SET expires_at = now() + make_interval(secs => $2::int4) WHERE id = 1 AND machine_id = $1 RETURNING id",
+            [.text(machine), .text(String(Self.leaseSeconds))])
+        guard renewed.rows == 1 else { throw SnapshotError.leaseLost }
+    }
+
+    func releaseLease() {
+        _ = try? connection.query("DELETE FROM scrollback.snapshot_lease WHERE id = 1 AND machine_id = $1", [.text(machine)])
+    }
+
+    // MARK: Making one
+
+    /// Makes a snapshot of what this machine holds and sends it, under the lease: the image
+    /// (`Store.writeSnapshotImage`) read a chunk at a time, sealed and inserted, a
+    /// statement each (what the server holds of a cut upload stays); then marked complete.
+    /// A cut upload is taken up again by the next call, from the chunks the server holds,
+    /// with the same image (kept beside the database, its name in the store). Run after a
+    /// sync, so that what it covers is on the server.
+    /// - Parameter stopAfter: for tests: throws `SyncError.connectionLost` once that many
+    ///   chunks were sent in this call.
+    public func makeSnapshot(progress: ((Int, Int) -> Void)? = nil, stopAfter: Int? = nil) throws -> SnapshotReport {
+        if !serverChecked {
+            try checkServer()
+            serverChecked = true
+        }
+        try takeLease()
+        var keepImage = false
+        var imagePath: String?
+        defer {
+            releaseLease()
+            if !keepImage, let imagePath {
+                unlink(imagePath)
+                try? store.clearPendingSnapshot()
+            }
+        }
+        var listing: SnapshotListing
+        var conversations = 0
+        if let pending = try store.pendingSnapshot(), let row = try snapshotRow(id: pending.id), row.machine == machine,
+            FileManager.default.fileExists(atPath: pending.path), fileSize(pending.path) == row.bytes
+        {
+            listing = row
+            imagePath = pending.path
+        } else {
+            if let pending = try store.pendingSnapshot() {
+                unlink(pending.path)
+                try store.clearPendingSnapshot()
+            }
+            let image = try store.writeSnapshotImage()
+            let id = Outbox.newID()
+            // Under a name of its own, noted in the store: a cut upload goes on with it.
+            let kept = PathText.parent(of: image.path) + "/." + PathText.lastComponent(of: store.path) + ".upload-" + id
+            guard rename(image.path, kept) == 0 else {
+                store.removeSnapshotImage(image.path)
+                throw StorageError.cannotOpen(path: kept, reason: String(cString: strerror(errno)).lowercased())
+            }
+            store.removeSnapshotImage(image.path)
+            imagePath = kept
+            try store.setPendingSnapshot(id: id, path: kept)
+            listing = SnapshotListing(
+                id: id, machine: machine, chunks: Self.chunkCount(bytes: image.bytes), bytes: image.bytes, cursors: image.cursors)
+            conversations = image.conversations
+            let machines = listing.cursors.keys.sorted()
+            try connection.query(
+                """
+                INSERT INTO scrollback.snapshot (id, machine_id, chunks, bytes, machines, seqs)
+                VALUES ($1, $2, $3::int4, $4::int8, $5::text[], $6::int8[])
+                """,
+                [.text(id), .text(machine), .text(String(listing.chunks)), .text(String(listing.bytes)),
+                 .text("{" + machines.joined(separator: ",") + "}"),
+                 .text("{" + machines.map { String(listing.cursors[$0] ?? 0) }.joined(separator: ",") + "}")])
+        }
+        guard let path = imagePath else { throw SnapshotError.damaged("the snapshot's image is gone") }
+        keepImage = true
+        let present = try connection.query("SELECT idx FROM scrollback.snapshot_chunk WHERE snapshot_id = $1", [.text(listing.id)])
+        let there = Set((0..<present.rows).compactMap { present.integer($0, 0) })
+        let file = open(path, O_RDONLY | O_CLOEXEC)
+        guard file >= 0 else { throw StorageError.cannotOpen(path: path, reason: String(cString: strerror(errno)).lowercased()) }
+        defer { close(file) }
+        var buffer = [UInt8](repeating: 0, count: Self.snapshotChunk)
+        var sent = 0
+        for index in 0..<listing.chunks {
+            progress?(index, listing.chunks)
+            guard !there.contains(Int64(index)) else { continue }
+            if let stopAfter, sent >= stopAfter { throw SyncError.connectionLost("stopped after \(sent) chunks (a test)") }
+            let offset = Int64(index) * Int64(Self.snapshotChunk)
+            let length = Int(min(Int64(Self.snapshotChunk), listing.bytes - offset))
+            let read = buffer.withUnsafeMutableBytes { pread(file, $0.baseAddress, length, off_t(offset)) }
+            guard read == length else { throw StorageError.cannotOpen(path: path, reason: "the snapshot's image was cut short") }
+            let sealed = try key.seal(
+                Array(buffer[0..<length]),
+                aad: Self.snapshotAAD(id: listing.id, index: index, count: listing.chunks, bytes: listing.bytes, cursors: listing.cursors))
+            try connection.query(
+                "INSERT INTO scrollback.snapshot_chunk (snapshot_id, idx, sealed) VALUES ($1, $2::int4, $3) ON CONFLICT DO NOTHING",
+                [.text(listing.id), .text(String(index)), .bytes(sealed)])
+            sent += 1
+            if sent % 16 == 0 { try renewLease() }
+        }
+        try renewLease()
+        try transaction {
+            try connection.query("UPDATE scrollback.snapshot SET complete_at = now() WHERE id = $1", [.text(listing.id)])
+            // Cut uploads of this machine that will never go on.
+            try connection.query(
+                "DELETE FROM scrollback.snapshot WHERE machine_id = $1 AND complete_at IS NULL AND id <> $2", [.text(machine), .text(listing.id)])
+        }
+        progress?(listing.chunks, listing.chunks)
+        keepImage = false
+        return SnapshotReport(
+            id: listing.id, chunks: listing.chunks, bytes: listing.bytes, resumed: there.count, conversations: conversations)
+    }
+
+    private func fileSize(_ path: String) -> Int64 {
+        var status = stat()
+        return stat(path, &status) == 0 ? Int64(status.st_size) : -1
+    }
+
+    func snapshotRow(id: String) throws -> SnapshotListing? {
+        try Self.snapshots(on: connection, where: "id = $1", [.text(id)]).first
+    }
+
+    /// Snapshots whose rows are as they should be (others are passed over), newest first.
+    static func snapshots(on connection: PostgresConnection, where condition: String, _ parameters: [PostgresValue]) throws
+        -> [SnapshotListing]
+    {
+        let rows = try connection.query(
+            """
+            SELECT id, machine_id, chunks::int8, bytes, array_to_string(machines, ','), array_to_string(seqs, ','),
+                   cardinality(machines)::int8, cardinality(seqs)::int8
+              FROM scrollback.snapshot WHERE \(condition) ORDER BY coalesce(complete_at, started_at) DESC, id
+            """, parameters)
+        var found: [SnapshotListing] = []
+        for row in 0..<rows.rows {
+            guard let id = rows.text(row, 0), HybridClock.isMachineID(id), let machine = rows.text(row, 1), HybridClock.isMachineID(machine),
+                let chunks = rows.integer(row, 2), let bytes = rows.integer(row, 3), bytes >= 0, bytes <= 1 << 44,
+                chunks == Int64(chunkCount(bytes: bytes)), let machineText = rows.text(row, 4), let seqText = rows.text(row, 5),
+                rows.integer(row, 6) == rows.integer(row, 7)
+            else { continue }
+            let machines = machineText.isEmpty ? [] : machineText.split(separator: ",").map(String.init)
+            let seqs = seqText.isEmpty ? [] : seqText.split(separator: ",").compactMap { Int64($0) }
+            guard machines.count == seqs.count, machines.allSatisfy(HybridClock.isMachineID), seqs.allSatisfy({ $0 >= 0 }) else { continue }
+            found.append(
+                SnapshotListing(
+                    id: id, machine: machine, chunks: Int(chunks), bytes: bytes,
+                    cursors: Dictionary(zip(machines, seqs), uniquingKeysWith: { first, _ in first })))
+        }
+        return found
+    }
+
+    // MARK: A new machine from one
+
+    /// The newest complete snapshot on the server at `conninfo`, if any.
+    public static func newestSnapshot(conninfo: String) throws -> SnapshotListing? {
+        let connection = try PostgresConnection(conninfo: conninfo)
+        return try snapshots(on: connection, where: "complete_at IS NOT NULL", []).first
+    }
+
+    /// Receives `listing` into the new file at `path` (open as `descriptor`): every chunk
+    /// opened under `key` in its place and written; synced. Memory holds two chunks at most.
+    /// - Throws: `SnapshotError.damaged` when a chunk does not open, is missing or out of
+    ///   place; `SyncError` when the connection fails.
+    public static func receive(
+        _ listing: SnapshotListing, conninfo: String, key: SyncKey, into descriptor: Int32, progress: ((Int, Int) -> Void)? = nil
+    ) throws {
+        let connection = try PostgresConnection(conninfo: conninfo)
+        var written: Int64 = 0
+        var next = 0
+        while next < listing.chunks {
+            progress?(next, listing.chunks)
+            let page = try connection.query(
+                """
+                SELECT idx::int8, sealed FROM scrollback.snapshot_chunk
+                 WHERE snapshot_id = $1 AND idx >= $2::int4 AND octet_length(sealed) <= $3::int4 ORDER BY idx LIMIT 2
+                """, [.text(listing.id), .text(String(next)), .text(String(snapshotChunk + 64))])
+            if page.rows > 0, page.type(1) != 17 { throw SyncError.changedColumn(name: "sealed", type: "bytea", table: "scrollback.snapshot_chunk") }
+            guard page.rows > 0 else { throw SnapshotError.damaged("chunk \(next) of \(listing.chunks) of the server's snapshot is missing") }
+            for row in 0..<page.rows {
+                guard next < listing.chunks else { break }
+                guard page.integer(row, 0) == Int64(next), let sealed = page.bytes(row, 1) else {
+                    throw SnapshotError.damaged("chunk \(next) of \(listing.chunks) of the server's snapshot is missing")
+                }
+                let aad = snapshotAAD(id: listing.id, index: next, count: listing.chunks, bytes: listing.bytes, cursors: listing.cursors)
+                guard let plain = key.open(sealed, aad: aad) else {
+                    throw SnapshotError.damaged("chunk \(next) of \(listing.chunks) of the server's snapshot does not open with this key in its place")
+                }
+                let expected = min(Int64(snapshotChunk), listing.bytes - written)
+                guard Int64(plain.count) == expected else {
+                    throw SnapshotError.damaged("chunk \(next) of the server's snapshot holds \(plain.count) bytes, not \(expected)")
+                }
+                var offset = 0
+                while offset < plain.count {
+                    let wrote = plain.withUnsafeBytes { write(descriptor, $0.baseAddress.map { $0 + offset }, plain.count - offset) }
+                    guard wrote > 0 else {
+                        if errno == EINTR { continue }
+                        if errno == ENOSPC || errno == EDQUOT { throw StorageError.diskFull(path: "the database's folder") }
+                        throw StorageError.cannotOpen(path: "the snapshot being received", reason: String(cString: strerror(errno)).lowercased())
+                    }
+                    offset += wrote
+                }
+                written += Int64(plain.count)
+                next += 1
+            }
+        }
+        guard written == listing.bytes else { throw SnapshotError.damaged("the server's snapshot holds \(written) bytes, not \(listing.bytes)") }
+        guard fsync(descriptor) == 0 else { throw StorageError.diskFull(path: "the database's folder") }
+        progress?(listing.chunks, listing.chunks)
+    }
+}
