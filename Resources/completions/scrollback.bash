@@ -125,7 +125,7 @@ _scrollback() {
         sync)
             if [[ "$current" == -* ]]; then _scrollback_offer "$current" < <(printf '%s\n' --json --force --db --readonly --demo --verbose --help); return; fi
             case "${typed[*]}" in
-                "") _scrollback_offer "$current" < <(printf '%s\n' init status off key) ;;
+                "") _scrollback_offer "$current" < <(printf '%s\n' init status snapshot off key) ;;
                 "key") _scrollback_offer "$current" < <(printf '%s\n' show import) ;;
             esac ;;
         config) _scrollback_offer "$current" < <(printf '%s\n' --print-default --check --db --readonly --demo --verbose --help) ;;

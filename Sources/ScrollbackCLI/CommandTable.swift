@@ -384,7 +384,7 @@ enum CommandTable {
         },
         CommandSpec(
             name: "sync",
-            summary: "Sync with your other machines through a PostgreSQL server, end-to-end encrypted: init, status, key show, key import, off; alone, sync now",
+            summary: "Sync with your other machines through a PostgreSQL server, end-to-end encrypted: init, status, snapshot, key show, key import, off; alone, sync now",
             example: "scrollback sync",
             subcommands: [
                 CommandSpec(
@@ -397,6 +397,11 @@ enum CommandTable {
                     summary: "Where sync stands: this machine, the last sync and what it said, the changes waiting to be sent, the server and its machines, where the secrets come from",
                     options: [json], example: "scrollback sync status --json"
                 ) { try SyncCommand(context: $0).run(.status) },
+                CommandSpec(
+                    name: "sync snapshot",
+                    summary: "Sync, then send a sealed snapshot of the history, from which a new machine catches up at download speed (a cut one goes on where it stopped)",
+                    options: [json], example: "scrollback sync snapshot"
+                ) { try SyncCommand(context: $0).run(.snapshot) },
                 CommandSpec(
                     name: "sync off",
                     summary: "Turn sync off here; local data is kept, changes made meanwhile are sent when sync init turns it on again",

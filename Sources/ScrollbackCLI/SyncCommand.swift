@@ -35,7 +35,7 @@ struct SyncCommand {
 
     /// What a sync command does, as the command table names it.
     enum Action {
-        case now, initialize, status, off, showKey, importKey
+        case now, initialize, status, snapshot, off, showKey, importKey
     }
 
     /// The subcommands' words after `sync` (`key show`), as the command table has them.
@@ -56,13 +56,14 @@ struct SyncCommand {
         defer {
             if action != .status { for note in secretNotes { console.errorLine("scrollback: \(OutputFormat.line(note))") } }
         }
-        if context.readOnly && [.now, .initialize, .off, .importKey].contains(action) {
+        if context.readOnly && [.now, .initialize, .snapshot, .off, .importKey].contains(action) {
             throw CommandFailure(message: "--readonly: `scrollback \(context.parsed.command ?? "sync")` writes; run it without --readonly (`sync status` and `sync key show` only read)")
         }
         switch action {
         case .now: return try syncNow()
         case .initialize: return try initialize()
         case .status: return try status()
+        case .snapshot: return try snapshot()
         case .off: return try off()
         case .showKey: return try showKey()
         case .importKey: return try importKey()
@@ -156,6 +157,52 @@ struct SyncCommand {
         return 0
     }
 
+    struct SnapshotOutput: Encodable {
+        let id: String
+        let chunks: Int
+        let bytes: Int64
+        let resumedChunks: Int
+        let sent: Int
+        let received: Int
+    }
+
+    /// `sync snapshot`: a sync, then a snapshot of what is here sent under the lease.
+    private func snapshot() throws -> Int32 {
+        let store = try context.openStore()
+        try context.requireWritable(store)
+        guard try store.localSyncState().isOn else { throw SyncError.off }
+        let (url, key) = (try storedURL(), try storedKey())
+        let lock = try SyncLock(databasePath: store.path)
+        let (synced, made) = try withExtendedLifetime(lock) { () throws -> (SyncReport, SnapshotReport) in
+            let synced = try syncing(store, url: url, key: key)
+            defer { clearProgress() }
+            do {
+                let engine = try SyncEngine(store: store, conninfo: url, key: key)
+                let made = try engine.makeSnapshot(progress: { done, total in
+                    guard showsProgress else { return }
+                    console.writeError("\r\u{1B}[Ksending the snapshot: chunk \(NumberText.grouped(done)) of \(NumberText.grouped(total))…")
+                })
+                return (synced, made)
+            } catch let error as SnapshotError {
+                throw CommandFailure(message: error.description)
+            } catch StorageError.diskFull(let path) {
+                throw CommandFailure(message: "the disk holding \(path) is full: the snapshot's image does not fit beside the database; nothing was sent; free some space and try again")
+            }
+        }
+        if context.wantsJSON {
+            console.line(
+                try OutputFormat.json(
+                    SnapshotOutput(id: made.id, chunks: made.chunks, bytes: made.bytes, resumedChunks: made.resumed, sent: synced.sent, received: synced.received),
+                    for: console))
+            return 0
+        }
+        console.line(summary(synced))
+        var line = "Snapshot \(made.id.prefix(8)) sent: \(OutputFormat.bytes(made.bytes)) in \(NumberText.grouped(made.chunks)) sealed chunk\(made.chunks == 1 ? "" : "s")"
+        if made.resumed > 0 { line += " (\(NumberText.grouped(made.resumed)) of them were there from a cut upload)" }
+        console.line(line + "; a new machine's `scrollback sync init` starts from it.")
+        return 0
+    }
+
     private func summary(_ report: SyncReport) -> String {
         var line = "Synced: sent \(NumberText.grouped(report.sent)), received \(NumberText.grouped(report.received))"
         if report.parked > 0 { line += " (\(NumberText.grouped(report.parked)) wait for changes not here yet)" }
@@ -222,11 +269,17 @@ struct SyncCommand {
     }
 
     private func initializing() throws -> Int32 {
-        let store = try context.openStore()
-        try context.requireWritable(store)
         let chain = secrets
-        let local = try store.localSyncState()
-        if local.isOn { return try replaceServer(store: store, chain: chain) }
+        // This scope's store is closed before a snapshot may take the file's place.
+        let local: LocalSyncState
+        let empty: Bool
+        do {
+            let store = try context.openStore()
+            try context.requireWritable(store)
+            local = try store.localSyncState()
+            if local.isOn { return try replaceServer(store: store, chain: chain) }
+            empty = try store.holdsNothing()
+        }
         // The connection string: the environment's, else read now (Enter keeps a stored one).
         let url: String
         var urlToStore: String?
@@ -281,7 +334,13 @@ struct SyncCommand {
             throw CommandFailure(
                 message: "another machine started the history on this server a moment ago; run `scrollback sync key import` with its key (`scrollback sync key show` there), then `scrollback sync init` again")
         }
-        if let kept = local.machine {
+        // A new machine on a server with a history: from its newest snapshot, when it has one.
+        let fromSnapshot = local.machine == nil && probe.hasHistory && empty ? catchUpFromSnapshot(url: url, key: key) : nil
+        let store = try context.openStore()
+        if let (machine, listing) = fromSnapshot {
+            console.line(
+                "Sync is on: this machine is \(machine); it starts from the server's snapshot \(listing.id.prefix(8)) (\(OutputFormat.bytes(listing.bytes)), \(NumberText.grouped(try store.conversations.count())) conversations); the changes made after it come next.")
+        } else if let kept = local.machine {
             // Off, with the machine kept: on again as itself, its changes since noted.
             try store.resumeSync()
             let pending = try store.localSyncState().pending
@@ -302,6 +361,26 @@ struct SyncCommand {
         }
         console.line(summary(report))
         return 0
+    }
+
+    /// A new machine's database made from the server's newest snapshot: received beside the
+    /// database, every chunk checked, adopted as this machine's (a new machine id), then put
+    /// in place of the empty database. Nil when the server has none, or when it cannot be
+    /// used (said in one line): the caller then catches up from the changes, and nothing of
+    /// the snapshot is kept.
+    private func catchUpFromSnapshot(url: String, key: SyncKey) -> (String, SnapshotListing)? {
+        defer { clearProgress() }
+        do {
+            return try SyncEngine.catchUp(conninfo: url, key: key, databasePath: context.databasePath) { done, total in
+                guard showsProgress else { return }
+                console.writeError("\r\u{1B}[Kreceiving the snapshot: chunk \(NumberText.grouped(done)) of \(NumberText.grouped(total))…")
+            }
+        } catch {
+            clearProgress()
+            let reason = (error as? any UserFacingError)?.userLine ?? "\(error)"
+            console.errorLine("scrollback: the server's snapshot could not be used (\(reason)); catching up from the changes instead")
+            return nil
+        }
     }
 
     /// `sync init` where sync is on: a new connection string for the same history (a moved

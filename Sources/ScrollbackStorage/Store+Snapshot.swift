@@ -91,6 +91,18 @@ extension Store {
         return SnapshotImage(path: partial, bytes: bytes, cursors: cursors, conversations: conversations)
     }
 
+    /// Whether nothing is here that a snapshot put in its place would lose: no conversation,
+    /// no file, no delete to send (a new machine's database).
+    public func holdsNothing() throws -> Bool {
+        try database.read {
+            try database.scalarInt(
+                """
+                SELECT (SELECT count(*) FROM conversation) + (SELECT count(*) FROM attachment_content)
+                     + (SELECT count(*) FROM sync_tombstone)
+                """) == 0
+        }
+    }
+
     /// The snapshot whose upload was cut, to go on with: its id and its image's path.
     public func pendingSnapshot() throws -> (id: String, path: String)? {
         try database.read {

@@ -94,6 +94,7 @@ extension SyncEngine {
             CREATE TABLE IF NOT EXISTS scrollback.snapshot (
                 id          text        PRIMARY KEY CHECK (id ~ '^[0-9a-f]{32}$'),
                 machine_id  text        NOT NULL CHECK (machine_id ~ '^[0-9a-f]{32}$'),
+                chunk_size  integer     NOT NULL CHECK (chunk_size >= 1),
                 chunks      integer     NOT NULL CHECK (chunks >= 1),
                 bytes       bigint      NOT NULL CHECK (bytes >= 0),
                 machines    text[]      NOT NULL,

@@ -20,6 +20,8 @@ import ScrollbackStorage
 public struct SnapshotListing: Sendable, Equatable {
     public var id: String
     public var machine: String
+    /// The plaintext bytes of each chunk but the last.
+    public var chunkSize: Int
     public var chunks: Int
     public var bytes: Int64
     public var cursors: [String: Int64]
@@ -36,7 +38,7 @@ public struct SnapshotReport: Sendable, Equatable {
 }
 
 /// Why a snapshot was not made.
-public enum SnapshotError: Error, Equatable, CustomStringConvertible {
+public enum SnapshotError: Error, Equatable, UserFacingError, CustomStringConvertible {
     /// Another machine holds the lease.
     case leased(machine: String, until: String)
     /// The lease ran out (another machine took it) while this one uploaded.
@@ -53,11 +55,15 @@ public enum SnapshotError: Error, Equatable, CustomStringConvertible {
         case .damaged(let message): message
         }
     }
+
+    public var userLine: String { description }
 }
 
 extension SyncEngine {
-    /// The plaintext of one snapshot chunk.
+    /// The plaintext of one snapshot chunk (`snapshotChunkSize` unless set), and the most a
+    /// receiver takes (its memory holds two).
     public static let snapshotChunk = 4 << 20
+    static let largestSnapshotChunk = 16 << 20
     /// How long a lease holds without being renewed.
     static let leaseSeconds = 600
 
@@ -66,12 +72,14 @@ extension SyncEngine {
         cursors.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",")
     }
 
-    static func snapshotAAD(id: String, index: Int, count: Int, bytes: Int64, cursors: [String: Int64]) -> [UInt8] {
-        Array("scrollback-snapshot-v1\u{1F}\(id)\u{1F}\(index)\u{1F}\(count)\u{1F}\(bytes)\u{1F}\(cursorText(cursors))".utf8)
+    static func snapshotAAD(_ listing: SnapshotListing, index: Int) -> [UInt8] {
+        Array(
+            "scrollback-snapshot-v1\u{1F}\(listing.id)\u{1F}\(index)\u{1F}\(listing.chunks)\u{1F}\(listing.chunkSize)\u{1F}\(listing.bytes)\u{1F}\(cursorText(listing.cursors))"
+                .utf8)
     }
 
-    static func chunkCount(bytes: Int64) -> Int {
-        let whole = Int64(snapshotChunk)
+    static func chunkCount(bytes: Int64, chunkSize: Int) -> Int {
+        let whole = Int64(max(chunkSize, 1))
         return Int(clamping: max(1, (bytes + whole - 1) / whole))
     }
 
@@ -153,15 +161,16 @@ extension SyncEngine {
             imagePath = kept
             try store.setPendingSnapshot(id: id, path: kept)
             listing = SnapshotListing(
-                id: id, machine: machine, chunks: Self.chunkCount(bytes: image.bytes), bytes: image.bytes, cursors: image.cursors)
+                id: id, machine: machine, chunkSize: snapshotChunkSize, chunks: Self.chunkCount(bytes: image.bytes, chunkSize: snapshotChunkSize),
+                bytes: image.bytes, cursors: image.cursors)
             conversations = image.conversations
             let machines = listing.cursors.keys.sorted()
             try connection.query(
                 """
-                INSERT INTO scrollback.snapshot (id, machine_id, chunks, bytes, machines, seqs)
-                VALUES ($1, $2, $3::int4, $4::int8, $5::text[], $6::int8[])
+                INSERT INTO scrollback.snapshot (id, machine_id, chunk_size, chunks, bytes, machines, seqs)
+                VALUES ($1, $2, $3::int4, $4::int4, $5::int8, $6::text[], $7::int8[])
                 """,
-                [.text(id), .text(machine), .text(String(listing.chunks)), .text(String(listing.bytes)),
+                [.text(id), .text(machine), .text(String(listing.chunkSize)), .text(String(listing.chunks)), .text(String(listing.bytes)),
                  .text("{" + machines.joined(separator: ",") + "}"),
                  .text("{" + machines.map { String(listing.cursors[$0] ?? 0) }.joined(separator: ",") + "}")])
         }
@@ -172,19 +181,19 @@ extension SyncEngine {
         let file = open(path, O_RDONLY | O_CLOEXEC)
         guard file >= 0 else { throw StorageError.cannotOpen(path: path, reason: String(cString: strerror(errno)).lowercased()) }
         defer { close(file) }
-        var buffer = [UInt8](repeating: 0, count: Self.snapshotChunk)
+        var buffer = [UInt8](repeating: 0, count: listing.chunkSize)
         var sent = 0
         for index in 0..<listing.chunks {
             progress?(index, listing.chunks)
             guard !there.contains(Int64(index)) else { continue }
             if let stopAfter, sent >= stopAfter { throw SyncError.connectionLost("stopped after \(sent) chunks (a test)") }
-            let offset = Int64(index) * Int64(Self.snapshotChunk)
-            let length = Int(min(Int64(Self.snapshotChunk), listing.bytes - offset))
+            let offset = Int64(index) * Int64(listing.chunkSize)
+            let length = Int(min(Int64(listing.chunkSize), listing.bytes - offset))
             let read = buffer.withUnsafeMutableBytes { pread(file, $0.baseAddress, length, off_t(offset)) }
             guard read == length else { throw StorageError.cannotOpen(path: path, reason: "the snapshot's image was cut short") }
             let sealed = try key.seal(
                 Array(buffer[0..<length]),
-                aad: Self.snapshotAAD(id: listing.id, index: index, count: listing.chunks, bytes: listing.bytes, cursors: listing.cursors))
+                aad: Self.snapshotAAD(listing, index: index))
             try connection.query(
                 "INSERT INTO scrollback.snapshot_chunk (snapshot_id, idx, sealed) VALUES ($1, $2::int4, $3) ON CONFLICT DO NOTHING",
                 [.text(listing.id), .text(String(index)), .bytes(sealed)])
@@ -220,14 +229,16 @@ extension SyncEngine {
         let rows = try connection.query(
             """
             SELECT id, machine_id, chunks::int8, bytes, array_to_string(machines, ','), array_to_string(seqs, ','),
-                   cardinality(machines)::int8, cardinality(seqs)::int8
+                   cardinality(machines)::int8, cardinality(seqs)::int8, chunk_size::int8
               FROM scrollback.snapshot WHERE \(condition) ORDER BY coalesce(complete_at, started_at) DESC, id
             """, parameters)
         var found: [SnapshotListing] = []
         for row in 0..<rows.rows {
             guard let id = rows.text(row, 0), HybridClock.isMachineID(id), let machine = rows.text(row, 1), HybridClock.isMachineID(machine),
                 let chunks = rows.integer(row, 2), let bytes = rows.integer(row, 3), bytes >= 0, bytes <= 1 << 44,
-                chunks == Int64(chunkCount(bytes: bytes)), let machineText = rows.text(row, 4), let seqText = rows.text(row, 5),
+                let chunkSize = rows.integer(row, 8), chunkSize >= 1, chunkSize <= Int64(largestSnapshotChunk),
+                chunks == Int64(chunkCount(bytes: bytes, chunkSize: Int(chunkSize))), let machineText = rows.text(row, 4),
+                let seqText = rows.text(row, 5),
                 rows.integer(row, 6) == rows.integer(row, 7)
             else { continue }
             let machines = machineText.isEmpty ? [] : machineText.split(separator: ",").map(String.init)
@@ -235,7 +246,7 @@ extension SyncEngine {
             guard machines.count == seqs.count, machines.allSatisfy(HybridClock.isMachineID), seqs.allSatisfy({ $0 >= 0 }) else { continue }
             found.append(
                 SnapshotListing(
-                    id: id, machine: machine, chunks: Int(chunks), bytes: bytes,
+                    id: id, machine: machine, chunkSize: Int(chunkSize), chunks: Int(chunks), bytes: bytes,
                     cursors: Dictionary(zip(machines, seqs), uniquingKeysWith: { first, _ in first })))
         }
         return found
@@ -265,7 +276,7 @@ extension SyncEngine {
                 """
                 SELECT idx::int8, sealed FROM scrollback.snapshot_chunk
                  WHERE snapshot_id = $1 AND idx >= $2::int4 AND octet_length(sealed) <= $3::int4 ORDER BY idx LIMIT 2
-                """, [.text(listing.id), .text(String(next)), .text(String(snapshotChunk + 64))])
+                """, [.text(listing.id), .text(String(next)), .text(String(listing.chunkSize + 64))])
             if page.rows > 0, page.type(1) != 17 { throw SyncError.changedColumn(name: "sealed", type: "bytea", table: "scrollback.snapshot_chunk") }
             guard page.rows > 0 else { throw SnapshotError.damaged("chunk \(next) of \(listing.chunks) of the server's snapshot is missing") }
             for row in 0..<page.rows {
@@ -273,11 +284,11 @@ extension SyncEngine {
                 guard page.integer(row, 0) == Int64(next), let sealed = page.bytes(row, 1) else {
                     throw SnapshotError.damaged("chunk \(next) of \(listing.chunks) of the server's snapshot is missing")
                 }
-                let aad = snapshotAAD(id: listing.id, index: next, count: listing.chunks, bytes: listing.bytes, cursors: listing.cursors)
+                let aad = snapshotAAD(listing, index: next)
                 guard let plain = key.open(sealed, aad: aad) else {
                     throw SnapshotError.damaged("chunk \(next) of \(listing.chunks) of the server's snapshot does not open with this key in its place")
                 }
-                let expected = min(Int64(snapshotChunk), listing.bytes - written)
+                let expected = min(Int64(listing.chunkSize), listing.bytes - written)
                 guard Int64(plain.count) == expected else {
                     throw SnapshotError.damaged("chunk \(next) of the server's snapshot holds \(plain.count) bytes, not \(expected)")
                 }
@@ -298,5 +309,29 @@ extension SyncEngine {
         guard written == listing.bytes else { throw SnapshotError.damaged("the server's snapshot holds \(written) bytes, not \(listing.bytes)") }
         guard fsync(descriptor) == 0 else { throw StorageError.diskFull(path: "the database's folder") }
         progress?(listing.chunks, listing.chunks)
+    }
+
+    /// A new machine's database from the newest snapshot on the server at `conninfo`: received
+    /// beside the database at `databasePath` (a private file that is removed whatever
+    /// happens), every chunk opened in its place, adopted as a new machine's (its id
+    /// returned), then put in place of the database, which must hold nothing
+    /// (`Store.holdsNothing`) and be open in no other scrollback process. Nil when the server
+    /// has no snapshot; the changes after it come with the next sync.
+    /// - Throws: `SnapshotError.damaged`, `SyncError`, `StorageError`: nothing of the
+    ///   snapshot was kept, and the database is as it was.
+    public static func catchUp(
+        conninfo: String, key: SyncKey, databasePath: String, progress: ((Int, Int) -> Void)? = nil
+    ) throws -> (machine: String, listing: SnapshotListing)? {
+        guard let listing = try newestSnapshot(conninfo: conninfo) else { return nil }
+        let file = try Store.receivingFile(beside: databasePath)
+        defer {
+            close(file.descriptor)
+            for suffix in ["", "-journal", "-wal", "-shm"] { unlink(file.path + suffix) }
+        }
+        try receive(listing, conninfo: conninfo, key: key, into: file.descriptor, progress: progress)
+        let machine = newMachineID()
+        try Store.adoptSnapshotImage(at: file.path, machine: machine, cursors: listing.cursors)
+        try Store.replaceEmptyDatabase(at: databasePath, with: file.path)
+        return (machine, listing)
     }
 }

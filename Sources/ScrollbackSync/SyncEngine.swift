@@ -49,6 +49,8 @@ public final class SyncEngine {
     /// Whether a sync fetches every awaited attachment's bytes (`[sync] fetch_attachments =
     /// "always"`); else they come when shown or opened (`fetch(sha256:size:shownName:)`).
     public var fetchAttachments = false
+    /// The plaintext bytes of a snapshot's chunk this engine sends (tests make it small).
+    public var snapshotChunkSize = SyncEngine.snapshotChunk
     /// Whether the server's schema and key were checked on this connection (a fetch checks
     /// them once).
     var serverChecked = false
