@@ -44,7 +44,11 @@ public struct Console {
             },
             readLine: {
                 output.flush()
-                return Swift.readLine(strippingNewline: true)
+                let line = Swift.readLine(strippingNewline: true)
+                // What was typed or pasted after the answer is dropped, not left for the
+                // shell to run once the command ends.
+                if isatty(STDIN_FILENO) == 1 { tcflush(STDIN_FILENO, TCIFLUSH) }
+                return line
             },
             inputIsTerminal: isatty(STDIN_FILENO) == 1, outputIsTerminal: isatty(STDOUT_FILENO) == 1,
             errorIsTerminal: isatty(STDERR_FILENO) == 1, flush: { output.flush() },

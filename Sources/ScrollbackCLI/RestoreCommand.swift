@@ -69,13 +69,27 @@ struct RestoreCommand {
         let sync = report.syncMachine.map { machine in
             SyncOutput(machine: machine, previousMachine: report.previousMachine ?? "", resent: report.resent, lostChanges: plan.lostChanges)
         }
+        // The restore is done: a report that cannot be written says so, not that it failed.
+        do {
+            try write(plan, report: report, source: source, target: target, sync: sync)
+            try console.checkOutput()
+        } catch let failure as CommandFailure {
+            throw CommandFailure(
+                message: "the database was restored" + (report.kept.map { " (the one it replaced is kept at \($0))" } ?? "")
+                    + ", but its report could not be written: \(failure.message)")
+        }
+        return 0
+    }
+
+    private func write(_ plan: RestorePlan, report: RestoreReport, source: String, target: String, sync: SyncOutput?) throws {
+        let console = context.console
         if context.wantsJSON {
             console.line(
                 try OutputFormat.json(
                     Output(restored: target, from: source, kept: report.kept, conversations: plan.source.conversations,
                            upgradedFrom: report.upgradedFrom, sync: sync),
                     for: console))
-            return 0
+            return
         }
         var lines = [
             "Restored \(NumberText.grouped(plan.source.conversations)) conversation\(plan.source.conversations == 1 ? "" : "s") from \(OutputFormat.line(source)) into \(OutputFormat.line(target))"
@@ -84,7 +98,6 @@ struct RestoreCommand {
         if let kept = report.kept { lines.append("The database it replaced is kept at \(OutputFormat.line(kept)).") }
         lines += Self.syncLines(plan, report: report)
         for line in lines { console.line(line) }
-        return 0
     }
 
     /// What is asked before a restore: both sides, and what it does to sync.

@@ -56,8 +56,27 @@ public final class DatabaseUsers: @unchecked Sendable {
 
     static func byte(_ role: Role, readOnly: Bool) -> Int { role.rawValue * 2 + (readOnly ? 1 : 0) }
 
-    private static func key(_ database: String) -> String {
-        URL(fileURLWithPath: database).standardizedFileURL.path
+    /// The database's own path, its symlinks followed: the lock is beside the file itself,
+    /// whatever name each process gave it.
+    static func key(_ database: String) -> String {
+        URL(fileURLWithPath: database).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
+    /// Opens the lock file (made when `create`), refusing anything but a regular file: a
+    /// FIFO there would block, a folder or a link would mislead. Nil with the reason.
+    static func openLockFile(_ path: String, create: Bool) -> (descriptor: Int32?, problem: String?) {
+        var descriptor = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | (create ? O_CREAT : 0), 0o600)
+        if descriptor < 0 && (errno == EACCES || errno == EROFS) { descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) }
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return (nil, nil) }
+            return (nil, "\(path) (the lock beside the database) cannot be opened: " + String(cString: strerror(errno)).lowercased())
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            return (nil, "\(path) (the lock beside the database) is not a regular file; move it away")
+        }
+        return (descriptor, nil)
     }
 
     /// Notes that this process has `database` open as `role`. Waits (up to `patience`
@@ -75,10 +94,7 @@ public final class DatabaseUsers: @unchecked Sendable {
         if let entry = registered[key] {
             descriptor = entry.descriptor
         } else {
-            let path = Self.lockPath(of: key)
-            var opened = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            if opened < 0 { opened = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
-            guard opened >= 0 else { return }
+            guard let opened = Self.openLockFile(Self.lockPath(of: key), create: true).descriptor else { return }
             descriptor = opened
             registered[key] = (descriptor, [])
         }
@@ -105,24 +121,70 @@ public final class DatabaseUsers: @unchecked Sendable {
         }
     }
 
-    /// The processes (other than this one) that hold `database`, one per role.
-    public static func holders(of database: String) -> [Holder] {
-        let descriptor = open(lockPath(of: key(database)), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else { return [] }
-        defer { close(descriptor) }
-        return holders(descriptor)
+    /// The processes (other than this one) that hold `database`, one per role (a restore
+    /// under way alone, when there is one), then those that hold SQLite's own lock of its
+    /// `-shm` (every connection to a database in WAL mode holds a read lock on its byte 128)
+    /// and are not named yet: another program (the `sqlite3` shell), or a scrollback from
+    /// before this lock; said with the name the system gives the process.
+    public static func holders(of database: String) -> [String] {
+        let path = key(database)
+        var found: [String] = []
+        var pids: Set<Int32> = []
+        let opened = openLockFile(lockPath(of: path), create: false)
+        if let problem = opened.problem { return [problem] }
+        if let descriptor = opened.descriptor {
+            defer { close(descriptor) }
+            let registered = holders(descriptor)
+            if case .restore(let pid)? = registered.first { return ["another restore (pid \(pid))"] }
+            for case .holder(let holder) in registered {
+                found.append(holder.description)
+                pids.insert(holder.pid)
+            }
+        }
+        for pid in sqliteHolders(path) where !pids.contains(pid) {
+            found.append("another program (pid \(pid), \(processName(pid)))")
+        }
+        return found
     }
 
-    private static func holders(_ descriptor: Int32) -> [Holder] {
-        var found: [Holder] = []
+    private enum Found {
+        case holder(Holder)
+        case restore(Int32)
+    }
+
+    private static func holders(_ descriptor: Int32) -> [Found] {
+        var found: [Found] = []
         for role in Role.allCases {
             for readOnly in [false, true] {
                 var record = Self.record(type: F_WRLCK, start: byte(role, readOnly: readOnly), length: 1)
                 guard fcntl(descriptor, F_GETLK, &record) == 0, record.l_type != F_UNLCK else { continue }
-                found.append(Holder(role: role, readOnly: readOnly, pid: record.l_pid))
+                // A write lock is a restore's: it holds every byte.
+                if record.l_type == F_WRLCK { return [.restore(record.l_pid)] }
+                found.append(.holder(Holder(role: role, readOnly: readOnly, pid: record.l_pid)))
             }
         }
         return found
+    }
+
+    /// The processes other than this one with a connection to the database in WAL mode: the
+    /// holders of a read lock on byte 128 of its `-shm` (SQLite's unix VFS), one at a time.
+    static func sqliteHolders(_ database: String) -> [Int32] {
+        let shm = database + "-shm"
+        var status = stat()
+        guard lstat(shm, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return [] }
+        let descriptor = open(shm, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard descriptor >= 0 else { return [] }
+        defer { close(descriptor) }
+        var record = Self.record(type: F_WRLCK, start: 128, length: 1)
+        guard fcntl(descriptor, F_GETLK, &record) == 0, record.l_type != F_UNLCK else { return [] }
+        return [record.l_pid]
+    }
+
+    /// What the system calls process `pid` (`/proc/PID/comm`), or "unknown".
+    static func processName(_ pid: Int32) -> String {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) else { return "unknown" }
+        let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return name.isEmpty ? "unknown" : String(name.prefix(32))
     }
 
     /// Held by `restore` while it replaces the database: nobody else holds it, and nobody
@@ -150,17 +212,24 @@ public final class DatabaseUsers: @unchecked Sendable {
     }
 
     /// Takes every byte for writing, or throws `RestoreError.inUse` naming who holds it.
+    /// Also refused while a SQLite connection of another program holds it (`sqliteHolders`).
     public static func takeExclusive(_ database: String) throws -> Exclusive {
-        let path = lockPath(of: key(database))
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else {
-            throw RestoreError.folder(database, reason: String(cString: strerror(errno)).lowercased())
+        let opened = openLockFile(lockPath(of: key(database)), create: true)
+        guard let descriptor = opened.descriptor else {
+            throw RestoreError.lockFile(opened.problem ?? "\(lockPath(of: key(database))) cannot be made")
         }
         var record = Self.record(type: F_WRLCK, start: 0, length: span)
         guard fcntl(descriptor, F_SETLK, &record) == 0 else {
-            let found = holders(descriptor)
             close(descriptor)
-            throw RestoreError.inUse(path: database, by: found.map(\.description))
+            throw RestoreError.inUse(path: database, by: holders(of: database))
+        }
+        let others = sqliteHolders(key(database))
+        guard others.isEmpty else {
+            record = Self.record(type: F_UNLCK, start: 0, length: span)
+            _ = fcntl(descriptor, F_SETLK, &record)
+            close(descriptor)
+            DatabaseUsers.shared.reassert(database)
+            throw RestoreError.inUse(path: database, by: others.map { "another program (pid \($0), \(processName($0)))" })
         }
         return Exclusive(descriptor: descriptor, path: key(database))
     }

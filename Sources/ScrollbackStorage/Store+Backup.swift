@@ -131,13 +131,20 @@ extension Store {
 
     /// Removes the hidden partial copies of a backup to `name` that no running backup holds
     /// (a `kill -9` leaves its copy; its lock went with it).
-    static func removeAbandonedCopies(of name: String, in folder: String, kind: String = "partial") {
+    /// One younger than a minute is left alone: it may be another's, made a moment ago and
+    /// not locked yet; and so is `sparing` (a file given to read, whatever its name).
+    static func removeAbandonedCopies(of name: String, in folder: String, kind: String = "partial", sparing: String? = nil) {
         let prefix = "." + name + "." + kind + "-"
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        var spared = stat()
+        let hasSpared = sparing.map { stat($0, &spared) == 0 } ?? false
+        let now = time(nil)
         for entry in entries where entry.hasPrefix(prefix) && !entry.hasSuffix("-journal") && !entry.hasSuffix("-wal") && !entry.hasSuffix("-shm") {
             let path = folder + "/" + entry
             var status = stat()
             guard lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { continue }
+            if hasSpared && status.st_dev == spared.st_dev && status.st_ino == spared.st_ino { continue }
+            guard now - status.st_mtim.tv_sec > 60 else { continue }
             let handle = Glibc.open(path, O_RDONLY | O_NOFOLLOW)
             guard handle >= 0 else { continue }
             defer { Glibc.close(handle) }

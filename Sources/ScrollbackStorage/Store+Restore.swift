@@ -53,6 +53,8 @@ public enum RestoreError: Error, Equatable, UserFacingError, CustomStringConvert
     case damaged(path: String, problems: [String])
     case inUse(path: String, by: [String])
     case underWay(path: String)
+    case lockFile(String)
+    case targetNotAFile(String)
     case folder(String, reason: String)
     case interrupted
 
@@ -71,6 +73,9 @@ public enum RestoreError: Error, Equatable, UserFacingError, CustomStringConvert
         case .inUse(let path, let holders):
             "\(path) is open in \(holders.isEmpty ? "another scrollback process" : holders.joined(separator: ", ")); nothing was changed; quit it and run restore again"
         case .underWay(let path): "a restore is replacing \(path); try again when it has finished"
+        case .lockFile(let problem): "\(problem); nothing was changed"
+        case .targetNotAFile(let path):
+            "\(path), the database to replace, is not a regular file (a folder, a FIFO?); nothing was changed; give --db the path of a database"
         case .folder(let path, let reason): "cannot write beside \(path) (\(reason)); nothing was changed"
         case .interrupted: "Interrupted: nothing was restored (the partial copy was removed)"
         }
@@ -97,8 +102,10 @@ extension Store {
         if stat(target, &sameInode) == 0, sameInode.st_dev == status.st_dev, sameInode.st_ino == status.st_ino {
             throw RestoreError.sameFile(source)
         }
+        var targetStatus = stat()
+        if stat(target, &targetStatus) == 0, (targetStatus.st_mode & S_IFMT) != S_IFREG { throw RestoreError.targetNotAFile(target) }
         let holders = DatabaseUsers.holders(of: target)
-        if !holders.isEmpty { throw RestoreError.inUse(path: target, by: holders.map(\.description)) }
+        if !holders.isEmpty { throw RestoreError.inUse(path: target, by: holders) }
 
         let sourceSide: RestoreSide
         do {
@@ -170,10 +177,11 @@ extension Store {
         _ plan: RestorePlan, over target: String, migrator: Migrator = .scrollback, progress: ((Int, Int) -> Void)? = nil,
         shouldStop: () -> Bool = { false }
     ) throws -> RestoreReport {
-        let targetPath = URL(fileURLWithPath: target).standardizedFileURL.path
+        // The file itself, a symlink to it followed: restored in its own folder, the link kept.
+        let targetPath = DatabaseUsers.key(target)
         let folder = (targetPath as NSString).deletingLastPathComponent
         let name = (targetPath as NSString).lastPathComponent
-        removeAbandonedCopies(of: name, in: folder, kind: "restore")
+        removeAbandonedCopies(of: name, in: folder, kind: "restore", sparing: plan.source.path)
         var template = Array((folder + "/." + name + ".restore-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
         guard descriptor >= 0 else { throw RestoreError.folder(target, reason: String(cString: strerror(errno)).lowercased()) }
@@ -202,10 +210,12 @@ extension Store {
         defer { exclusive.release() }
         var targetStatus = stat()
         if lstat(targetPath, &targetStatus) == 0 {
-            fchmod(descriptor, targetStatus.st_mode & 0o777)
-            checkpoint(targetPath, migrator: migrator)
-            report.kept = try keep(targetPath)
+            guard (targetStatus.st_mode & S_IFMT) == S_IFREG else { throw RestoreError.targetNotAFile(target) }
+            // The old file's mode and owner (when this user may give them).
+            fchmod(descriptor, targetStatus.st_mode & 0o7777 & ~0o7000)
+            _ = fchown(descriptor, targetStatus.st_uid, targetStatus.st_gid)
         }
+        report.kept = try keep(targetPath)
         for suffix in ["-wal", "-shm", "-journal"] { unlink(targetPath + suffix) }
         guard rename(partial, targetPath) == 0 else {
             throw RestoreError.folder(target, reason: String(cString: strerror(errno)).lowercased())
@@ -273,43 +283,41 @@ extension Store {
         Glibc.close(handle)
     }
 
-    /// Moves what the current database's `-wal` holds into it, when it opens as ours (a
-    /// damaged one is kept with its `-wal` as it is).
-    private static func checkpoint(_ path: String, migrator: Migrator) {
-        guard hasWALContent(path),
-            let probe = try? Database.open(path: path, access: .readOnly, createFolder: false),
-            (try? migrator.validate(probe, forUpgrade: true)) != nil,
-            let database = try? Database.open(path: path, access: .readWrite, createFolder: false)
-        else { return }
-        database.trustForCheckpoints()
-        _ = try? database.query("PRAGMA wal_checkpoint(TRUNCATE)") { $0.int(0) }
-    }
-
     /// The current database kept beside itself as `NAME.before-restore-STAMP.backup` (a
-    /// hard link: nothing is copied), with its `-wal` when that still holds changes.
-    private static func keep(_ path: String) throws -> String {
+    /// hard link: nothing is copied or changed), with its `-wal` as it is when that holds
+    /// changes (never checkpointed here: a `-wal` may be another database's, and merging it
+    /// would damage the file); a `-wal` with no database beside it is kept as the `-wal` of
+    /// that name. Nil when there is nothing to keep.
+    private static func keep(_ path: String) throws -> String? {
+        var status = stat()
+        let hasMain = lstat(path, &status) == 0
+        let hasWAL = hasWALContent(path)
+        guard hasMain || hasWAL else { return nil }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withYear, .withMonth, .withDay, .withTime, .withTimeZone]
         let stamp = formatter.string(from: Date())
         var kept = "\(path).before-restore-\(stamp).backup"
         var suffix = 1
-        while true {
-            if link(path, kept) == 0 { break }
-            // A file system without hard links: the name is free for a moment instead.
-            if errno == EPERM || errno == EXDEV || errno == ENOTSUP, rename(path, kept) == 0 { break }
-            guard errno == EEXIST, suffix < 1_000 else {
-                throw RestoreError.folder(path, reason: "the current database could not be kept: " + String(cString: strerror(errno)).lowercased())
-            }
+        while lstat(kept, &status) == 0 || lstat(kept + "-wal", &status) == 0 {
             suffix += 1
+            guard suffix < 1_000 else { throw RestoreError.folder(path, reason: "the current database could not be kept: too many copies of this second") }
             kept = "\(path).before-restore-\(stamp)-\(suffix).backup"
         }
-        if hasWALContent(path) {
-            unlink(kept + "-wal")
-            guard link(path + "-wal", kept + "-wal") == 0 else {
-                unlink(kept)
-                throw RestoreError.folder(path, reason: "the current database's -wal could not be kept: " + String(cString: strerror(errno)).lowercased())
+        func place(_ from: String, _ to: String, _ what: String) throws {
+            if link(from, to) == 0 { return }
+            // A file system without hard links: the name is free for a moment instead.
+            if errno == EPERM || errno == EXDEV || errno == ENOTSUP || errno == EOPNOTSUPP, rename(from, to) == 0 { return }
+            throw RestoreError.folder(path, reason: "\(what) could not be kept: " + String(cString: strerror(errno)).lowercased())
+        }
+        if hasMain { try place(path, kept, "the current database") }
+        if hasWAL {
+            do {
+                try place(path + "-wal", kept + "-wal", "the current database's -wal")
+            } catch {
+                if hasMain { unlink(kept) }
+                throw error
             }
         }
-        return kept
+        return hasMain ? kept : kept + "-wal"
     }
 }

@@ -189,7 +189,7 @@ extension Store {
     /// history (a new machine's): refused while another scrollback process has it open
     /// (`DatabaseUsers`); its `-wal` and `-shm` go.
     public static func replaceEmptyDatabase(at target: String, with image: String) throws {
-        let targetPath = URL(fileURLWithPath: target).standardizedFileURL.path
+        let targetPath = DatabaseUsers.key(target)
         let exclusive = try DatabaseUsers.takeExclusive(targetPath)
         defer { exclusive.release() }
         if FileManager.default.fileExists(atPath: targetPath) {

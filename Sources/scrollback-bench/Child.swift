@@ -31,6 +31,13 @@ enum Child {
             try AgentBench.floor(database: database, folder: file)
             return
         }
+        if mode == "snapshotout" || mode == "snapshotin" {
+            guard let file else { throw BenchError("--child \(mode) needs --file (the connection string)") }
+            if mode == "snapshotout" { try SnapshotBench.upload(database: database, conninfo: file) } else {
+                try SnapshotBench.catchUp(database: database, conninfo: file)
+            }
+            return
+        }
         if mode == "catchup" {
             guard let file else { throw BenchError("--child catchup needs --file (the connection string)") }
             try SyncBench.catchUp(database: database, conninfo: file)

@@ -125,6 +125,10 @@ enum SyncBench {
         report.add(
             "sync", "catch-up peak memory: \(count) vs \(max(count / 10, 1)) conversations", ours: bigPeak, baseline: smallPeak,
             unit: "MiB", figure: bigPeak / max(smallPeak, 0.001), figureName: "big/small", atMost: 1.5)
+
+        try SnapshotBench.run(
+            source: folder + "/a.sqlite", url: url, key: key, folder: folder, raw: rawConnection, replay: pull, count: count,
+            small: (folder + "/c.sqlite", small), report: &report)
     }
 
     /// The child's part: a new machine's catch-up from `conninfo`, into `database`.

@@ -105,8 +105,8 @@ struct RestoreCommandTests {
         #expect(try Self.export(runner) == atBackup)
         #expect(!Store.hasWALContent(runner.databasePath))
         #expect(try runner.run(["check"]).status == 0)
-        // The replaced one, as it was, the -wal's change included (checkpointed into it).
-        #expect(!Store.hasWALContent(kept))
+        // The replaced one, as it was: its -wal kept beside it as it was, never merged here.
+        #expect(Store.hasWALContent(kept))
         #expect(try Self.export(runner, db: kept) == beforeRestore)
         let keptStore = try Store.open(path: kept, readOnly: true)
         #expect(try keptStore.conversations.count() == 4)
@@ -326,8 +326,93 @@ struct RestoreCommandTests {
         #expect(finished > 0 && finished < 50, "\(finished) of 50 finished")
         let check = try runner.run(["check"])
         #expect(check.status == 0, "\(check.output) \(check.error)")
+        for name in runner.dataFiles() where name.contains(".restore-") {
+            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-120)], ofItemAtPath: runner.dataFolder + "/" + name)
+        }
         #expect(try runner.run(["restore", small, "--yes"]).status == 0)
         #expect(!runner.dataFiles().contains { $0.contains(".restore-") }, "\(runner.dataFiles())")
         #expect(try runner.run(["check"]).status == 0)
+    }
+
+    @Test("after a hostile pass: a symlinked database is restored in its own folder (the link stays, mode and owner kept); a browser opened through a link, one whose lock file was deleted, and another program's SQLite connection all refuse it; a foreign -wal is kept untouched; a FIFO as the lock, a folder as the database, a source named like a hidden copy; a report to a full disk says the restore was done")
+    func hostile() throws {
+        let runner = try BinaryRunner()
+        #expect(try runner.run(["import", try runner.recordExport(titles: ["Alpha", "Beta"])]).status == 0)
+        let backup = runner.folder.file("b.sqlite")
+        #expect(try runner.run(["backup", backup]).status == 0)
+        #expect(try runner.run(["import", try runner.recordExport(titles: ["Alpha", "Beta", "Gamma"])]).status == 0)
+        let real = runner.databasePath
+        chmod(real, 0o640)
+        #expect(chown(real, 65534, 65534) == 0)
+        let alias = runner.folder.file("alias.sqlite")
+        #expect(symlink(real, alias) == 0)
+
+        // A browser through the link, and one whose lock file was then deleted: both refuse.
+        do {
+            let browser = try TmuxSession(width: 100, height: 24, arguments: ["--db", alias])
+            _ = try browser.waitFor(text: "Gamma")
+            let refused = try runner.run(["restore", backup, "--yes"])
+            #expect(refused.status == 1 && refused.error.contains("is open in the browser (pid "), "\(refused.error)")
+            unlink(real + ".in-use")
+            let unlocked = try runner.run(["restore", backup, "--yes"])
+            #expect(unlocked.status == 1 && unlocked.error.contains("is open in another program (pid "), "\(unlocked.error)")
+            try browser.send("q")
+            _ = try browser.waitForExit()
+        }
+        // Another program's connection (not scrollback's).
+        let holder = try ChildProcess(
+            "/usr/bin/env", ["python3", "-c", "import sqlite3, time; c = sqlite3.connect('\(real)'); c.execute('SELECT 1 FROM conversation').fetchall(); print('ready', flush=True); time.sleep(30)"],
+            environment: ["PATH": "/usr/bin:/bin:/usr/local/bin"], output: runner.folder.file("python.out"), error: "/dev/null")
+        for _ in 0..<100 where (try? String(contentsOfFile: runner.folder.file("python.out"), encoding: .utf8))?.contains("ready") != true { usleep(50_000) }
+        let other = try runner.run(["restore", backup, "--yes"])
+        #expect(other.status == 1 && other.error.contains("another program (pid \(holder.pid), python3)"), "\(other.error)")
+        kill(holder.pid, SIGKILL)
+        _ = holder.wait()
+
+        // Through the link: the file it points at is replaced, in its own folder; the link stays.
+        let restored = try runner.run(["--db", alias, "restore", backup, "--yes"], withDatabase: false)
+        #expect(restored.status == 0, "\(restored.error)")
+        var status = stat()
+        #expect(lstat(alias, &status) == 0 && (status.st_mode & S_IFMT) == S_IFLNK)
+        #expect(stat(real, &status) == 0 && status.st_mode & 0o777 == 0o640 && status.st_uid == 65534 && status.st_gid == 65534, "\(status.st_mode) \(status.st_uid)")
+        #expect(try !Self.export(runner).contains("Gamma"))
+        #expect(runner.dataFiles().contains { $0.hasPrefix("history.sqlite.before-restore-") })
+
+        // A -wal of another database beside it: kept as it is with the replaced file, never merged.
+        let other2 = try BinaryRunner()
+        #expect(try other2.run(["import", try other2.recordExport(titles: ["Other"])]).status == 0)
+        let script = "import sqlite3, os\nc = sqlite3.connect('\(other2.databasePath)', isolation_level=None)\nc.execute('PRAGMA wal_autocheckpoint = 0')\nc.execute('UPDATE conversation SET pinned = 1')\nos._exit(0)\n"
+        #expect(try ChildProcess.run("/usr/bin/env", ["python3", "-c", script], environment: ["PATH": "/usr/bin:/bin:/usr/local/bin"]).status == 0)
+        let foreignWAL = try Data(contentsOf: URL(fileURLWithPath: other2.databasePath + "-wal"))
+        try foreignWAL.write(to: URL(fileURLWithPath: real + "-wal"))
+        let mainBytes = try Data(contentsOf: URL(fileURLWithPath: real))
+        let json = try runner.json(["restore", backup, "--yes"])
+        let kept = try #require(json["kept"] as? String)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: kept)) == mainBytes)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: kept + "-wal")) == foreignWAL)
+        #expect(!Store.hasWALContent(real))
+        #expect(try runner.run(["check"]).status == 0)
+
+        // A FIFO as the lock file: refused at once, naming it; a folder as the database.
+        unlink(real + ".in-use")
+        #expect(mkfifo(real + ".in-use", 0o600) == 0)
+        let fifo = try runner.run(["restore", backup, "--yes"])
+        #expect(fifo.status == 1 && fifo.error.contains("history.sqlite.in-use (the lock beside the database) is not a regular file"), "\(fifo.error)")
+        unlink(real + ".in-use")
+        let folderDB = runner.folder.file("folder.sqlite")
+        try FileManager.default.createDirectory(atPath: folderDB, withIntermediateDirectories: false)
+        let folder = try runner.run(["--db", folderDB, "restore", backup, "--yes"], withDatabase: false)
+        #expect(folder.status == 1 && folder.error.contains("is not a regular file"), "\(folder.error)")
+
+        // A source named like a hidden copy is read, not removed.
+        let hidden = runner.dataFolder + "/.history.sqlite.restore-AAAAAA"
+        try FileManager.default.copyItem(atPath: backup, toPath: hidden)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-600)], ofItemAtPath: hidden)
+        #expect(try runner.run(["restore", hidden, "--yes"]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: hidden))
+
+        // Its report to a full disk: the restore is done, and it says so.
+        let full = try BinaryRunner.shell("\"$0\" --db \(real) restore \(backup) --yes --json", stdout: "/dev/full")
+        #expect(full.status == 1 && full.error.contains("the database was restored (the one it replaced is kept at "), "\(full.error)")
     }
 }

@@ -109,7 +109,7 @@ struct BackupTests {
 }
 
 extension BackupTests {
-    @Test("a partial copy a killed backup left is removed by the next backup to that name; one a running backup holds is not")
+    @Test("a partial copy a killed backup left is removed by the next backup to that name; one a running backup holds is not, nor one made a moment ago")
     func abandonedCopies() throws {
         let folder = try TemporaryDirectory()
         let store = try Store.open(path: folder.file("h.sqlite"))
@@ -117,14 +117,20 @@ extension BackupTests {
         let abandoned = folder.file(".copy.sqlite.partial-AAAAAA")
         let running = folder.file(".copy.sqlite.partial-BBBBBB")
         let other = folder.file(".other.sqlite.partial-CCCCCC")
-        for path in [abandoned, running, other, abandoned + "-journal"] { try Data("x".utf8).write(to: URL(fileURLWithPath: path)) }
+        let young = folder.file(".copy.sqlite.partial-DDDDDD")
+        for path in [abandoned, running, other, abandoned + "-journal", young] { try Data("x".utf8).write(to: URL(fileURLWithPath: path)) }
+        // Left by killed backups two minutes ago; one made a moment ago may be another's,
+        // not locked yet, and stays.
+        for path in [abandoned, running, other] {
+            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-120)], ofItemAtPath: path)
+        }
         let held = open(running, O_RDONLY)
         #expect(held >= 0 && flock(held, LOCK_EX) == 0)
         _ = try store.backup(to: folder.file("copy.sqlite"), force: false)
         let left = try folder.listing().filter { $0.contains(".partial-") }.sorted()
-        #expect(left == [".copy.sqlite.partial-BBBBBB", ".other.sqlite.partial-CCCCCC"], "\(left)")
+        #expect(left == [".copy.sqlite.partial-BBBBBB", ".copy.sqlite.partial-DDDDDD", ".other.sqlite.partial-CCCCCC"], "\(left)")
         close(held)
         _ = try store.backup(to: folder.file("copy.sqlite"), force: true)
-        #expect(try folder.listing().filter { $0.contains(".partial-") } == [".other.sqlite.partial-CCCCCC"])
+        #expect(try folder.listing().filter { $0.contains(".partial-") }.sorted() == [".copy.sqlite.partial-DDDDDD", ".other.sqlite.partial-CCCCCC"])
     }
 }
