@@ -21,6 +21,8 @@ struct SyncCommand {
     let fetchAttachmentsAlways: Bool
     /// The config file's problems with `fetch_attachments` (the default kept).
     let fetchProblems: [String]
+    /// `[sync] snapshot_after`, `keep_months`, `compact_after_days`.
+    let snapshotSettings: SnapshotSettings
 
     init(context: CommandContext) {
         self.context = context
@@ -28,6 +30,7 @@ struct SyncCommand {
         fetchAttachmentsAlways = config.fetchAttachmentsAlways
         secretCommandProblems = config.problems.filter { $0.contains(": secret_command ") }
         fetchProblems = config.problems.filter { $0.contains(": fetch_attachments ") }
+        snapshotSettings = SnapshotSettings(after: config.snapshotAfter, keepMonths: config.keepMonths, awayDays: config.compactAfterDays)
         secrets = SecretChain(
             environment: context.environment, secretCommand: config.secretCommand, secretTimeout: config.secretTimeout,
             file: PathText.parent(of: ConfigLocation.path(environment: context.environment)) + "/secrets")
@@ -178,6 +181,8 @@ struct SyncCommand {
             defer { clearProgress() }
             do {
                 let engine = try SyncEngine(store: store, conninfo: url, key: key)
+                engine.keepMonths = snapshotSettings.keepMonths
+                engine.awayDays = snapshotSettings.awayDays
                 let made = try engine.makeSnapshot(progress: { done, total in
                     guard showsProgress else { return }
                     console.writeError("\r\u{1B}[Ksending the snapshot: chunk \(NumberText.grouped(done)) of \(NumberText.grouped(total))…")
@@ -210,6 +215,8 @@ struct SyncCommand {
         if report.filesSent > 0 { files.append("sent \(NumberText.grouped(report.filesSent))") }
         if report.filesFetched > 0 { files.append("fetched \(NumberText.grouped(report.filesFetched))") }
         if !files.isEmpty { line += "; attachments' files: " + files.joined(separator: ", ") }
+        if report.mergedSnapshot { line += "; caught up from the server's newest snapshot first (changes this machine had not received were compacted)" }
+        if let made = report.snapshot { line += "; sent snapshot \(made.id.prefix(8)) (\(OutputFormat.bytes(made.bytes)))" }
         for problem in report.fileProblems { console.errorLine("scrollback: \(OutputFormat.line(problem))") }
         return line + "."
     }
@@ -233,7 +240,8 @@ struct SyncCommand {
         defer { clearProgress() }
         do {
             return try SyncEngine.run(
-                store: store, conninfo: url, key: key, fetchAttachments: fetchAttachmentsAlways, progress: progressLine)
+                store: store, conninfo: url, key: key, fetchAttachments: fetchAttachmentsAlways, snapshots: snapshotSettings,
+                progress: progressLine)
         } catch StorageError.diskFull(let path) {
             // Each page is applied with its place: what came before the last transaction stays.
             throw CommandFailure(

@@ -12,6 +12,8 @@ public struct SnapshotImage: Sendable, Equatable {
     /// machine's own included, sent or not).
     public var cursors: [String: Int64]
     public var conversations: Int
+    /// The SHA-256 of every file its attachments name (their bytes are on the server).
+    public var files: [String]
 }
 
 extension Store {
@@ -49,6 +51,7 @@ extension Store {
         if shouldStop() { throw BackupError.interrupted }
         let cursors: [String: Int64]
         let conversations: Int
+        let files: [String]
         do {
             let image = try Database.open(path: partial, access: .readWrite, createFolder: false)
             image.trustForCheckpoints()
@@ -72,6 +75,7 @@ extension Store {
             }
             cursors = try SyncCursors.all(in: image)
             conversations = Int(try image.scalarInt("SELECT count(*) FROM conversation"))
+            files = try image.query("SELECT DISTINCT awaited FROM attachment WHERE awaited IS NOT NULL ORDER BY awaited") { $0.text(0) }
             try image.execute("VACUUM")
             let problems = try image.query("PRAGMA quick_check(5)") { $0.text(0) }
             guard problems == ["ok"] else { throw StorageError.conflict("the snapshot's image did not pass SQLite's check: \(problems.joined(separator: "; "))") }
@@ -88,7 +92,20 @@ extension Store {
         var status = stat()
         let bytes: Int64 = lstat(partial, &status) == 0 ? Int64(status.st_size) : 0
         kept = true
-        return SnapshotImage(path: partial, bytes: bytes, cursors: cursors, conversations: conversations)
+        return SnapshotImage(path: partial, bytes: bytes, cursors: cursors, conversations: conversations, files: files)
+    }
+
+    /// The SHA-256 of every file an attachment here names, its bytes here or awaited, and of
+    /// every file stored (those kept for an undo too): what a compaction must leave on the
+    /// server.
+    public func allAttachmentHashes() throws -> [String] {
+        try database.read {
+            try database.query(
+                """
+                SELECT sha256 FROM attachment_content
+                UNION SELECT awaited FROM attachment WHERE awaited IS NOT NULL
+                """) { $0.text(0) }
+        }
     }
 
     /// Whether nothing is here that a snapshot put in its place would lose: no conversation,

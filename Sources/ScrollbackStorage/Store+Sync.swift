@@ -327,9 +327,45 @@ extension Store {
     public func apply(_ ops: [IncomingOp], from machine: String, through seq: Int64) throws -> ApplyResult {
         // A large page indexes the rows it adds at its end, in id order.
         if ops.count >= Self.indexedPage && database.indexingLoad == nil {
-            return try SearchIndex.applying(database) { try applyPage(ops, from: machine, through: seq) }
+            return try SearchIndex.applying(database) { try applyPage(ops, cursor: (machine, seq)) }
         }
-        return try applyPage(ops, from: machine, through: seq)
+        return try applyPage(ops, cursor: (machine, seq))
+    }
+
+    /// Applies ops made of a snapshot's state (`snapshotOps`), as any op from elsewhere is
+    /// applied (each field by its clock), moving no cursor: `advanceCursors` does once all
+    /// are in.
+    public func applySnapshotOps(_ ops: [IncomingOp]) throws -> ApplyResult {
+        if ops.count >= Self.indexedPage && database.indexingLoad == nil {
+            return try SearchIndex.applying(database) { try applyPage(ops, cursor: nil) }
+        }
+        return try applyPage(ops, cursor: nil)
+    }
+
+    /// Moves each machine's cursor to the one given, never back (a snapshot merged here
+    /// holds the effect of every op through them).
+    public func advanceCursors(_ cursors: [String: Int64]) throws {
+        try database.write {
+            for (machine, seq) in cursors where HybridClock.isMachineID(machine) { try SyncCursors.advance(machine, to: seq, in: database) }
+        }
+    }
+
+    /// This store's whole state as ops, as `turnSyncOn` queues it on a machine that joins
+    /// (what was merely stored with the oldest clock, every edit and delete with its own), a
+    /// page of `limit` at a time after `seq`: for a snapshot's image, whose state another
+    /// machine merges (`applySnapshotOps`). The first call turns sync on in it as `machine`.
+    public func snapshotOps(as machine: String, after seq: Int64, limit: Int) throws -> [IncomingOp] {
+        if seq == 0, try Outbox.load(database) == nil {
+            // As `turnSyncOn` queues a joining machine's state, but every clock kept: the
+            // image's clocks are the history's.
+            try database.write {
+                let base = HybridClock(wall: 0, counter: 0, machine: machine)
+                _ = try Outbox.start(machine: machine, now: base, base: base, legacy: base.text, in: database)
+            }
+        }
+        return try outgoing(after: seq, limit: limit).map {
+            IncomingOp(machine: machine, seq: $0.seq, entity: $0.entity, clock: $0.clock, plaintext: $0.plaintext)
+        }
     }
 
     /// Runs `body`, which applies pages of ops (`apply(_:from:through:)`), in one write
@@ -347,7 +383,7 @@ extension Store {
     /// rather than one by one.
     public static let indexedPage = 1_000
 
-    private func applyPage(_ ops: [IncomingOp], from machine: String, through seq: Int64) throws -> ApplyResult {
+    private func applyPage(_ ops: [IncomingOp], cursor: (machine: String, seq: Int64)?) throws -> ApplyResult {
         // Within `SearchIndex.applying`, no savepoint of its own: a savepoint makes SQLite
         // copy each page it changes to a journal first, once more per page of the database.
         try database.write(savepoint: false) {
@@ -368,7 +404,9 @@ extension Store {
                 case .parked: result.parked += 1
                 }
             }
-            try database.run("INSERT OR REPLACE INTO sync_cursor (machine, seq) VALUES (?, ?)", [.text(machine), .integer(seq)])
+            if let cursor {
+                try database.run("INSERT OR REPLACE INTO sync_cursor (machine, seq) VALUES (?, ?)", [.text(cursor.machine), .integer(cursor.seq)])
+            }
             if result.applied > 0 { try retryParked(base: outbox.base) }
             return result
         }

@@ -86,7 +86,8 @@ extension SyncEngine {
         let present = try connection.query(
             """
             SELECT (to_regclass('scrollback.snapshot') IS NOT NULL AND to_regclass('scrollback.snapshot_chunk') IS NOT NULL
-                    AND to_regclass('scrollback.snapshot_lease') IS NOT NULL)::int::int8
+                    AND to_regclass('scrollback.snapshot_lease') IS NOT NULL AND to_regclass('scrollback.progress') IS NOT NULL
+                    AND to_regclass('scrollback.compacted') IS NOT NULL)::int::int8
             """)
         if present.integer(0, 0) == 1 { return }
         try connection.execute(
@@ -99,6 +100,7 @@ extension SyncEngine {
                 bytes       bigint      NOT NULL CHECK (bytes >= 0),
                 machines    text[]      NOT NULL,
                 seqs        bigint[]    NOT NULL,
+                files       text[]      NOT NULL DEFAULT '{}',
                 started_at  timestamptz NOT NULL DEFAULT now(),
                 complete_at timestamptz
             );
@@ -107,6 +109,16 @@ extension SyncEngine {
                 idx         integer NOT NULL CHECK (idx >= 0),
                 sealed      bytea   NOT NULL,
                 PRIMARY KEY (snapshot_id, idx)
+            );
+            CREATE TABLE IF NOT EXISTS scrollback.progress (
+                machine_id text        PRIMARY KEY CHECK (machine_id ~ '^[0-9a-f]{32}$'),
+                synced_at  timestamptz NOT NULL DEFAULT now(),
+                machines   text[]      NOT NULL,
+                seqs       bigint[]    NOT NULL
+            );
+            CREATE TABLE IF NOT EXISTS scrollback.compacted (
+                machine_id text   PRIMARY KEY CHECK (machine_id ~ '^[0-9a-f]{32}$'),
+                through    bigint NOT NULL CHECK (through >= 0)
             );
             CREATE TABLE IF NOT EXISTS scrollback.snapshot_lease (
                 id         integer     PRIMARY KEY CHECK (id = 1),
@@ -187,7 +199,8 @@ extension SyncEngine {
                 """
                 SELECT (SELECT coalesce(max(version), 0)::int8 FROM scrollback.schema_version),
                        (SELECT sealed FROM scrollback.key_check WHERE id = 1),
-                       (SELECT coalesce(max(seq), 0)::int8 FROM scrollback.op WHERE machine_id = $1)
+                       greatest((SELECT coalesce(max(seq), 0)::int8 FROM scrollback.op WHERE machine_id = $1),
+                                (SELECT coalesce(max(through), 0)::int8 FROM scrollback.compacted WHERE machine_id = $1))
                 """, [.text(machine)])
         } catch SyncError.server(let state, _) where state == "42P01" || state == "3F000" {
             throw SyncError.notInitialized

@@ -35,6 +35,8 @@ public struct SnapshotReport: Sendable, Equatable {
     /// Chunks the server held already from a cut upload of the same snapshot.
     public var resumed: Int
     public var conversations: Int
+    /// What the compaction after it removed from the server.
+    public var compacted = CompactionReport()
 }
 
 /// Why a snapshot was not made.
@@ -167,12 +169,13 @@ extension SyncEngine {
             let machines = listing.cursors.keys.sorted()
             try connection.query(
                 """
-                INSERT INTO scrollback.snapshot (id, machine_id, chunk_size, chunks, bytes, machines, seqs)
-                VALUES ($1, $2, $3::int4, $4::int4, $5::int8, $6::text[], $7::int8[])
+                INSERT INTO scrollback.snapshot (id, machine_id, chunk_size, chunks, bytes, machines, seqs, files)
+                VALUES ($1, $2, $3::int4, $4::int4, $5::int8, $6::text[], $7::int8[], $8::text[])
                 """,
                 [.text(id), .text(machine), .text(String(listing.chunkSize)), .text(String(listing.chunks)), .text(String(listing.bytes)),
                  .text("{" + machines.joined(separator: ",") + "}"),
-                 .text("{" + machines.map { String(listing.cursors[$0] ?? 0) }.joined(separator: ",") + "}")])
+                 .text("{" + machines.map { String(listing.cursors[$0] ?? 0) }.joined(separator: ",") + "}"),
+                 .text("{" + (try image.files.map { try key.fileName(sha256: $0) }).joined(separator: ",") + "}")])
         }
         guard let path = imagePath else { throw SnapshotError.damaged("the snapshot's image is gone") }
         keepImage = true
@@ -209,8 +212,11 @@ extension SyncEngine {
         }
         progress?(listing.chunks, listing.chunks)
         keepImage = false
+        let live = try store.allAttachmentHashes().map { try key.fileName(sha256: $0) }
+        let compacted = try compact(keepMonths: keepMonths, awayDays: awayDays, liveFiles: live)
         return SnapshotReport(
-            id: listing.id, chunks: listing.chunks, bytes: listing.bytes, resumed: there.count, conversations: conversations)
+            id: listing.id, chunks: listing.chunks, bytes: listing.bytes, resumed: there.count, conversations: conversations,
+            compacted: compacted)
     }
 
     private func fileSize(_ path: String) -> Int64 {
@@ -267,7 +273,13 @@ extension SyncEngine {
     public static func receive(
         _ listing: SnapshotListing, conninfo: String, key: SyncKey, into descriptor: Int32, progress: ((Int, Int) -> Void)? = nil
     ) throws {
-        let connection = try PostgresConnection(conninfo: conninfo)
+        try receive(listing, on: try PostgresConnection(conninfo: conninfo), key: key, into: descriptor, progress: progress)
+    }
+
+    static func receive(
+        _ listing: SnapshotListing, on connection: PostgresConnection, key: SyncKey, into descriptor: Int32,
+        progress: ((Int, Int) -> Void)? = nil
+    ) throws {
         var written: Int64 = 0
         var next = 0
         while next < listing.chunks {

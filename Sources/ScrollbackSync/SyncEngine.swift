@@ -23,6 +23,23 @@ public struct SyncReport: Sendable, Equatable {
     public var filesSent = 0
     public var filesFetched = 0
     public var fileProblems: [String] = []
+    /// Whether the newest snapshot was merged first (this machine was behind a compaction).
+    public var mergedSnapshot = false
+    /// The snapshot this sync made (`snapshot_after`).
+    public var snapshot: SnapshotReport?
+}
+
+/// The `[sync]` settings of snapshots and compaction.
+public struct SnapshotSettings: Sendable, Equatable {
+    public var after: Int
+    public var keepMonths: Int
+    public var awayDays: Int
+
+    public init(after: Int = 0, keepMonths: Int = 12, awayDays: Int = 90) {
+        self.after = after
+        self.keepMonths = keepMonths
+        self.awayDays = awayDays
+    }
 }
 
 /// What the server says about itself, for `sync status`.
@@ -51,6 +68,15 @@ public final class SyncEngine {
     public var fetchAttachments = false
     /// The plaintext bytes of a snapshot's chunk this engine sends (tests make it small).
     public var snapshotChunkSize = SyncEngine.snapshotChunk
+    /// `[sync] snapshot_after`: a sync makes a snapshot when the server holds this many ops
+    /// after the newest one (0: only `sync snapshot` makes them).
+    public var snapshotAfter = 0
+    /// `[sync] keep_months`: the snapshots kept besides the newest, one a month, and the ops
+    /// after the oldest of them (for `restore --at`).
+    public var keepMonths = 12
+    /// `[sync] compact_after_days`: ops go from the server only once every machine that
+    /// synced in this many days has passed them.
+    public var awayDays = 90
     /// Whether the server's schema and key were checked on this connection (a fetch checks
     /// them once).
     var serverChecked = false
@@ -84,11 +110,15 @@ public final class SyncEngine {
     /// (`Store.recordSyncFailure`) before it is thrown, so that `sync status` and the
     /// browser's footer say what the last sync said, and since when.
     public static func run(
-        store: Store, conninfo: String, key: SyncKey, fetchAttachments: Bool = false, progress: ((SyncProgress) -> Void)? = nil
+        store: Store, conninfo: String, key: SyncKey, fetchAttachments: Bool = false, snapshots: SnapshotSettings = SnapshotSettings(),
+        progress: ((SyncProgress) -> Void)? = nil
     ) throws -> SyncReport {
         do {
             let engine = try SyncEngine(store: store, conninfo: conninfo, key: key)
             engine.fetchAttachments = fetchAttachments
+            engine.snapshotAfter = snapshots.after
+            engine.keepMonths = snapshots.keepMonths
+            engine.awayDays = snapshots.awayDays
             return try engine.sync(progress: progress)
         } catch SyncError.off {
             throw SyncError.off
@@ -129,6 +159,8 @@ public final class SyncEngine {
         report.filesSent = files.sent
         report.fileProblems = files.problems
         report.sent = try push(progress: progress)
+        // Ops this machine would read next that a compaction took: the newest snapshot first.
+        report.mergedSnapshot = try mergeSnapshotIfBehind()
         let pulled = try pull(progress: progress)
         report.received = pulled.received
         report.applied = pulled.applied
@@ -138,7 +170,14 @@ public final class SyncEngine {
             report.filesFetched = fetched.fetched
             report.fileProblems += fetched.problems
         }
+        try reportProgress()
         try store.recordSync(at: .now())
+        if snapshotAfter > 0, try opsSinceNewestSnapshot() >= Int64(snapshotAfter) {
+            // Another machine making one meanwhile is no failure of this sync.
+            do {
+                report.snapshot = try makeSnapshot()
+            } catch is SnapshotError {}
+        }
         return report
     }
 

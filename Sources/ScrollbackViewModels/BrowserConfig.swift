@@ -68,6 +68,14 @@ public struct BrowserConfig: Sendable, Equatable {
     /// `[sync] fetch_attachments`: `always` fetches every attachment's bytes another machine
     /// sent with each sync; `on-open` (the default) when it is first shown or opened.
     public var fetchAttachmentsAlways = false
+    /// `[sync] snapshot_after`: a sync makes a snapshot once the server holds this many
+    /// changes after the newest one (0: only `sync snapshot` makes them).
+    public var snapshotAfter = 100_000
+    /// `[sync] keep_months`: months of snapshots kept, one a month, besides the newest.
+    public var keepMonths = 12
+    /// `[sync] compact_after_days`: a change goes from the server once every machine that
+    /// synced in this many days has it.
+    public var compactAfterDays = 90
     /// `[sync] secret_timeout`: seconds a secret_command may take before it is stopped.
     public var secretTimeout = 15
     /// `[sources] follow`: folders of coding agents' sessions the browser follows besides
@@ -253,8 +261,23 @@ public struct BrowserConfig: Sendable, Equatable {
                     return "fetch_attachments is \"always\" (with every sync) or \"on-open\" (when an attachment is first shown or opened)"
                 }
                 fetchAttachmentsAlways = when == "always"
+            case "snapshot_after":
+                guard case .number(let count) = value, (0...100_000_000).contains(count) else {
+                    return "snapshot_after is a whole number of changes from 0 (only `sync snapshot` makes one) to 100000000"
+                }
+                snapshotAfter = count
+            case "keep_months":
+                guard case .number(let months) = value, (0...120).contains(months) else {
+                    return "keep_months is a whole number of months from 0 (the newest snapshot only) to 120"
+                }
+                keepMonths = months
+            case "compact_after_days":
+                guard case .number(let days) = value, (1...3650).contains(days) else {
+                    return "compact_after_days is a whole number of days from 1 to 3650"
+                }
+                compactAfterDays = days
             default:
-                return "unknown key '\(Self.shown(key))' in [sync]; the names are secret_command, secret_timeout, interval and fetch_attachments"
+                return "unknown key '\(Self.shown(key))' in [sync]; the names are secret_command, secret_timeout, interval, fetch_attachments, snapshot_after, keep_months and compact_after_days"
             }
         case "sources":
             switch key {

@@ -122,7 +122,7 @@ enum SnapshotBench {
     }
 
     /// `COPY snapshot_chunk FROM STDIN (FORMAT binary)` of `chunks`, in one transaction.
-    static func copyIn(_ raw: RawPQ, _ chunks: [[UInt8]]) throws {
+    nonisolated static func copyIn(_ raw: RawPQ, _ chunks: [[UInt8]]) throws {
         try raw.execute("BEGIN")
         guard let started = PQexec(raw.handle, "COPY snapshot_chunk FROM STDIN (FORMAT binary)"), PQresultStatus(started) == PGRES_COPY_IN else {
             throw BenchError("raw: COPY did not start")

@@ -100,6 +100,8 @@ struct SnapshotTests {
         let scene = try SyncScene()
         let a = try Self.source(scene)
         let old = try Self.engine(a).makeSnapshot()
+        // Its first chunk, kept aside: the next snapshot replaces it on the server.
+        _ = try scene.server.psql(scene.url, "CREATE TABLE old_chunk AS SELECT * FROM scrollback.snapshot_chunk WHERE snapshot_id = '\(old.id)' AND idx = 0")
         _ = try a.store.conversations.rename(id: try a.id("Conversation 1"), to: "Between the snapshots")
         try a.sync()
         let new = try Self.engine(a).makeSnapshot()
@@ -120,7 +122,7 @@ struct SnapshotTests {
         let cases: [(String, String, String)] = [
             ("a changed byte", "UPDATE scrollback.snapshot_chunk SET sealed = overlay(sealed placing '\\x00'::bytea from 40 for 1) WHERE snapshot_id = '\(new.id)' AND idx = 1", "chunk 1 of"),
             ("two chunks swapped", "UPDATE scrollback.snapshot_chunk AS c SET sealed = o.sealed FROM scrollback.snapshot_chunk AS o WHERE c.snapshot_id = '\(new.id)' AND o.snapshot_id = c.snapshot_id AND c.idx IN (0, 1) AND o.idx = 1 - c.idx", "chunk 0 of"),
-            ("a chunk of the older snapshot", "UPDATE scrollback.snapshot_chunk AS c SET sealed = o.sealed FROM scrollback.snapshot_chunk AS o WHERE c.snapshot_id = '\(new.id)' AND c.idx = 0 AND o.snapshot_id = '\(old.id)' AND o.idx = 0", "chunk 0 of"),
+            ("a chunk of the older snapshot", "UPDATE scrollback.snapshot_chunk AS c SET sealed = o.sealed FROM old_chunk AS o WHERE c.snapshot_id = '\(new.id)' AND c.idx = 0", "chunk 0 of"),
             ("the last chunk dropped", "DELETE FROM scrollback.snapshot_chunk WHERE snapshot_id = '\(new.id)' AND idx = \(new.chunks - 1)", "is missing"),
             ("cut to fewer chunks", "UPDATE scrollback.snapshot SET chunks = 2, bytes = 2 * chunk_size WHERE id = '\(new.id)'", "chunk 0 of 2"),
             ("cursors moved", "UPDATE scrollback.snapshot SET seqs = array_replace(seqs, seqs[1], seqs[1] - 1) WHERE id = '\(new.id)'", "chunk 0 of"),
@@ -179,5 +181,76 @@ struct SnapshotTests {
         // The first, whose lease was taken, cannot renew it.
         #expect(throws: SnapshotError.leaseLost) { try first.renewLease() }
         #expect(try scene.server.psql(scene.url, "SELECT count(*) FROM scrollback.snapshot_lease").hasPrefix("0"))
+    }
+
+    @Test("compaction: the ops a snapshot covers that every machine active in the last 90 days has passed go (the server then holds the history, not every edit); a machine away longer comes back with unsent changes, catches up from the snapshot, and its changes win or lose by their clocks; snapshots kept one a month")
+    func compaction() throws {
+        let scene = try SyncScene()
+        let a = try Self.source(scene, count: 30)
+        let b = try scene.machine("b")
+        try b.turnOn()
+        try b.sync()
+        let c = try scene.machine("c")
+        try c.turnOn()
+        try c.sync()
+        // C goes away with changes it never sent: one that nobody else touches, one that A
+        // changes again later (A's, newer, wins).
+        _ = try c.store.conversations.rename(id: try c.id("Conversation 2"), to: "C's own, never sent until it came back")
+        _ = try c.store.conversations.rename(id: try c.id("Conversation 4"), to: "C's older rename")
+        usleep(20_000)
+        // Meanwhile: many edits on A and B.
+        let churn = try a.id("Conversation 1")
+        for round in 0..<200 { _ = try a.store.conversations.rename(id: churn, to: "churn \(round)") }
+        _ = try a.store.conversations.rename(id: try a.id("Conversation 4"), to: "A's newer rename")
+        try a.sync()
+        try b.sync()
+        _ = try b.store.conversations.delete(ids: [try b.id("Conversation 6")])
+        _ = try b.store.upsert(syncFixture(300, title: "B's new one"))
+        try b.sync()
+        try a.sync()
+        // C synced last 100 days ago, as far as the server knows.
+        _ = try scene.server.psql(scene.url, "UPDATE scrollback.progress SET synced_at = now() - interval '100 days' WHERE machine_id = '\(c.machine)'")
+        let before = Int(try scene.server.psql(scene.url, "SELECT count(*) FROM scrollback.op").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        let engine = try Self.engine(a)
+        engine.keepMonths = 0
+        let made = try engine.makeSnapshot()
+        let after = Int(try scene.server.psql(scene.url, "SELECT count(*) FROM scrollback.op").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        #expect(made.compacted.ops > 200 && after == before - made.compacted.ops, "\(made.compacted) \(before) → \(after)")
+        #expect(after < 50, "\(after) ops left of \(before)")
+        // A new machine still starts from it; B, active, goes on as before.
+        let (d, fromSnapshot) = try Self.newMachine(scene, "d")
+        #expect(fromSnapshot)
+        #expect(try d.export() == a.export())
+        // C comes back: its unsent changes go up; it catches up from the snapshot first.
+        let back = try c.sync()
+        #expect(back.mergedSnapshot)
+        #expect(try c.titles().contains("B's new one"))
+        #expect(try c.titles().contains("A's newer rename") && !c.titles().contains("C's older rename"))
+        #expect(try !c.titles().contains("Conversation 6"))
+        #expect(try c.titles().contains("churn 199"))
+        try a.sync()
+        try b.sync()
+        try d.sync()
+        #expect(try a.titles().contains("C's own, never sent until it came back"))
+        #expect(try a.export() == c.export())
+        #expect(try b.export() == c.export())
+        #expect(try d.export() == c.export())
+        #expect(try c.store.check().problems.isEmpty)
+        // Another sync of C merges nothing more.
+        #expect(try c.sync().mergedSnapshot == false)
+
+        // Kept: the newest, and one a month for keep_months.
+        _ = try scene.server.psql(scene.url, "UPDATE scrollback.snapshot SET complete_at = now() - interval '40 days'")
+        _ = try Self.engine(a).makeSnapshot()
+        _ = try scene.server.psql(scene.url, "UPDATE scrollback.snapshot SET complete_at = complete_at - interval '1 day' WHERE complete_at > now() - interval '1 hour'")
+        let monthly = try Self.engine(a)
+        monthly.keepMonths = 12
+        _ = try monthly.makeSnapshot()
+        #expect(try scene.server.psql(scene.url, "SELECT count(*) FROM scrollback.snapshot").hasPrefix("2"))
+        let newestOnly = try Self.engine(a)
+        newestOnly.keepMonths = 0
+        _ = try newestOnly.makeSnapshot()
+        #expect(try scene.server.psql(scene.url, "SELECT count(*) FROM scrollback.snapshot").hasPrefix("1"))
+        #expect(try scene.server.psql(scene.url, "SELECT count(*) FROM scrollback.snapshot_chunk WHERE snapshot_id NOT IN (SELECT id FROM scrollback.snapshot)").hasPrefix("0"))
     }
 }
