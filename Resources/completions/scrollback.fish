@@ -20,7 +20,7 @@ function __scrollback_typed
                 set skip 2
             case '--db=*'
                 set db (string replace -- --db= '' $token)
-            case --sort --limit -n --after --before --source --model --project --since --until --title --format --unzip-limit --out --out-dir --attachments-dir --count --seed --words
+            case --sort --limit -n --after --before --source --model --project --since --until --title --format --unzip-limit --out --out-dir --attachments-dir --at --count --seed --words
                 set skip 1
             case '-*'
             case '*'
@@ -64,7 +64,7 @@ complete -c scrollback -n __scrollback_at -a export -d 'Write conversations as M
 complete -c scrollback -n __scrollback_at -a attachment -d 'The files of conversations (photos, generated images, recordings, documents): list them, write one out'
 complete -c scrollback -n __scrollback_at -a stats -d 'Counts, size, schema version, oldest and newest; per model, conversations, messages and tokens; --chart draws the activity'
 complete -c scrollback -n __scrollback_at -a backup -d 'Write a checked copy of the database to PATH while others may write it; never over a file without --force'
-complete -c scrollback -n __scrollback_at -a restore -d 'Replace the database with the backup at PATH, checked first; the current one is kept beside it under a dated name'
+complete -c scrollback -n __scrollback_at -a restore -d 'Replace the database with the backup at PATH, checked first (the current one is kept beside it under a dated name); or, with --at, rebuild the history as it was then into a new file'
 complete -c scrollback -n __scrollback_at -a check -d 'Check integrity, foreign keys and search indexes; non-zero exit on problems'
 complete -c scrollback -n __scrollback_at -a demo -d 'Fill the database with generated conversations (source \'demo\')'
 complete -c scrollback -n __scrollback_at -a sync -d 'Sync with your other machines through a PostgreSQL server, end-to-end encrypted: init, status, snapshot, key show, key import, off; alone, sync now'
@@ -139,6 +139,8 @@ complete -c scrollback -n '__scrollback_in stats' -l title -x -d 'only those who
 complete -c scrollback -n '__scrollback_in backup' -l force -d 'replace PATH if it exists'
 complete -c scrollback -n '__scrollback_in backup' -l json -s j -d 'print JSON instead of text'
 complete -c scrollback -n '__scrollback_in restore' -l yes -s y -d 'restore without asking (needed when standard input is not a terminal)'
+complete -c scrollback -n '__scrollback_in restore' -l at -x -d 'rebuild the history as it was then (a date as --until reads it: the end of that day; or 2026-11-01T10:00Z, 7d…) from the sync server\'s snapshots and changes, into --out; the database is not touched'
+complete -c scrollback -n '__scrollback_in restore' -l out -r -F -d 'with --at: the new file to write (it must not exist)'
 complete -c scrollback -n '__scrollback_in restore' -l json -s j -d 'print JSON instead of text'
 complete -c scrollback -n '__scrollback_in check' -l repair -d 'rebuild the search indexes and message counts first'
 complete -c scrollback -n '__scrollback_in demo' -l count -x -d 'how many conversations (default 1000)'

@@ -17,6 +17,17 @@ static inline int scrollback_sqlite3_config_no_memory_statistics(void) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
+/*
+ * Starts the disk on the dirty pages of a file's range without waiting for it
+ * (sync_file_range with SYNC_FILE_RANGE_WRITE, through syscall: its declaration needs
+ * _GNU_SOURCE): a file written for a long while and synced at its end waits for less then.
+ */
+#include <sys/syscall.h>
+#include <unistd.h>
+static inline int scrollback_start_writeback(int descriptor, long long offset, long long length) {
+    return (int)syscall(SYS_sync_file_range, descriptor, offset, length, 2u);
+}
+
 /* Extended result codes built with | and << do not import into Swift. */
 static const int scrollback_sqlite_constraint_trigger = SQLITE_CONSTRAINT_TRIGGER;
 

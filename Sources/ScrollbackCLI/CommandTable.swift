@@ -52,6 +52,7 @@ struct OptionKey: Hashable, Sendable, CustomStringConvertible {
     static let seed = OptionKey("--seed")
     static let printDefault = OptionKey("--print-default")
     static let check = OptionKey("--check")
+    static let at = OptionKey("--at")
     static let words = OptionKey("--words")
 }
 
@@ -359,10 +360,14 @@ enum CommandTable {
         ) { try BackupCommand(context: $0).run() },
         CommandSpec(
             name: "restore",
-            summary: "Replace the database with the backup at PATH, checked first; the current one is kept beside it under a dated name",
-            arguments: "PATH", minimumArguments: 1, maximumArguments: 1,
+            summary: "Replace the database with the backup at PATH, checked first (the current one is kept beside it under a dated name); or, with --at, rebuild the history as it was then into a new file",
+            arguments: "PATH", minimumArguments: 0, maximumArguments: 1,
             options: [
-                OptionSpec(.yes, help: "restore without asking (needed when standard input is not a terminal)", short: "y"), json,
+                OptionSpec(.yes, help: "restore without asking (needed when standard input is not a terminal)", short: "y"),
+                OptionSpec(.at, value: "TIME",
+                    help: "rebuild the history as it was then (a date as --until reads it: the end of that day; or 2026-11-01T10:00Z, 7d…) from the sync server's snapshots and changes, into --out; the database is not touched"),
+                OptionSpec(.out, value: "NEWFILE", help: "with --at: the new file to write (it must not exist)"),
+                json,
             ],
             example: "scrollback restore ~/backups/history-2026-11-30.sqlite"
         ) { try RestoreCommand(context: $0).run() },

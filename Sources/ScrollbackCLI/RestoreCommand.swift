@@ -1,6 +1,7 @@
 import Foundation
 import ScrollbackModel
 import ScrollbackStorage
+import ScrollbackSync
 import ScrollbackViewModels
 import TerminalText
 
@@ -27,10 +28,69 @@ struct RestoreCommand {
         let lostChanges: Int?
     }
 
+    struct AsOfOutput: Encodable {
+        let out: String
+        let at: String
+        let snapshot: String?
+        let snapshotMadeAt: String?
+        let changes: Int
+        let conversations: Int
+    }
+
+    /// `restore --at TIME --out NEWFILE`: the history as it was then, in a new file, from
+    /// the sync server; the database is not opened.
+    func asOf(_ text: String) throws -> Int32 {
+        let console = context.console
+        guard context.parsed.positional.isEmpty else {
+            throw UsageError(message: "restore --at rebuilds from the sync server; it takes no PATH (restore PATH puts a backup in place)", command: "restore")
+        }
+        guard let out = context.parsed.value(.out), !out.isEmpty else {
+            throw UsageError(message: "restore --at needs --out NEWFILE: the history as it was is written to a new file, never over the database", command: "restore")
+        }
+        let time: Timestamp
+        do {
+            time = try ConversationFilter.time(text, now: .now(), end: true)
+        } catch let error as FilterError {
+            throw UsageError(message: "--at: \(error.message)", command: "restore")
+        }
+        let sync = SyncCommand(context: context)
+        let (url, key) = (try sync.storedURL(), try sync.storedKey())
+        let showProgress = console.errorIsTerminal && context.environment["TERM"] != "dumb"
+        let report: AsOfReport
+        do {
+            report = try SyncEngine.rebuild(at: time, conninfo: url, key: key, into: out) { line in
+                if showProgress { console.writeError("\r\u{1B}[K" + line) }
+            }
+        } catch let error as SyncError {
+            if showProgress { console.writeError("\r\u{1B}[K") }
+            throw CommandFailure(message: error.described(retrying: "scrollback restore --at"))
+        } catch {
+            if showProgress { console.writeError("\r\u{1B}[K") }
+            throw error
+        }
+        if showProgress { console.writeError("\r\u{1B}[K") }
+        if context.wantsJSON {
+            console.line(
+                try OutputFormat.json(
+                    AsOfOutput(out: out, at: time.iso8601, snapshot: report.snapshot?.id, snapshotMadeAt: report.snapshotMadeAt?.iso8601,
+                               changes: report.ops, conversations: report.conversations),
+                    for: console))
+            return 0
+        }
+        let from = report.snapshotMadeAt.map { "the snapshot of \($0.iso8601) and " } ?? ""
+        console.line(
+            "Wrote \(OutputFormat.line(out)): \(NumberText.grouped(report.conversations)) conversation\(report.conversations == 1 ? "" : "s") as of \(time.iso8601), from \(from)\(NumberText.grouped(report.ops)) change\(report.ops == 1 ? "" : "s") after it; look with `scrollback --db \(OutputFormat.line(out)) --readonly`.")
+        return 0
+    }
+
     func run() throws -> Int32 {
         let console = context.console
+        if let at = context.parsed.value(.at) { return try asOf(at) }
+        if context.parsed.value(.out) != nil { throw UsageError(message: "--out goes with --at (restore PATH writes over the database, after asking)", command: "restore") }
         if context.readOnly { throw UsageError(message: "restore replaces the database; it cannot run with --readonly", command: "restore") }
-        let source = context.parsed.positional[0]
+        guard let source = context.parsed.positional.first else {
+            throw UsageError(message: "restore needs the PATH of a backup (or --at TIME --out NEWFILE)", command: "restore")
+        }
         guard !source.isEmpty else { throw UsageError(message: "restore needs the PATH of a backup", command: "restore") }
         let target = context.databasePath
         let plan = try Store.planRestore(from: source, over: target)

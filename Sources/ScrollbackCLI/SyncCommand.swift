@@ -112,7 +112,7 @@ struct SyncCommand {
     }
 
     /// The stored key, or a clear error.
-    private func storedKey() throws -> SyncKey {
+    func storedKey() throws -> SyncKey {
         guard let found = try secrets.found(.key) else {
             throw CommandFailure(
                 message: "no sync key here\(secretCommandProblem); run `scrollback sync key import` with the key from `scrollback sync key show` on a machine that syncs")
@@ -130,7 +130,7 @@ struct SyncCommand {
             message: "the sync key in \(location) is not a scrollback key (44 characters of base64); run `scrollback sync key import`")
     }
 
-    private func storedURL() throws -> String {
+    func storedURL() throws -> String {
         guard let url = try secrets.read(.url) else {
             throw CommandFailure(message: "no sync server here\(secretCommandProblem); run `scrollback sync init`")
         }

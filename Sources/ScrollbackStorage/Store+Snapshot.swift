@@ -16,6 +16,12 @@ public struct SnapshotImage: Sendable, Equatable {
     public var files: [String]
 }
 
+/// Starts the disk on `length` bytes of the file `descriptor` from `offset`, without
+/// waiting: a file written for a long while and synced at its end waits for less then.
+public func startWriteback(_ descriptor: Int32, offset: Int64, length: Int64) {
+    _ = scrollback_start_writeback(descriptor, offset, length)
+}
+
 extension Store {
     /// Writes the image of the history a sync snapshot sends, beside the database under a
     /// hidden name (`.NAME.snapshot-XXXXXX`, 0600):
@@ -193,6 +199,17 @@ extension Store {
         } catch StorageError.diskFull {
             throw StorageError.diskFull(path: path)
         }
+        try makeSingleFile(path)
+        let handle = Glibc.open(path, O_RDONLY)
+        guard handle >= 0, fsync(handle) == 0 else {
+            if handle >= 0 { Glibc.close(handle) }
+            throw StorageError.diskFull(path: path)
+        }
+        Glibc.close(handle)
+    }
+
+    /// A rebuilt database (`restore --at`) made one file and synced, before it is named.
+    public static func finishRebuilt(_ path: String) throws {
         try makeSingleFile(path)
         let handle = Glibc.open(path, O_RDONLY)
         guard handle >= 0, fsync(handle) == 0 else {

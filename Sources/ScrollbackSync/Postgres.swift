@@ -276,6 +276,13 @@ final class PostgresResult {
         return value.withMemoryRebound(to: UInt8.self, capacity: max(length, 1)) { Array(UnsafeBufferPointer(start: $0, count: length)) }
     }
 
+    /// `body` with the bytes of a value where libpq holds them (no copy); nil for NULL.
+    func withBytes<T>(_ row: Int, _ column: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T? {
+        guard !isNull(row, column), let value = PQgetvalue(handle, Int32(row), Int32(column)) else { return nil }
+        let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
+        return try body(UnsafeRawBufferPointer(start: UnsafeRawPointer(value), count: length))
+    }
+
     /// A text column (binary format is its UTF-8).
     func text(_ row: Int, _ column: Int) -> String? {
         bytes(row, column).map { String(decoding: $0, as: UTF8.self) }

@@ -143,7 +143,12 @@ extension SyncEngine {
             close(file.descriptor)
             for suffix in ["", "-journal", "-wal", "-shm"] { unlink(file.path + suffix) }
         }
-        try Self.receive(newest, on: connection, key: key, into: file.descriptor)
+        do {
+            try Self.receive(newest, on: connection, key: key, into: file.descriptor)
+        } catch SnapshotError.damaged(let message) {
+            throw SnapshotError.damaged(
+                "\(message); the changes it covers were compacted, so this machine cannot catch up without it: run `scrollback sync snapshot` on a machine that syncs, then `scrollback sync` here again (what this machine changed waits in its outbox)")
+        }
         let image = try Store.open(path: file.path, createFolder: false, keepingCopy: false)
         let reader = Self.newMachineID()
         var after: Int64 = 0

@@ -282,6 +282,9 @@ extension SyncEngine {
     ) throws {
         var written: Int64 = 0
         var next = 0
+        // One buffer for every chunk: each is opened from where libpq holds it, straight
+        // into it, and written from it.
+        var plain = [UInt8](repeating: 0, count: listing.chunkSize + 16)
         while next < listing.chunks {
             progress?(next, listing.chunks)
             let page = try connection.query(
@@ -293,20 +296,21 @@ extension SyncEngine {
             guard page.rows > 0 else { throw SnapshotError.damaged("chunk \(next) of \(listing.chunks) of the server's snapshot is missing") }
             for row in 0..<page.rows {
                 guard next < listing.chunks else { break }
-                guard page.integer(row, 0) == Int64(next), let sealed = page.bytes(row, 1) else {
+                guard page.integer(row, 0) == Int64(next) else {
                     throw SnapshotError.damaged("chunk \(next) of \(listing.chunks) of the server's snapshot is missing")
                 }
                 let aad = snapshotAAD(listing, index: next)
-                guard let plain = key.open(sealed, aad: aad) else {
+                let opened = plain.withUnsafeMutableBytes { out in page.withBytes(row, 1) { key.open($0, aad: aad, into: out) } }
+                guard let opened, let length = opened else {
                     throw SnapshotError.damaged("chunk \(next) of \(listing.chunks) of the server's snapshot does not open with this key in its place")
                 }
                 let expected = min(Int64(listing.chunkSize), listing.bytes - written)
-                guard Int64(plain.count) == expected else {
-                    throw SnapshotError.damaged("chunk \(next) of the server's snapshot holds \(plain.count) bytes, not \(expected)")
+                guard Int64(length) == expected else {
+                    throw SnapshotError.damaged("chunk \(next) of the server's snapshot holds \(length) bytes, not \(expected)")
                 }
                 var offset = 0
-                while offset < plain.count {
-                    let wrote = plain.withUnsafeBytes { write(descriptor, $0.baseAddress.map { $0 + offset }, plain.count - offset) }
+                while offset < length {
+                    let wrote = plain.withUnsafeBytes { write(descriptor, $0.baseAddress.map { $0 + offset }, length - offset) }
                     guard wrote > 0 else {
                         if errno == EINTR { continue }
                         if errno == ENOSPC || errno == EDQUOT { throw StorageError.diskFull(path: "the database's folder") }
@@ -314,7 +318,10 @@ extension SyncEngine {
                     }
                     offset += wrote
                 }
-                written += Int64(plain.count)
+                // The disk starts on it now, while the rest comes: the sync at the end waits
+                // for less.
+                startWriteback(descriptor, offset: written, length: Int64(length))
+                written += Int64(length)
                 next += 1
             }
         }
@@ -331,19 +338,32 @@ extension SyncEngine {
     /// has no snapshot; the changes after it come with the next sync.
     /// - Throws: `SnapshotError.damaged`, `SyncError`, `StorageError`: nothing of the
     ///   snapshot was kept, and the database is as it was.
+    /// - Parameter phases: told how long each step took, in milliseconds (the bench).
     public static func catchUp(
-        conninfo: String, key: SyncKey, databasePath: String, progress: ((Int, Int) -> Void)? = nil
+        conninfo: String, key: SyncKey, databasePath: String, progress: ((Int, Int) -> Void)? = nil,
+        phases: ((String, Double) -> Void)? = nil
     ) throws -> (machine: String, listing: SnapshotListing)? {
-        guard let listing = try newestSnapshot(conninfo: conninfo) else { return nil }
+        var last = Date()
+        func lap(_ name: String) {
+            let now = Date()
+            phases?(name, now.timeIntervalSince(last) * 1000)
+            last = now
+        }
+        let connection = try PostgresConnection(conninfo: conninfo)
+        guard let listing = try snapshots(on: connection, where: "complete_at IS NOT NULL", []).first else { return nil }
         let file = try Store.receivingFile(beside: databasePath)
         defer {
             close(file.descriptor)
             for suffix in ["", "-journal", "-wal", "-shm"] { unlink(file.path + suffix) }
         }
-        try receive(listing, conninfo: conninfo, key: key, into: file.descriptor, progress: progress)
+        lap("find")
+        try receive(listing, on: connection, key: key, into: file.descriptor, progress: progress)
+        lap("receive")
         let machine = newMachineID()
         try Store.adoptSnapshotImage(at: file.path, machine: machine, cursors: listing.cursors)
+        lap("adopt")
         try Store.replaceEmptyDatabase(at: databasePath, with: file.path)
+        lap("replace")
         return (machine, listing)
     }
 }

@@ -106,6 +106,24 @@ public struct SyncKey: Sendable, Equatable {
 }
 
 extension SyncKey {
+    /// Opens `sealed` (nonce, ciphertext, tag) into `out`, which must hold its plaintext;
+    /// returns the plaintext's length, or nil when it was not sealed with this key and `aad`.
+    func open(_ sealed: UnsafeRawBufferPointer, aad: [UInt8], into out: UnsafeMutableRawBufferPointer) -> Int? {
+        guard sealed.count >= Self.nonceCount + Self.tagCount, sealed.count < Int(Int32.max), aad.count < Int(Int32.max),
+            let base = sealed.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        else { return nil }
+        let length = sealed.count - Self.nonceCount - Self.tagCount
+        guard out.count >= length, let target = out.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
+        let ok = bytes.withUnsafeBufferPointer { key in
+            aad.withUnsafeBufferPointer { aadBytes in
+                scrollback_aes256gcm_open(
+                    key.baseAddress, base, aadBytes.baseAddress, Int32(aad.count), base + Self.nonceCount, Int32(length),
+                    base + Self.nonceCount + length, target)
+            }
+        }
+        return ok == 1 ? length : nil
+    }
+
     /// HMAC-SHA-256 of `data` under this key.
     func mac(_ data: [UInt8]) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)

@@ -36,6 +36,7 @@ enum SnapshotBench {
         let fresh = folder + "/from-snapshot.sqlite"
         let catchUp = try child("snapshotin", database: fresh, conninfo: url, key: key)
         let catchUpMs = catchUp.times["catchup-ms"] ?? 0
+        if let phases = catchUp.phases { print("sync: snapshot catch-up: \(phases)") }
         report.add(
             "sync", "new machine from the snapshot (\(count) conversations) vs COPY TO STDOUT of its chunks", ours: catchUpMs,
             baseline: rawDownload, unit: "ms", figure: rawDownload / max(catchUpMs, 0.001), figureName: "raw/ours", atLeast: 1.0 / 3)
@@ -56,6 +57,7 @@ enum SnapshotBench {
     struct ChildRun {
         var peak: Double
         var times: [String: Double]
+        var phases: String?
     }
 
     static func child(_ mode: String, database: String, conninfo: String, key: SyncKey) throws -> ChildRun {
@@ -67,7 +69,8 @@ enum SnapshotBench {
             let parts = line.split(separator: " ")
             if parts.count == 2, parts[0].hasSuffix("-ms"), let value = Double(parts[1]) { times[String(parts[0])] = value }
         }
-        return ChildRun(peak: Double(peak) / 1024, times: times)
+        let phases = result.output.split(separator: "\n").first { $0.hasPrefix("phases: ") }.map { String($0.dropFirst(8)) }
+        return ChildRun(peak: Double(peak) / 1024, times: times, phases: phases)
     }
 
     /// The child's parts.
@@ -87,15 +90,20 @@ enum SnapshotBench {
         let key = try benchKey()
         try? FileManager.default.removeItem(atPath: database)
         _ = try Store.open(path: database)
+        var phases: [(String, Double)] = []
         let seconds = try Measure.time {
-            guard let caught = try SyncEngine.catchUp(conninfo: conninfo, key: key, databasePath: database) else {
+            guard let caught = try SyncEngine.catchUp(conninfo: conninfo, key: key, databasePath: database, phases: { phases.append(($0, $1)) })
+            else {
                 throw BenchError("no snapshot on the server")
             }
+            let started = Date()
             let store = try Store.open(path: database)
             _ = try SyncEngine(store: store, conninfo: conninfo, key: key).sync()
+            phases.append(("sync", Date().timeIntervalSince(started) * 1000))
             _ = caught
         }
         print("catchup-ms \(seconds)")
+        print("phases: " + phases.map { "\($0.0) \(Int($0.1)) ms" }.joined(separator: ", "))
     }
 
     static func benchKey() throws -> SyncKey {

@@ -71,9 +71,11 @@ enum SyncBench {
             let received = try SyncEngine(store: b, conninfo: url, key: key).sync()
             guard received.received == ops else { throw BenchError("catch-up received \(received.received) of \(ops)") }
         }
+        // For scale, not a bar: a new machine now starts from a snapshot (SnapshotBench),
+        // where the bar of 1/3 of the raw read stands; this is a catch-up without one.
         report.add(
-            "sync", "new machine catches up \(ops) ops", ours: pull, baseline: rawPull, unit: "ms", figure: rawPull / max(pull, 0.001),
-            figureName: "raw/ours", atLeast: 1.0 / 3)
+            "sync", "op replay of \(ops) ops (a catch-up without a snapshot)", ours: pull, baseline: rawPull, unit: "ms",
+            figure: rawPull / max(pull, 0.001), figureName: "raw/ours")
 
         // For scale, not a bar: scrollback's own import of the same history, from its
         // JSON Lines export, into a new database (what storing it here costs at the least).

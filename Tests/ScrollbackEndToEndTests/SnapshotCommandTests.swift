@@ -7,7 +7,7 @@ import TestSupport
 /// `scrollback sync snapshot` and a new machine's `sync init`, through the binary.
 @Suite("sync snapshots, through the binary", .serialized)
 struct SnapshotCommandTests {
-    @Test("sync snapshot says what it sent (--json too); a new machine's sync init starts from it and then takes the changes after it; a damaged snapshot is said in one line and the init catches up from the changes instead; both end as the source")
+    @Test("sync snapshot says what it sent (--json too); a new machine's sync init starts from it and then takes the changes after it; a damaged snapshot is said and the init catches up from the changes, or (compacted) says to make a new snapshot, after which the next sync catches up; all end as the source")
     func snapshotAndInit() throws {
         let server = try PostgresServer()
         let url = try server.newDatabase()
@@ -34,18 +34,106 @@ struct SnapshotCommandTests {
         #expect(try RestoreCommandTests.export(b) == RestoreCommandTests.export(a))
         #expect(try b.run(["check"]).status == 0)
 
-        // A damaged snapshot: the init says so and catches up from the changes.
+        // A damaged snapshot: the init says so and catches up from the changes; the ones it
+        // covers were compacted, so that fails too, saying what to do; a new snapshot made
+        // on A lets the next sync through.
         _ = try server.psql(url, "UPDATE scrollback.snapshot_chunk SET sealed = overlay(sealed placing '\\x00'::bytea from 30 for 1)")
         let c = try BinaryRunner()
         let fallback = try c.run(["sync", "init"], environment: secrets)
-        #expect(fallback.status == 0, "\(fallback.error)")
         #expect(fallback.error.contains("the server's snapshot could not be used (chunk 0 of") && fallback.error.contains("catching up from the changes instead"), "\(fallback.error)")
-        #expect(fallback.error.split(separator: "\n").count == 1)
         #expect(fallback.output.contains("Sync is on: this machine is"), "\(fallback.output)")
-        #expect(try RestoreCommandTests.export(c) == RestoreCommandTests.export(a))
+        #expect(fallback.status == 1 && fallback.error.contains("the changes it covers were compacted") && fallback.error.contains("run `scrollback sync snapshot` on a machine that syncs"), "\(fallback.error)")
         #expect(!c.dataFiles().contains { $0.contains(".received-") }, "\(c.dataFiles())")
+        #expect(try a.run(["sync", "snapshot"], environment: secrets).status == 0)
+        let again = try c.run(["sync"], environment: secrets)
+        #expect(again.status == 0 && again.output.contains("caught up from the server's newest snapshot first"), "\(again.output) \(again.error)")
+        #expect(try RestoreCommandTests.export(c) == RestoreCommandTests.export(a))
         // --readonly refuses it before anything is made.
         let readOnly = try a.run(["--readonly", "sync", "snapshot"], environment: secrets)
         #expect(readOnly.status == 1 && readOnly.error.contains("--readonly"), "\(readOnly.error)")
+    }
+
+    /// Now, as `--at` takes it (milliseconds, UTC).
+    static func stamp() -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: Date())
+    }
+
+    @Test("restore --at rebuilds, into a new file, the history as exports taken at those times show it: from the beginning before any compaction, from a monthly snapshot plus the changes after it, from the newest; before the oldest kept snapshot it says what the oldest time is; the database is never touched")
+    func asOf() throws {
+        let server = try PostgresServer()
+        let url = try server.newDatabase()
+        let key = try SyncKey.generate()
+        let secrets = ["SCROLLBACK_SYNC_URL": url, "SCROLLBACK_SYNC_KEY": key.text]
+        let a = try BinaryRunner()
+        func export() throws -> String { try RestoreCommandTests.export(a) }
+        func id(_ title: String) throws -> String {
+            let list = try a.json(["list", "--limit", "100"])["conversations"] as? [[String: Any]] ?? []
+            return try #require(list.first { ($0["title"] as? String) == title }?["id"] as? String)
+        }
+        func at(_ time: String, _ name: String) throws -> (BinaryRunner.Result, String) {
+            let out = a.folder.file(name)
+            return (try a.run(["restore", "--at", time, "--out", out], environment: secrets), out)
+        }
+        #expect(try a.run(["import", try a.recordExport(titles: ["One", "Two", "Three"])]).status == 0)
+        #expect(try a.run(["sync", "init"], environment: secrets).status == 0)
+        usleep(20_000)
+        let t0 = Self.stamp()
+        let e0 = try export()
+        usleep(20_000)
+        #expect(try a.run(["rename", try id("One"), "One, renamed"]).status == 0)
+        #expect(try a.run(["sync"], environment: secrets).status == 0)
+        // Nothing compacted yet: from the beginning.
+        let (first, firstOut) = try at(t0, "t0.sqlite")
+        #expect(first.status == 0, "\(first.error)")
+        #expect(try RestoreCommandTests.export(a, db: firstOut) == e0)
+        // A snapshot (which compacts what it covers), dated last month: kept as the monthly one.
+        #expect(try a.run(["sync", "snapshot"], environment: secrets).status == 0)
+        _ = try server.psql(url, "UPDATE scrollback.snapshot SET complete_at = now() - interval '40 days'")
+        usleep(20_000)
+        #expect(try a.run(["pin", try id("Two")]).status == 0)
+        #expect(try a.run(["delete", try id("Three"), "--yes"]).status == 0)
+        #expect(try a.run(["sync"], environment: secrets).status == 0)
+        usleep(20_000)
+        let t1 = Self.stamp()
+        let e1 = try export()
+        usleep(20_000)
+        #expect(try a.run(["import", try a.recordExport(titles: ["One", "Two", "Three", "Four"])]).status == 0)
+        #expect(try a.run(["rename", try id("Two"), "Two, renamed"]).status == 0)
+        #expect(try a.run(["sync", "snapshot"], environment: secrets).status == 0)
+        usleep(20_000)
+        #expect(try a.run(["unpin", try id("Two, renamed")]).status == 0)
+        #expect(try a.run(["sync"], environment: secrets).status == 0)
+        usleep(20_000)
+        let t2 = Self.stamp()
+        let e2 = try export()
+        let before = try Data(contentsOf: URL(fileURLWithPath: a.databasePath))
+        let (second, secondOut) = try at(t1, "t1.sqlite")
+        #expect(second.status == 0 && second.output.contains("from the snapshot of"), "\(second.output) \(second.error)")
+        #expect(try RestoreCommandTests.export(a, db: secondOut) == e1)
+        let (third, thirdOut) = try at(t2, "t2.sqlite")
+        #expect(third.status == 0, "\(third.error)")
+        #expect(try RestoreCommandTests.export(a, db: thirdOut) == e2)
+        #expect(try a.run(["--db", thirdOut, "--readonly", "check"], withDatabase: false).status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: a.databasePath)) == before)
+        // Only the newest snapshot kept (keep_months = 0): a time before it is too early,
+        // and it says what the oldest time is.
+        let config = a.folder.file(".config/scrollback/config.toml")
+        try FileManager.default.createDirectory(atPath: (config as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try "[sync]\nkeep_months = 0\n".write(toFile: config, atomically: false, encoding: .utf8)
+        #expect(try a.run(["sync", "snapshot"], environment: secrets).status == 0)
+        #expect(try server.psql(url, "SELECT count(*) FROM scrollback.snapshot").hasPrefix("1"))
+        let unchanged = try Data(contentsOf: URL(fileURLWithPath: a.databasePath))
+        let (early, earlyOut) = try at(t1, "early.sqlite")
+        #expect(early.status == 1 && early.error.contains("the server keeps the history from ") && early.error.contains("give --at a time from then"), "\(early.error)")
+        #expect(!FileManager.default.fileExists(atPath: earlyOut))
+        // Never over a file; a date it cannot read; no --out.
+        let (taken, _) = try at(t2, "t2.sqlite")
+        #expect(taken.status == 1 && taken.error.contains("exists; --out takes the name of a new file"), "\(taken.error)")
+        #expect(try a.run(["restore", "--at", "someday", "--out", a.folder.file("x.sqlite")], environment: secrets).status == 2)
+        #expect(try a.run(["restore", "--at", "2026-11-01"], environment: secrets).status == 2)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: a.databasePath)) == unchanged)
+        #expect(try !a.folder.listing().contains { $0.contains(".rebuild-") })
     }
 }
