@@ -200,6 +200,22 @@ final class PostgresConnection {
         return try check(result)
     }
 
+    /// Runs one statement whose parameters are `texts` and then `bytes` (a bytea, sent in
+    /// binary from where it is: a snapshot's chunk is not copied on its way).
+    @discardableResult
+    func query(_ sql: String, texts: [String], bytes: UnsafeRawBufferPointer) throws -> PostgresResult {
+        let strings = texts.map { strdup($0) }
+        defer { strings.forEach { free($0) } }
+        let pointers: [UnsafePointer<CChar>?] = strings.map { $0.map { UnsafePointer($0) } } + [bytes.baseAddress?.assumingMemoryBound(to: CChar.self)]
+        let lengths = texts.map { _ in Int32(0) } + [Int32(clamping: bytes.count)]
+        let formats = texts.map { _ in Int32(0) } + [Int32(1)]
+        let types = texts.map { _ in UInt32(25) } + [UInt32(17)]
+        let result = pointers.withUnsafeBufferPointer { pointer in
+            PQexecParams(handle, sql, Int32(pointers.count), types, pointer.baseAddress, lengths, formats, 1)
+        }
+        return try check(result)
+    }
+
     private func check(_ result: OpaquePointer?) throws -> PostgresResult {
         guard let result else {
             throw SyncError.connectionLost(Self.firstLine(PQerrorMessage(handle)))

@@ -185,6 +185,8 @@ extension SyncEngine {
         guard file >= 0 else { throw StorageError.cannotOpen(path: path, reason: String(cString: strerror(errno)).lowercased()) }
         defer { close(file) }
         var buffer = [UInt8](repeating: 0, count: listing.chunkSize)
+        // One buffer for the sealed chunk too: nonce, ciphertext and tag, sent from where it is.
+        var sealed = [UInt8](repeating: 0, count: listing.chunkSize + 64)
         var sent = 0
         for index in 0..<listing.chunks {
             progress?(index, listing.chunks)
@@ -194,12 +196,15 @@ extension SyncEngine {
             let length = Int(min(Int64(listing.chunkSize), listing.bytes - offset))
             let read = buffer.withUnsafeMutableBytes { pread(file, $0.baseAddress, length, off_t(offset)) }
             guard read == length else { throw StorageError.cannotOpen(path: path, reason: "the snapshot's image was cut short") }
-            let sealed = try key.seal(
-                Array(buffer[0..<length]),
-                aad: Self.snapshotAAD(listing, index: index))
-            try connection.query(
-                "INSERT INTO scrollback.snapshot_chunk (snapshot_id, idx, sealed) VALUES ($1, $2::int4, $3) ON CONFLICT DO NOTHING",
-                [.text(listing.id), .text(String(index)), .bytes(sealed)])
+            let aad = Self.snapshotAAD(listing, index: index)
+            let count = try buffer.withUnsafeBytes { plain in
+                try sealed.withUnsafeMutableBytes { out in try key.seal(UnsafeRawBufferPointer(rebasing: plain[0..<length]), aad: aad, into: out) }
+            }
+            _ = try sealed.withUnsafeBytes { out in
+                try connection.query(
+                    "INSERT INTO scrollback.snapshot_chunk (snapshot_id, idx, sealed) VALUES ($1, $2::int4, $3) ON CONFLICT DO NOTHING",
+                    texts: [listing.id, String(index)], bytes: UnsafeRawBufferPointer(rebasing: out[0..<count]))
+            }
             sent += 1
             if sent % 16 == 0 { try renewLease() }
         }

@@ -106,6 +106,29 @@ public struct SyncKey: Sendable, Equatable {
 }
 
 extension SyncKey {
+    /// Seals `plaintext` into `out` as `seal` does (nonce, ciphertext, tag), `out` holding
+    /// 28 bytes more than it; returns how many bytes it wrote.
+    func seal(_ plaintext: UnsafeRawBufferPointer, aad: [UInt8], into out: UnsafeMutableRawBufferPointer) throws -> Int {
+        let length = plaintext.count
+        guard length < Int(Int32.max) - 64, aad.count < Int(Int32.max), out.count >= length + Self.nonceCount + Self.tagCount,
+            let target = out.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        else { throw SyncError.crypto("a chunk is too large to seal (\(length) bytes)") }
+        guard RAND_bytes(target, Int32(Self.nonceCount)) == 1 else { throw SyncError.crypto("the system's random generator failed") }
+        var empty: UInt8 = 0
+        let source = plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        let ok = bytes.withUnsafeBufferPointer { key in
+            aad.withUnsafeBufferPointer { aadBytes in
+                withUnsafeMutablePointer(to: &empty) { nothing in
+                    scrollback_aes256gcm_seal(
+                        key.baseAddress, target, aadBytes.baseAddress, Int32(aad.count), source ?? UnsafePointer(nothing), Int32(length),
+                        target + Self.nonceCount, target + Self.nonceCount + length)
+                }
+            }
+        }
+        guard ok == 1 else { throw SyncError.crypto("OpenSSL could not seal a chunk") }
+        return Self.nonceCount + length + Self.tagCount
+    }
+
     /// Opens `sealed` (nonce, ciphertext, tag) into `out`, which must hold its plaintext;
     /// returns the plaintext's length, or nil when it was not sealed with this key and `aad`.
     func open(_ sealed: UnsafeRawBufferPointer, aad: [UInt8], into out: UnsafeMutableRawBufferPointer) -> Int? {

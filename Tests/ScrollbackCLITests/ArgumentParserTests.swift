@@ -56,7 +56,7 @@ struct ArgumentParserTests {
         #expect(try ArgumentParser.parse(["sync", "key", "show", "--force"]).command == "sync key show")
         #expect(try ArgumentParser.parse(["sync"]).command == "sync")
         // Each option where it means something, rather than taken and ignored.
-        #expect(throws: UsageError(message: "--json goes with `sync status` only", command: "sync key show")) {
+        #expect(throws: UsageError(message: "--json goes with `sync status` and `sync snapshot` only", command: "sync key show")) {
             try ArgumentParser.parse(["sync", "key", "show", "--json"])
         }
         #expect(throws: UsageError(message: "--force goes with `sync off` and `sync key show` only", command: "sync init")) {
@@ -87,10 +87,10 @@ struct ArgumentParserTests {
         let page = HelpText.text(for: CommandTable.command(named: "sync key show"))
         #expect(page.contains("usage: scrollback sync key show [--force]") && page.contains("--force") && !page.contains("--json"))
         let group = HelpText.text(for: CommandTable.command(named: "sync"))
-        for name in ["sync init", "sync status", "sync off", "sync key show", "sync key import"] {
+        for name in ["sync init", "sync status", "sync snapshot", "sync off", "sync key show", "sync key import"] {
             #expect(group.contains("\n  \(name) "), "\(name)")
         }
-        #expect(SyncCommand.subcommands == ["init", "status", "off", "key show", "key import"])
+        #expect(SyncCommand.subcommands == ["init", "status", "snapshot", "off", "key show", "key import"])
     }
 
     @Test("help takes the words of one command: more are refused (not shown for sync), help help is the help, an option may come first; long values are cut in messages")

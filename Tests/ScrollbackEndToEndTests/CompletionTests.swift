@@ -111,7 +111,7 @@ struct CompletionTests {
         #expect(try offered("--db", db, "li") == ["list"])
         #expect(try offered("--db", db, "list", "--sort", "") == ["updated", "created", "title"])
         #expect(try offered("--db", db, "list", "-n", "5", "--sort", "c") == ["created"])
-        #expect(try offered("sync", "") == ["init", "status", "off", "key"])
+        #expect(try offered("sync", "") == ["init", "status", "snapshot", "off", "key"])
         #expect(try offered("--db", db, "sync", "key", "") == ["show", "import"])
         #expect(try offered("completions", "") == ["bash", "zsh", "fish"])
         // `--db=PATH` and `--sort=VALUE`, as each shell hands them over (bash splits at `=`).
