@@ -28,6 +28,14 @@ static inline int scrollback_start_writeback(int descriptor, long long offset, l
     return (int)syscall(SYS_sync_file_range, descriptor, offset, length, 2u);
 }
 
+/*
+ * copy_file_range(2) from the files' positions (the kernel copies, no bytes pass through
+ * here), through syscall for the same reason. Bytes copied, 0 at the end, -1 with errno.
+ */
+static inline long long scrollback_copy_file_range(int from, int to, long long length) {
+    return (long long)syscall(SYS_copy_file_range, from, (void *)0, to, (void *)0, (size_t)length, 0u);
+}
+
 /* Extended result codes built with | and << do not import into Swift. */
 static const int scrollback_sqlite_constraint_trigger = SQLITE_CONSTRAINT_TRIGGER;
 

@@ -13,6 +13,9 @@ public struct BackupReport: Sendable, Equatable {
     /// after it.
     public var copySeconds: Double = 0
     public var checkSeconds: Double = 0
+    /// Whether the files were copied by the kernel (`copyFiles`), not page by page by
+    /// SQLite's online backup.
+    public var byFiles = false
 }
 
 /// Why a backup was not made; each says what to do.
@@ -82,7 +85,12 @@ extension Store {
             }
         }
         let started = Date()
-        try Self.copyPages(of: database, into: partial, pagesPerStep: pagesPerStep, progress: progress, shouldStop: shouldStop)
+        let byFiles = try Self.copyFiles(of: database, into: partial, pagesPerStep: pagesPerStep, progress: progress, shouldStop: shouldStop)
+        if !byFiles {
+            try Self.copyPages(of: database, into: partial, pagesPerStep: pagesPerStep, progress: progress, shouldStop: shouldStop)
+        }
+        // What the copied -wal holds goes into the file first.
+        if FileManager.default.fileExists(atPath: partial + "-wal") { try Self.makeSingleFile(partial) }
         let copied = Date()
         // Checked whole (the deep check of the search indexes too: nobody else has the copy
         // open), then made one file, then synced: a crash never leaves a torn file there.
@@ -126,7 +134,7 @@ extension Store {
         }
         return BackupReport(
             path: path, bytes: bytes, conversations: conversations, skipped: report.skipped,
-            copySeconds: copied.timeIntervalSince(started), checkSeconds: Date().timeIntervalSince(copied))
+            copySeconds: copied.timeIntervalSince(started), checkSeconds: Date().timeIntervalSince(copied), byFiles: byFiles)
     }
 
     /// Removes the hidden partial copies of a backup to `name` that no running backup holds
@@ -151,6 +159,134 @@ extension Store {
             guard flock(handle, LOCK_EX | LOCK_NB) == 0 else { continue }
             for suffix in ["", "-journal", "-wal", "-shm"] { unlink(path + suffix) }
         }
+    }
+
+    /// What the wal-index (the `-shm`) says of a database in WAL mode, read as a reader
+    /// reads it: its two copies of the header alike.
+    struct WALIndex: Equatable {
+        var change: UInt32
+        var pageSize: Int
+        var lastFrame: Int
+        var salts: [UInt8]
+        var backfilled: Int
+    }
+
+    static func walIndex(_ path: String) -> WALIndex? {
+        let descriptor = Glibc.open(path + "-shm", O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return nil }
+        defer { Glibc.close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 136)
+        guard bytes.withUnsafeMutableBytes({ pread(descriptor, $0.baseAddress, 136, 0) }) == 136 else { return nil }
+        guard bytes[0..<48] == bytes[48..<96], bytes[12] == 1 else { return nil }
+        func u32(_ offset: Int) -> UInt32 {
+            bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self) }
+        }
+        let size = Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 14, as: UInt16.self) })
+        let pageSize = size == 1 ? 65_536 : size
+        guard pageSize >= 512, pageSize <= 65_536, pageSize & (pageSize - 1) == 0 else { return nil }
+        return WALIndex(change: u32(8), pageSize: pageSize, lastFrame: Int(u32(16)), salts: Array(bytes[32..<40]), backfilled: Int(u32(96)))
+    }
+
+    /// The database's file, and the part of its `-wal` that its snapshot reads, copied by the
+    /// kernel into `partial` (and `partial-wal`), inside one read transaction: while it is
+    /// held, no writer restarts the `-wal`, and a checkpoint writes into the file only the
+    /// frames that transaction reads, which the copied frames then give again, so that the
+    /// copy opens as the database as it was when the transaction began. The frames are those
+    /// the wal-index named, read the same before and after the transaction began (else it
+    /// begins again). False, with nothing copied, when the files cannot be copied so (no
+    /// wal-index, another page size, a `-wal` shorter than it says): the pages are copied by
+    /// SQLite's online backup then (`copyPages`). A database in another journal mode is
+    /// copied whole under the read transaction's shared lock, which keeps every writer out.
+    static func copyFiles(
+        of database: Database, into partial: String, pagesPerStep: Int32, progress: ((Int, Int) -> Void)?, shouldStop: () -> Bool
+    ) throws -> Bool {
+        let path = database.path
+        guard path != ":memory:" else { return false }
+        let mode = try database.queryFirst("PRAGMA journal_mode") { $0.text(0) }?.lowercased() ?? ""
+        let wal = mode == "wal"
+        for _ in 0..<20 {
+            let outcome: Bool? = try database.read {
+                let before = wal ? walIndex(path) : nil
+                if wal && before == nil {
+                    // No wal-index to read: the pages, then. One being written: again.
+                    return FileManager.default.fileExists(atPath: path + "-shm") ? nil : false
+                }
+                // The read transaction begins here: its snapshot is the one copied.
+                _ = try database.scalarInt("SELECT count(*) FROM sqlite_schema")
+                let pageSize = Int(try database.scalarInt("PRAGMA page_size"))
+                var frames = 0
+                if wal {
+                    guard let after = walIndex(path), let before, after == before, after.pageSize == pageSize else { return nil }
+                    frames = after.lastFrame > after.backfilled ? after.lastFrame : 0
+                    if frames > 0 {
+                        // The -wal's header must be of the generation the index describes.
+                        let header = Glibc.open(path + "-wal", O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+                        guard header >= 0 else { return false }
+                        defer { Glibc.close(header) }
+                        var salts = [UInt8](repeating: 0, count: 8)
+                        guard salts.withUnsafeMutableBytes({ pread(header, $0.baseAddress, 8, 16) }) == 8, salts == after.salts else { return nil }
+                        var status = stat()
+                        guard fstat(header, &status) == 0, Int64(status.st_size) >= Int64(32 + frames * (24 + pageSize)) else { return false }
+                    }
+                }
+                let step = Int64(max(pagesPerStep, 1)) * Int64(pageSize)
+                var status = stat()
+                guard stat(path, &status) == 0 else { return false }
+                let mainBytes = Int64(status.st_size)
+                let walBytes = frames > 0 ? Int64(32 + frames * (24 + pageSize)) : 0
+                let total = Int((mainBytes + walBytes + Int64(pageSize) - 1) / Int64(pageSize))
+                var done: Int64 = 0
+                func copy(_ from: String, _ to: String, _ length: Int64) throws {
+                    let source = Glibc.open(from, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+                    guard source >= 0 else { throw StorageError.cannotOpen(path: from, reason: String(cString: strerror(errno)).lowercased()) }
+                    defer { Glibc.close(source) }
+                    let target = Glibc.open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+                    guard target >= 0 else { throw StorageError.cannotOpen(path: to, reason: String(cString: strerror(errno)).lowercased()) }
+                    defer { Glibc.close(target) }
+                    var left = length
+                    while left > 0 {
+                        if shouldStop() { throw BackupError.interrupted }
+                        let piece = min(step, left)
+                        var moved = scrollback_copy_file_range(source, target, piece)
+                        if moved < 0 && (errno == ENOSYS || errno == EXDEV || errno == EINVAL || errno == EOPNOTSUPP) {
+                            moved = Self.copyPiece(source, target, piece)
+                        }
+                        if moved < 0 {
+                            if errno == EINTR { continue }
+                            if errno == ENOSPC || errno == EDQUOT { throw StorageError.diskFull(path: to) }
+                            throw StorageError.cannotOpen(path: to, reason: String(cString: strerror(errno)).lowercased())
+                        }
+                        // The file grew shorter meanwhile (a checkpoint that truncated it):
+                        // what is missing is in the copied frames.
+                        if moved == 0 { break }
+                        left -= moved
+                        done += moved
+                        progress?(Int(done / Int64(pageSize)), total)
+                    }
+                }
+                try copy(path, partial, mainBytes)
+                if walBytes > 0 { try copy(path + "-wal", partial + "-wal", walBytes) }
+                progress?(total, total)
+                return true
+            }
+            if let outcome { return outcome }
+        }
+        return false
+    }
+
+    /// `length` bytes from one file's position to another's, through a buffer: where the
+    /// kernel cannot copy between them.
+    private static func copyPiece(_ source: Int32, _ target: Int32, _ length: Int64) -> Int64 {
+        var buffer = [UInt8](repeating: 0, count: Int(min(length, 1 << 20)))
+        let read = buffer.withUnsafeMutableBytes { Glibc.read(source, $0.baseAddress, $0.count) }
+        guard read > 0 else { return Int64(read) }
+        var written = 0
+        while written < read {
+            let wrote = buffer.withUnsafeBytes { Glibc.write(target, $0.baseAddress.map { $0 + written }, read - written) }
+            guard wrote > 0 else { return -1 }
+            written += wrote
+        }
+        return Int64(read)
     }
 
     /// The pages of `database` into the new file `partial`, as one read transaction sees

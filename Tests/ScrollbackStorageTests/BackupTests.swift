@@ -34,6 +34,7 @@ struct BackupTests {
             try? Self.fill(writer, count: 20, from: 10_000 + written)
             written += 20
         }, pagesPerStep: 16)
+        #expect(report.byFiles, "the files were not copied by the kernel")
         #expect(written > 0 && seen.count > 1, "\(seen)")
         #expect(seen == seen.sorted(), "the copy went back: it restarted \(seen)")
         #expect(report.conversations == 600)
@@ -132,5 +133,40 @@ extension BackupTests {
         close(held)
         _ = try store.backup(to: folder.file("copy.sqlite"), force: true)
         #expect(try folder.listing().filter { $0.contains(".partial-") }.sorted() == [".copy.sqlite.partial-DDDDDD", ".other.sqlite.partial-CCCCCC"])
+    }
+}
+
+extension BackupTests {
+    @Test("copied by the kernel beside a writer that keeps changes in the -wal and a checkpointer that moves them into the file meanwhile: the copy is the database as it was when the backup began; a database in rollback-journal mode is copied whole")
+    func filesBesideCheckpoints() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("h.sqlite")
+        let store = try Store.open(path: path)
+        try Self.fill(store, count: 300)
+        // Changes only the -wal holds when the backup begins.
+        let writer = try Store.open(path: path)
+        try writer.database.execute("PRAGMA wal_autocheckpoint = 0")
+        try Self.fill(writer, count: 50, from: 5_000)
+        #expect(Store.hasWALContent(path))
+        let reader = try Store.open(path: path, readOnly: true)
+        var written = 0
+        let report = try reader.backup(to: folder.file("copy.sqlite"), force: false, progress: { _, _ in
+            // Between pieces: more commits, and checkpoints of everything they may move.
+            try? Self.fill(writer, count: 10, from: 20_000 + written)
+            written += 10
+            _ = try? writer.database.query("PRAGMA wal_checkpoint(PASSIVE)") { $0.int(0) }
+        }, pagesPerStep: 8)
+        #expect(report.byFiles)
+        #expect(written > 10)
+        let copy = try Store.open(path: folder.file("copy.sqlite"), readOnly: true)
+        #expect(try copy.conversations.count(filter: .none) == 350)
+        #expect(try copy.check().problems.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: folder.file("copy.sqlite-wal")))
+        // Rollback-journal mode: copied under the read transaction's shared lock.
+        let plain = folder.file("plain.sqlite")
+        _ = try store.backup(to: plain, force: false)
+        let single = try Store.open(path: plain, readOnly: true)
+        let again = try single.backup(to: folder.file("plain-copy.sqlite"), force: false)
+        #expect(again.byFiles && again.conversations == 300 + 50 + written)
     }
 }
