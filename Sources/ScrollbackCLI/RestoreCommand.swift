@@ -49,7 +49,8 @@ struct RestoreCommand {
         }
         let time: Timestamp
         do {
-            time = try ConversationFilter.time(text, now: .now(), end: true)
+            // A time to come is now: nothing later is known.
+            time = min(try ConversationFilter.time(text, now: .now(), end: true), .now())
         } catch let error as FilterError {
             throw UsageError(message: "--at: \(error.message)", command: "restore")
         }

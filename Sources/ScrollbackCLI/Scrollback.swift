@@ -183,6 +183,7 @@ struct CommandContext {
                 "scrollback: upgraded \(databasePath) from schema \(store.migration.fromVersion) to \(store.migration.toVersion); the previous version is kept at \(backup)"
             )
         }
+        store.sweepAbandonedFiles()
         if try buildingIndex && !store.isReadOnly && store.hasSearchBacklog() {
             try finishSearchIndex(store)
         }

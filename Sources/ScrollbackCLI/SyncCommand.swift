@@ -185,7 +185,7 @@ struct SyncCommand {
                 engine.awayDays = snapshotSettings.awayDays
                 let made = try engine.makeSnapshot(progress: { done, total in
                     guard showsProgress else { return }
-                    console.writeError("\r\u{1B}[Ksending the snapshot: chunk \(NumberText.grouped(done)) of \(NumberText.grouped(total))…")
+                    console.writeError("\r\u{1B}[Ksending the snapshot: chunk \(NumberText.grouped(min(done + 1, total))) of \(NumberText.grouped(total))…")
                 })
                 return (synced, made)
             } catch let error as SnapshotError {
@@ -381,7 +381,7 @@ struct SyncCommand {
         do {
             return try SyncEngine.catchUp(conninfo: url, key: key, databasePath: context.databasePath) { done, total in
                 guard showsProgress else { return }
-                console.writeError("\r\u{1B}[Kreceiving the snapshot: chunk \(NumberText.grouped(done)) of \(NumberText.grouped(total))…")
+                console.writeError("\r\u{1B}[Kreceiving the snapshot: chunk \(NumberText.grouped(min(done + 1, total))) of \(NumberText.grouped(total))…")
             }
         } catch {
             clearProgress()

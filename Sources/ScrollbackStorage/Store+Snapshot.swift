@@ -144,6 +144,31 @@ extension Store {
         try database.write { try SettingsTable(database: database).remove(.syncSnapshotPending) }
     }
 
+    /// Removes what killed processes left beside the database: a restore's copy, a
+    /// snapshot's image, a snapshot being received (each unlocked and a minute old), and a
+    /// cut upload's image that no pending upload names.
+    public func sweepAbandonedFiles() {
+        guard !isReadOnly, path != ":memory:" else { return }
+        let target = URL(fileURLWithPath: path).standardizedFileURL.path
+        let folder = (target as NSString).deletingLastPathComponent
+        let name = (target as NSString).lastPathComponent
+        for kind in ["restore", "snapshot", "received"] { Self.removeAbandonedCopies(of: name, in: folder, kind: kind) }
+        let pending = (try? pendingSnapshot())?.path
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        let now = time(nil)
+        for entry in entries where entry.hasPrefix("." + name + ".upload-") {
+            let file = folder + "/" + entry
+            var status = stat()
+            guard file != pending, lstat(file, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, now - status.st_mtim.tv_sec > 60 else { continue }
+            for suffix in ["", "-journal", "-wal", "-shm"] { unlink(file + suffix) }
+        }
+    }
+
+    /// Removes the hidden files killed `restore --at` runs to `name` left in `folder`.
+    public static func removeAbandonedRebuilds(of name: String, in folder: String) {
+        removeAbandonedCopies(of: name, in: folder, kind: "rebuild")
+    }
+
     /// Removes an image (and what SQLite left beside it), and lets go of its lock.
     public func removeSnapshotImage(_ path: String) {
         for suffix in ["", "-journal", "-wal", "-shm"] { unlink(path + suffix) }

@@ -56,40 +56,55 @@ extension SyncEngine {
         guard let sealed = try keyCheck(connection) else { throw SyncError.notInitialized }
         guard opens(key, sealed) else { throw SyncError.wrongKey }
         var report = AsOfReport()
-        let made = try connection.query(
-            """
-            SELECT id, (extract(epoch FROM complete_at) * 1000)::int8 FROM scrollback.snapshot
-             WHERE complete_at IS NOT NULL ORDER BY complete_at DESC
-            """)
-        var times: [String: Int64] = [:]
-        for row in 0..<made.rows { if let id = made.text(row, 0), let at = made.integer(row, 1) { times[id] = at } }
-        let listed = try snapshots(on: connection, where: "complete_at IS NOT NULL", [])
-        let base = listed.first { (times[$0.id] ?? Int64.max) <= time.milliseconds }
-        if base == nil {
+        // A snapshot's moment is when its image was made; one the changes after it are all
+        // on the server for (`usableSnapshots`).
+        let usable = try usableSnapshots(on: connection)
+        let candidates = usable.filter { $0.startedAt <= time.milliseconds }
+        if candidates.isEmpty {
             let compacted = try connection.query("SELECT count(*)::int8 FROM scrollback.compacted WHERE through > 0")
             if (compacted.integer(0, 0) ?? 0) > 0 {
-                throw AsOfError.tooEarly(oldest: listed.compactMap { times[$0.id] }.min().map(Timestamp.init(milliseconds:)))
+                throw AsOfError.tooEarly(oldest: usable.map(\.startedAt).min().map(Timestamp.init(milliseconds:)))
             }
         }
         let folder = (target as NSString).deletingLastPathComponent
+        Store.removeAbandonedRebuilds(of: (target as NSString).lastPathComponent, in: folder)
         var template = Array((folder + "/." + (target as NSString).lastPathComponent + ".rebuild-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
         guard descriptor >= 0 else {
             throw StorageError.cannotOpen(path: folder, reason: "a file cannot be made there: " + String(cString: strerror(errno)).lowercased())
         }
         let partial = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // Held while it is built: a later sweep removes one a killed rebuild left, never this.
+        flock(descriptor, LOCK_EX)
         var done = false
         defer {
             close(descriptor)
             if !done { for suffix in ["", "-journal", "-wal", "-shm"] { unlink(partial + suffix) } }
         }
         let reader = newMachineID()
+        var base: SnapshotListing?
+        var firstDamage: (any Error)?
+        // The newest before the time first; a damaged one gives way to the one before it.
+        for candidate in candidates {
+            progress?("receiving the snapshot of \(Timestamp(milliseconds: candidate.startedAt).iso8601)…")
+            guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else {
+                throw StorageError.cannotOpen(path: partial, reason: String(cString: strerror(errno)).lowercased())
+            }
+            do {
+                try receive(candidate, on: connection, key: key, into: descriptor)
+            } catch let error as SnapshotError {
+                if firstDamage == nil { firstDamage = error }
+                continue
+            }
+            base = candidate
+            break
+        }
         if let base {
-            progress?("receiving the snapshot of \(Timestamp(milliseconds: times[base.id] ?? 0).iso8601)…")
-            try receive(base, on: connection, key: key, into: descriptor)
             try Store.adoptSnapshotImage(at: partial, machine: reader, cursors: base.cursors)
             report.snapshot = base
-            report.snapshotMadeAt = times[base.id].map(Timestamp.init(milliseconds:))
+            report.snapshotMadeAt = Timestamp(milliseconds: base.startedAt)
+        } else if let firstDamage {
+            throw firstDamage
         } else {
             _ = try Store.open(path: partial, createFolder: false).turnSyncOn(machine: reader, joining: true)
         }

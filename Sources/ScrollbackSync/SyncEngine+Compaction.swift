@@ -58,11 +58,11 @@ extension SyncEngine {
             guard lease.rows == 1 else { throw SnapshotError.leaseLost }
             let dropped = try connection.query(
                 """
-                WITH complete AS (SELECT id, complete_at FROM scrollback.snapshot WHERE complete_at IS NOT NULL),
-                     newest AS (SELECT id FROM complete ORDER BY complete_at DESC, id LIMIT 1),
-                     monthly AS (SELECT DISTINCT ON (date_trunc('month', complete_at)) id FROM complete
-                                  WHERE complete_at > now() - make_interval(months => $1::int4)
-                                  ORDER BY date_trunc('month', complete_at), complete_at DESC, id)
+                WITH complete AS (SELECT id, started_at FROM scrollback.snapshot WHERE complete_at IS NOT NULL),
+                     newest AS (SELECT id FROM complete ORDER BY started_at DESC, id LIMIT 1),
+                     monthly AS (SELECT DISTINCT ON (date_trunc('month', started_at)) id FROM complete
+                                  WHERE started_at > now() - make_interval(months => $1::int4)
+                                  ORDER BY date_trunc('month', started_at), started_at DESC, id)
                 DELETE FROM scrollback.snapshot
                  WHERE (complete_at IS NOT NULL AND id NOT IN (SELECT id FROM newest UNION SELECT id FROM monthly))
                     OR (complete_at IS NULL AND started_at < now() - interval '1 day')
@@ -105,7 +105,7 @@ extension SyncEngine {
                 "SELECT coalesce(array_to_string(array_agg(DISTINCT f), ','), '') FROM scrollback.snapshot, unnest(files) AS f WHERE complete_at IS NOT NULL")
             let named = Set((kept.text(0, 0) ?? "").split(separator: ",").map(String.init) + liveFiles)
             let old = try connection.query(
-                "SELECT name FROM scrollback.file WHERE sent_at < (SELECT complete_at FROM scrollback.snapshot WHERE id = $1)", [.text(base.id)])
+                "SELECT name FROM scrollback.file WHERE sent_at < (SELECT started_at FROM scrollback.snapshot WHERE id = $1)", [.text(base.id)])
             let gone = (0..<old.rows).compactMap { old.text($0, 0) }.filter { !named.contains($0) }
             if !gone.isEmpty {
                 let list = "{" + gone.joined(separator: ",") + "}"
@@ -124,7 +124,9 @@ extension SyncEngine {
     /// with the push as it would have), and the cursors move to the snapshot's. Returns
     /// whether it merged one.
     func mergeSnapshotIfBehind() throws -> Bool {
-        guard let newest = try Self.snapshots(on: connection, where: "complete_at IS NOT NULL", []).first else { return false }
+        guard try connection.query("SELECT count(*)::int8 FROM scrollback.compacted").integer(0, 0) ?? 0 > 0 else { return false }
+        let candidates = try Self.usableSnapshots(on: connection)
+        guard let newest = candidates.first else { return false }
         let cursors = try store.syncCursors()
         var behind = false
         for (origin, covered) in newest.cursors where origin != machine {
@@ -138,18 +140,31 @@ extension SyncEngine {
             }
         }
         guard behind else { return false }
-        let file = try Store.receivingFile(beside: store.path)
-        defer {
-            close(file.descriptor)
-            for suffix in ["", "-journal", "-wal", "-shm"] { unlink(file.path + suffix) }
+        var firstDamage: String?
+        for candidate in candidates {
+            let file = try Store.receivingFile(beside: store.path)
+            defer {
+                close(file.descriptor)
+                for suffix in ["", "-journal", "-wal", "-shm"] { unlink(file.path + suffix) }
+            }
+            do {
+                try Self.receive(candidate, on: connection, key: key, into: file.descriptor)
+            } catch SnapshotError.damaged(let message) {
+                // An older kept snapshot will do: the changes after it are on the server.
+                if firstDamage == nil { firstDamage = message }
+                continue
+            }
+            try merge(candidate, from: file.path)
+            return true
         }
-        do {
-            try Self.receive(newest, on: connection, key: key, into: file.descriptor)
-        } catch SnapshotError.damaged(let message) {
-            throw SnapshotError.damaged(
-                "\(message); the changes it covers were compacted, so this machine cannot catch up without it: run `scrollback sync snapshot` on a machine that syncs, then `scrollback sync` here again (what this machine changed waits in its outbox)")
-        }
-        let image = try Store.open(path: file.path, createFolder: false, keepingCopy: false)
+        throw SnapshotError.damaged(
+            "\(firstDamage ?? "the server's snapshots do not open"); the changes it covers were compacted, so this machine cannot catch up without it: run `scrollback sync snapshot` on a machine that syncs, then `scrollback sync` here again (what this machine changed waits in its outbox)")
+    }
+
+    /// The state of the received image at `path` merged here by clocks, the cursors moved
+    /// to the snapshot's.
+    private func merge(_ newest: SnapshotListing, from path: String) throws {
+        let image = try Store.open(path: path, createFolder: false, keepingCopy: false)
         let reader = Self.newMachineID()
         var after: Int64 = 0
         try store.applyingPages(about: Store.indexedPage) {
@@ -163,6 +178,5 @@ extension SyncEngine {
         var moved = newest.cursors
         moved.removeValue(forKey: machine)
         try store.advanceCursors(moved)
-        return true
     }
 }

@@ -25,6 +25,8 @@ public struct SnapshotListing: Sendable, Equatable {
     public var chunks: Int
     public var bytes: Int64
     public var cursors: [String: Int64]
+    /// When its image was made (milliseconds): the moment its history is of.
+    public var startedAt: Int64 = 0
 }
 
 /// What `sync snapshot` sent.
@@ -93,12 +95,12 @@ extension SyncEngine {
             """
             INSERT INTO scrollback.snapshot_lease AS l (id, machine_id, expires_at) VALUES (1, $1, now() + make_interval(secs => $2::int4))
             ON CONFLICT (id) DO UPDATE SET machine_id = excluded.machine_id, expires_at = excluded.expires_at
-             WHERE l.expires_at < now() OR l.machine_id = excluded.machine_id
+             WHERE l.expires_at < now() OR l.expires_at > now() + interval '1 day' OR l.machine_id = excluded.machine_id
             RETURNING machine_id
             """, [.text(machine), .text(String(Self.leaseSeconds))])
         guard taken.rows == 0 else { return }
         let holder = try connection.query(
-            "SELECT machine_id, to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') || ' UTC' FROM scrollback.snapshot_lease WHERE id = 1")
+            "SELECT machine_id, coalesce(to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') || ' UTC', 'an unreadable time') FROM scrollback.snapshot_lease WHERE id = 1")
         throw SnapshotError.leased(machine: holder.text(0, 0) ?? "?", until: holder.text(0, 1) ?? "?")
     }
 
@@ -141,8 +143,11 @@ extension SyncEngine {
         }
         var listing: SnapshotListing
         var conversations = 0
+        let newestComplete = try Self.snapshots(on: connection, where: "complete_at IS NOT NULL", []).first
         if let pending = try store.pendingSnapshot(), let row = try snapshotRow(id: pending.id), row.machine == machine,
-            FileManager.default.fileExists(atPath: pending.path), fileSize(pending.path) == row.bytes
+            FileManager.default.fileExists(atPath: pending.path), fileSize(pending.path) == row.bytes,
+            // An image older than a snapshot another machine finished meanwhile is of no use.
+            row.startedAt >= (newestComplete?.startedAt ?? 0)
         {
             listing = row
             imagePath = pending.path
@@ -240,8 +245,9 @@ extension SyncEngine {
         let rows = try connection.query(
             """
             SELECT id, machine_id, chunks::int8, bytes, array_to_string(machines, ','), array_to_string(seqs, ','),
-                   cardinality(machines)::int8, cardinality(seqs)::int8, chunk_size::int8
-              FROM scrollback.snapshot WHERE \(condition) ORDER BY coalesce(complete_at, started_at) DESC, id
+                   cardinality(machines)::int8, cardinality(seqs)::int8, chunk_size::int8,
+                   (extract(epoch FROM started_at) * 1000)::int8
+              FROM scrollback.snapshot WHERE \(condition) ORDER BY started_at DESC, id
             """, parameters)
         var found: [SnapshotListing] = []
         for row in 0..<rows.rows {
@@ -258,7 +264,7 @@ extension SyncEngine {
             found.append(
                 SnapshotListing(
                     id: id, machine: machine, chunkSize: Int(chunkSize), chunks: Int(chunks), bytes: bytes,
-                    cursors: Dictionary(zip(machines, seqs), uniquingKeysWith: { first, _ in first })))
+                    cursors: Dictionary(zip(machines, seqs), uniquingKeysWith: { first, _ in first }), startedAt: rows.integer(row, 9) ?? 0))
         }
         return found
     }
@@ -268,7 +274,31 @@ extension SyncEngine {
     /// The newest complete snapshot on the server at `conninfo`, if any.
     public static func newestSnapshot(conninfo: String) throws -> SnapshotListing? {
         let connection = try PostgresConnection(conninfo: conninfo)
-        return try snapshots(on: connection, where: "complete_at IS NOT NULL", []).first
+        return try usableSnapshots(on: connection).first
+    }
+
+    /// The complete snapshots a machine can start from, newest image first: those whose
+    /// cursors reach every machine's compacted changes (the changes after them are all on the
+    /// server; an older image whose upload finished late does not). A complete row that is
+    /// not as scrollback writes it, with none left to use, is said (`SnapshotError.damaged`).
+    static func usableSnapshots(on connection: PostgresConnection) throws -> [SnapshotListing] {
+        let listed = try snapshots(on: connection, where: "complete_at IS NOT NULL", [])
+        let compacted = try connection.query("SELECT machine_id, through FROM scrollback.compacted")
+        var through: [String: Int64] = [:]
+        for row in 0..<compacted.rows {
+            if let machine = compacted.text(row, 0), let seq = compacted.integer(row, 1) { through[machine] = seq }
+        }
+        let usable = listed.filter { listing in through.allSatisfy { (listing.cursors[$0.key] ?? 0) >= $0.value } }
+        if usable.isEmpty {
+            let rows = try connection.query("SELECT count(*)::int8 FROM scrollback.snapshot WHERE complete_at IS NOT NULL")
+            if (rows.integer(0, 0) ?? 0) > 0 {
+                throw SnapshotError.damaged(
+                    listed.isEmpty
+                        ? "the server's snapshot rows are not as scrollback writes them (changed by someone?); run `scrollback sync snapshot` on a machine that syncs to make a new one"
+                        : "the server's snapshots are older than the changes it compacted; run `scrollback sync snapshot` on a machine that syncs to make a new one")
+            }
+        }
+        return usable
     }
 
     /// Receives `listing` into the new file at `path` (open as `descriptor`): every chunk
@@ -355,20 +385,32 @@ extension SyncEngine {
             last = now
         }
         let connection = try PostgresConnection(conninfo: conninfo)
-        guard let listing = try snapshots(on: connection, where: "complete_at IS NOT NULL", []).first else { return nil }
-        let file = try Store.receivingFile(beside: databasePath)
-        defer {
-            close(file.descriptor)
-            for suffix in ["", "-journal", "-wal", "-shm"] { unlink(file.path + suffix) }
-        }
+        let candidates = try usableSnapshots(on: connection)
         lap("find")
-        try receive(listing, on: connection, key: key, into: file.descriptor, progress: progress)
-        lap("receive")
-        let machine = newMachineID()
-        try Store.adoptSnapshotImage(at: file.path, machine: machine, cursors: listing.cursors)
-        lap("adopt")
-        try Store.replaceEmptyDatabase(at: databasePath, with: file.path)
-        lap("replace")
-        return (machine, listing)
+        var first: (any Error)?
+        // The newest first; a damaged one gives way to the one before it (the changes after
+        // every kept snapshot are on the server).
+        for listing in candidates {
+            let file = try Store.receivingFile(beside: databasePath)
+            defer {
+                close(file.descriptor)
+                for suffix in ["", "-journal", "-wal", "-shm"] { unlink(file.path + suffix) }
+            }
+            do {
+                try receive(listing, on: connection, key: key, into: file.descriptor, progress: progress)
+            } catch let error as SnapshotError {
+                if first == nil { first = error }
+                continue
+            }
+            lap("receive")
+            let machine = newMachineID()
+            try Store.adoptSnapshotImage(at: file.path, machine: machine, cursors: listing.cursors)
+            lap("adopt")
+            try Store.replaceEmptyDatabase(at: databasePath, with: file.path)
+            lap("replace")
+            return (machine, listing)
+        }
+        if let first { throw first }
+        return nil
     }
 }

@@ -8,7 +8,7 @@ import TestSupport
 /// a terminal and through `--json`.
 @Suite("backup, through the binary", .serialized)
 struct BackupCommandTests {
-    @Test("kill -9 of backup at 50 random moments, with a writer beside it: a file under the final name is always whole and passes check; then a backup that finishes, on a terminal, says what it did")
+    @Test("kill -9 of backup at 50 random moments, and of a writer beside it at others, with a rename loop beside both: a file under the final name is always whole and passes check, and so does the database; then a backup that finishes, on a terminal, says what it did")
     func killedAndBeside() throws {
         let runner = try BinaryRunner()
         #expect(try runner.run(["demo", "--count", "3000"]).status == 0)
@@ -30,15 +30,26 @@ struct BackupCommandTests {
             let process = try ChildProcess(
                 BinaryRunner.binary.path, ["--db", runner.databasePath, "backup", target],
                 environment: TestEnvironment.variables(home: runner.folder.path), output: "/dev/null", error: "/dev/null")
-            usleep(UInt32(random.below(150_000)))
-            kill(process.pid, SIGKILL)
+            // The other side killed too: a writer of its own, cut mid-write.
+            let cut = try ChildProcess(
+                BinaryRunner.binary.path, ["--db", runner.databasePath, "demo", "--count", "200", "--seed", "\(round + 7)"],
+                environment: TestEnvironment.variables(home: runner.folder.path), output: "/dev/null", error: "/dev/null")
+            let delay = random.below(150_000)
+            let writerDelay = random.below(150_000)
+            usleep(UInt32(min(delay, writerDelay)))
+            kill(delay <= writerDelay ? process.pid : cut.pid, SIGKILL)
+            usleep(UInt32(max(delay, writerDelay) - min(delay, writerDelay)))
+            kill(delay <= writerDelay ? cut.pid : process.pid, SIGKILL)
             _ = process.wait()
+            _ = cut.wait()
             guard FileManager.default.fileExists(atPath: target) else { continue }
             whole += 1
             let check = try runner.run(["--db", target, "--readonly", "check"], withDatabase: false)
             #expect(check.status == 0, "round \(round): \(check.output) \(check.error)")
             #expect(!FileManager.default.fileExists(atPath: target + "-wal"))
         }
+        let database = try runner.run(["check"])
+        #expect(database.status == 0, "\(database.output) \(database.error)")
         // A cut one never took the final name; its hidden partial copy stays (kill -9) until
         // the next backup to that name, which removes it (its lock went with the killed one).
         let listing = try FileManager.default.contentsOfDirectory(atPath: runner.folder.path)

@@ -90,7 +90,7 @@ struct SnapshotCommandTests {
         #expect(try RestoreCommandTests.export(a, db: firstOut) == e0)
         // A snapshot (which compacts what it covers), dated last month: kept as the monthly one.
         #expect(try a.run(["sync", "snapshot"], environment: secrets).status == 0)
-        _ = try server.psql(url, "UPDATE scrollback.snapshot SET complete_at = now() - interval '40 days'")
+        _ = try server.psql(url, "UPDATE scrollback.snapshot SET started_at = now() - interval '40 days', complete_at = now() - interval '40 days'")
         usleep(20_000)
         #expect(try a.run(["pin", try id("Two")]).status == 0)
         #expect(try a.run(["delete", try id("Three"), "--yes"]).status == 0)
@@ -135,5 +135,23 @@ struct SnapshotCommandTests {
         #expect(try a.run(["restore", "--at", "2026-11-01"], environment: secrets).status == 2)
         #expect(try Data(contentsOf: URL(fileURLWithPath: a.databasePath)) == unchanged)
         #expect(try !a.folder.listing().contains { $0.contains(".rebuild-") })
+    }
+
+    @Test("what killed snapshot, catch-up and restore processes left beside the database (unlocked, a minute old) goes at the next command that writes; what is young stays (another may be making it)")
+    func sweep() throws {
+        let runner = try BinaryRunner()
+        #expect(try runner.run(["import", try runner.recordExport(titles: ["Alpha"])]).status == 0)
+        let folder = runner.dataFolder
+        let old = [".history.sqlite.snapshot-AAAAAA", ".history.sqlite.received-BBBBBB", ".history.sqlite.restore-CCCCCC",
+                   ".history.sqlite.upload-0123456789abcdef0123456789abcdef"]
+        let young = ".history.sqlite.received-DDDDDD"
+        for name in old + [young, old[0] + "-wal"] { try Data("x".utf8).write(to: URL(fileURLWithPath: folder + "/" + name)) }
+        for name in old + [old[0] + "-wal"] {
+            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-120)], ofItemAtPath: folder + "/" + name)
+        }
+        let id = (try runner.json(["list"])["conversations"] as? [[String: Any]])?.first?["id"] as? String
+        #expect(try runner.run(["pin", try #require(id)]).status == 0)
+        let left = runner.dataFiles().filter { $0.hasPrefix(".") }
+        #expect(left == [young], "\(left)")
     }
 }

@@ -125,7 +125,7 @@ struct SnapshotTests {
             ("a chunk of the older snapshot", "UPDATE scrollback.snapshot_chunk AS c SET sealed = o.sealed FROM old_chunk AS o WHERE c.snapshot_id = '\(new.id)' AND c.idx = 0", "chunk 0 of"),
             ("the last chunk dropped", "DELETE FROM scrollback.snapshot_chunk WHERE snapshot_id = '\(new.id)' AND idx = \(new.chunks - 1)", "is missing"),
             ("cut to fewer chunks", "UPDATE scrollback.snapshot SET chunks = 2, bytes = 2 * chunk_size WHERE id = '\(new.id)'", "chunk 0 of 2"),
-            ("cursors moved", "UPDATE scrollback.snapshot SET seqs = array_replace(seqs, seqs[1], seqs[1] - 1) WHERE id = '\(new.id)'", "chunk 0 of"),
+            ("cursors moved", "UPDATE scrollback.snapshot SET seqs = array_replace(seqs, seqs[1], seqs[1] - 1) WHERE id = '\(new.id)'", "older than the changes it compacted"),
             ("a chunk sealed with another key", "UPDATE scrollback.snapshot_chunk SET sealed = '\\x\(hex)'::bytea WHERE snapshot_id = '\(new.id)' AND idx = 1", "chunk 1 of"),
         ]
         for (index, (name, tamper, says)) in cases.enumerated() {
@@ -240,9 +240,9 @@ struct SnapshotTests {
         #expect(try c.sync().mergedSnapshot == false)
 
         // Kept: the newest, and one a month for keep_months.
-        _ = try scene.server.psql(scene.url, "UPDATE scrollback.snapshot SET complete_at = now() - interval '40 days'")
+        _ = try scene.server.psql(scene.url, "UPDATE scrollback.snapshot SET started_at = now() - interval '40 days', complete_at = now() - interval '40 days'")
         _ = try Self.engine(a).makeSnapshot()
-        _ = try scene.server.psql(scene.url, "UPDATE scrollback.snapshot SET complete_at = complete_at - interval '1 day' WHERE complete_at > now() - interval '1 hour'")
+        _ = try scene.server.psql(scene.url, "UPDATE scrollback.snapshot SET started_at = started_at - interval '1 day', complete_at = complete_at - interval '1 day' WHERE started_at > now() - interval '1 hour'")
         let monthly = try Self.engine(a)
         monthly.keepMonths = 12
         _ = try monthly.makeSnapshot()
@@ -252,5 +252,44 @@ struct SnapshotTests {
         _ = try newestOnly.makeSnapshot()
         #expect(try scene.server.psql(scene.url, "SELECT count(*) FROM scrollback.snapshot").hasPrefix("1"))
         #expect(try scene.server.psql(scene.url, "SELECT count(*) FROM scrollback.snapshot_chunk WHERE snapshot_id NOT IN (SELECT id FROM scrollback.snapshot)").hasPrefix("0"))
+    }
+
+    @Test("a cut upload is not taken up again once another machine finished a newer snapshot (its image is older), and the newest image is the one kept; a damaged newest snapshot gives way to an older kept one, the changes after it still on the server")
+    func staleAndFallback() throws {
+        let scene = try SyncScene()
+        let a = try Self.source(scene, count: 30)
+        let b = try scene.machine("b")
+        try b.turnOn()
+        try b.sync()
+        // A's upload is cut; its lease runs out; B, later, makes and finishes a newer one.
+        #expect(throws: SyncError.self) { try Self.engine(a).makeSnapshot(stopAfter: 1) }
+        #expect(try a.store.pendingSnapshot() != nil)
+        _ = try scene.server.psql(scene.url, "UPDATE scrollback.snapshot_lease SET expires_at = now() - interval '1 second'")
+        _ = try b.store.conversations.rename(id: try b.id("Conversation 3"), to: "After A's image")
+        try b.sync()
+        try a.sync()
+        let newer = try Self.engine(b).makeSnapshot()
+        // A again: a new image, not the old one finished.
+        let again = try Self.engine(a).makeSnapshot()
+        #expect(again.resumed == 0 && again.id != newer.id)
+        let (c, fromSnapshot) = try Self.newMachine(scene, "c")
+        #expect(fromSnapshot)
+        #expect(try c.titles().contains("After A's image"))
+        #expect(try c.export() == a.export())
+        // Kept: the newest image (A's second), whatever finished last.
+        #expect(try scene.server.psql(scene.url, "SELECT id FROM scrollback.snapshot").contains(again.id))
+
+        // The newest damaged, an older one kept for its month: a new machine starts from
+        // the older one and takes the changes after it.
+        _ = try scene.server.psql(scene.url, "UPDATE scrollback.snapshot SET started_at = now() - interval '40 days'")
+        _ = try a.store.conversations.rename(id: try a.id("Conversation 5"), to: "After the monthly one")
+        try a.sync()
+        let newest = try Self.engine(a).makeSnapshot()
+        #expect(try scene.server.psql(scene.url, "SELECT count(*) FROM scrollback.snapshot").hasPrefix("2"))
+        _ = try scene.server.psql(scene.url, "UPDATE scrollback.snapshot_chunk SET sealed = overlay(sealed placing '\\x00'::bytea from 30 for 1) WHERE snapshot_id = '\(newest.id)'")
+        let (d, fromOlder) = try Self.newMachine(scene, "d")
+        #expect(fromOlder)
+        #expect(try d.titles().contains("After the monthly one"))
+        #expect(try d.export() == a.export())
     }
 }
