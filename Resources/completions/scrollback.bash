@@ -50,7 +50,7 @@ _scrollback() {
         [[ "$word" == "--db" && $step == 2 && "$COMP_LINE" == *"--db= "* ]] && { i=$((i + 1)); continue; }
         case "$word" in
             --db) db="$(_scrollback_dequote "${COMP_WORDS[i+step]}")"; i=$((i + step)); continue ;;
-            --sort|--limit|-n|--after|--before|--source|--model|--project|--since|--until|--title|--format|--unzip-limit|--out|--out-dir|--attachments-dir|--at|--count|--seed|--words) i=$((i + step)); continue ;;
+            --sort|--limit|-n|--after|--before|--source|--model|--project|--since|--until|--title|--format|--unzip-limit|--out|--out-dir|--attachments-dir|--at|--from|--count|--seed|--words) i=$((i + step)); continue ;;
             -*) continue ;;
         esac
         if [[ -z "$command" ]]; then command="$word"; else typed+=("$word"); fi
@@ -100,6 +100,7 @@ _scrollback() {
         "stats --title") COMPREPLY=(); return ;;
         "restore --at") COMPREPLY=(); return ;;
         "restore --out") mapfile -t COMPREPLY < <(compgen -f -- "$current"); return ;;
+        "restore --from") COMPREPLY=(); return ;;
         "demo --count") COMPREPLY=(); return ;;
         "demo --seed") COMPREPLY=(); return ;;
     esac
@@ -121,7 +122,7 @@ _scrollback() {
             esac ;;
         stats) _scrollback_offer "$current" < <(printf '%s\n' --chart --json --source --model --project --since --until --pinned --title --db --readonly --demo --verbose --help) ;;
         backup) _scrollback_offer "$current" < <(printf '%s\n' --force --json --db --readonly --demo --verbose --help) ;;
-        restore) _scrollback_offer "$current" < <(printf '%s\n' --yes --at --out --json --db --readonly --demo --verbose --help) ;;
+        restore) _scrollback_offer "$current" < <(printf '%s\n' --yes --at --out --from --json --db --readonly --demo --verbose --help) ;;
         check) _scrollback_offer "$current" < <(printf '%s\n' --repair --db --readonly --demo --verbose --help) ;;
         demo) _scrollback_offer "$current" < <(printf '%s\n' --count --seed --yes --db --readonly --demo --verbose --help) ;;
         sync)

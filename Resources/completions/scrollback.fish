@@ -20,7 +20,7 @@ function __scrollback_typed
                 set skip 2
             case '--db=*'
                 set db (string replace -- --db= '' $token)
-            case --sort --limit -n --after --before --source --model --project --since --until --title --format --unzip-limit --out --out-dir --attachments-dir --at --count --seed --words
+            case --sort --limit -n --after --before --source --model --project --since --until --title --format --unzip-limit --out --out-dir --attachments-dir --at --from --count --seed --words
                 set skip 1
             case '-*'
             case '*'
@@ -141,6 +141,7 @@ complete -c scrollback -n '__scrollback_in backup' -l json -s j -d 'print JSON i
 complete -c scrollback -n '__scrollback_in restore' -l yes -s y -d 'restore without asking (needed when standard input is not a terminal)'
 complete -c scrollback -n '__scrollback_in restore' -l at -x -d 'rebuild the history as it was then (a date as --until reads it: the end of that day; or 2026-11-01T10:00Z, 7d…) from the sync server\'s snapshots and changes, into --out; the database is not touched'
 complete -c scrollback -n '__scrollback_in restore' -l out -r -F -d 'with --at: the new file to write (it must not exist)'
+complete -c scrollback -n '__scrollback_in restore' -l from -x -d 'with --at: start from this local backup (it must hold nothing after TIME), then take the sync server\'s changes after it up to TIME when this machine has sync\'s secrets'
 complete -c scrollback -n '__scrollback_in restore' -l json -s j -d 'print JSON instead of text'
 complete -c scrollback -n '__scrollback_in check' -l repair -d 'rebuild the search indexes and message counts first'
 complete -c scrollback -n '__scrollback_in demo' -l count -x -d 'how many conversations (default 1000)'

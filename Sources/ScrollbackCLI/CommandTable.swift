@@ -53,6 +53,7 @@ struct OptionKey: Hashable, Sendable, CustomStringConvertible {
     static let printDefault = OptionKey("--print-default")
     static let check = OptionKey("--check")
     static let at = OptionKey("--at")
+    static let from = OptionKey("--from")
     static let words = OptionKey("--words")
 }
 
@@ -367,6 +368,8 @@ enum CommandTable {
                 OptionSpec(.at, value: "TIME",
                     help: "rebuild the history as it was then (a date as --until reads it: the end of that day; or 2026-11-01T10:00Z, 7d…) from the sync server's snapshots and changes, into --out; the database is not touched"),
                 OptionSpec(.out, value: "NEWFILE", help: "with --at: the new file to write (it must not exist)"),
+                OptionSpec(.from, value: "BACKUP",
+                    help: "with --at: start from this local backup (it must hold nothing after TIME), then take the sync server's changes after it up to TIME when this machine has sync's secrets"),
                 json,
             ],
             example: "scrollback restore ~/backups/history-2026-11-30.sqlite"

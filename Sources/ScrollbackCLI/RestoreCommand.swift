@@ -55,12 +55,18 @@ struct RestoreCommand {
             throw UsageError(message: "--at: \(error.message)", command: "restore")
         }
         let sync = SyncCommand(context: context)
-        let (url, key) = (try sync.storedURL(), try sync.storedKey())
         let showProgress = console.errorIsTerminal && context.environment["TERM"] != "dumb"
         let report: AsOfReport
         do {
-            report = try SyncEngine.rebuild(at: time, conninfo: url, key: key, into: out) { line in
-                if showProgress { console.writeError("\r\u{1B}[K" + line) }
+            if let backup = context.parsed.value(.from) {
+                // From a local backup: the server's changes after it when there are secrets.
+                let server = (try? sync.storedURL()).flatMap { url in (try? sync.storedKey()).map { (url, $0) } }
+                report = try SyncEngine.rebuild(at: time, fromBackup: backup, server: server, into: out)
+            } else {
+                let (url, key) = (try sync.storedURL(), try sync.storedKey())
+                report = try SyncEngine.rebuild(at: time, conninfo: url, key: key, into: out) { line in
+                    if showProgress { console.writeError("\r\u{1B}[K" + line) }
+                }
             }
         } catch let error as SyncError {
             if showProgress { console.writeError("\r\u{1B}[K") }
@@ -78,7 +84,9 @@ struct RestoreCommand {
                     for: console))
             return 0
         }
-        let from = report.snapshotMadeAt.map { "the snapshot of \($0.iso8601) and " } ?? ""
+        let from =
+            context.parsed.value(.from).map { "\(OutputFormat.line($0)) (its newest change of \(report.snapshotMadeAt?.iso8601 ?? "-")) and " }
+            ?? report.snapshotMadeAt.map { "the snapshot of \($0.iso8601) and " } ?? ""
         console.line(
             "Wrote \(OutputFormat.line(out)): \(NumberText.grouped(report.conversations)) conversation\(report.conversations == 1 ? "" : "s") as of \(time.iso8601), from \(from)\(NumberText.grouped(report.ops)) change\(report.ops == 1 ? "" : "s") after it; look with `scrollback --db \(OutputFormat.line(out)) --readonly`.")
         return 0
@@ -87,7 +95,9 @@ struct RestoreCommand {
     func run() throws -> Int32 {
         let console = context.console
         if let at = context.parsed.value(.at) { return try asOf(at) }
-        if context.parsed.value(.out) != nil { throw UsageError(message: "--out goes with --at (restore PATH writes over the database, after asking)", command: "restore") }
+        if context.parsed.value(.out) != nil || context.parsed.value(.from) != nil {
+            throw UsageError(message: "--out and --from go with --at (restore PATH writes over the database, after asking)", command: "restore")
+        }
         if context.readOnly { throw UsageError(message: "restore replaces the database; it cannot run with --readonly", command: "restore") }
         guard let source = context.parsed.positional.first else {
             throw UsageError(message: "restore needs the PATH of a backup (or --at TIME --out NEWFILE)", command: "restore")

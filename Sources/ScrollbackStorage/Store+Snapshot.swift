@@ -233,6 +233,28 @@ extension Store {
         Glibc.close(handle)
     }
 
+    /// Copies the backup at `source` (one of ours, not newer: refused as `restore` refuses
+    /// one) into the new file `partial`, as one read transaction sees it.
+    public static func copyBackup(at source: String, into partial: String, migrator: Migrator = .scrollback) throws {
+        let plan = try planRestore(from: source, over: partial + ".none", migrator: migrator)
+        let database = try Database.open(path: plan.source.path, access: .readOnly, createFolder: false)
+        _ = try migrator.validate(database, forUpgrade: true)
+        try copyPages(of: database, into: partial, pagesPerStep: backupStep, progress: nil, shouldStop: { false })
+    }
+
+    /// The time of the newest change held here: a conversation's `updated_at`, or an edit's
+    /// or a delete's clock (renames, pins and deletes do not move `updated_at`).
+    public func newestChange() throws -> Timestamp? {
+        try database.read {
+            var newest = try database.queryFirst("SELECT max(updated_at) FROM conversation") { $0.optionalInt64(0) } ?? nil
+            for sql in ["SELECT max(clock) FROM sync_clock", "SELECT max(clock) FROM sync_tombstone"] {
+                let text = try database.queryFirst(sql) { $0.optionalText(0) } ?? nil
+                if let text, let clock = HybridClock(text: text), clock.wall > 0 { newest = max(newest ?? 0, clock.wall) }
+            }
+            return newest.map(Timestamp.init(milliseconds:))
+        }
+    }
+
     /// A rebuilt database (`restore --at`) made one file and synced, before it is named.
     public static func finishRebuilt(_ path: String) throws {
         try makeSingleFile(path)

@@ -20,6 +20,10 @@ public enum AsOfError: Error, Equatable, UserFacingError, CustomStringConvertibl
     case tooEarly(oldest: Timestamp?)
     case exists(String)
     case damaged(String)
+    /// A backup given to start from holds changes made after the time.
+    case backupTooNew(path: String, newest: Timestamp)
+    /// The server compacted changes made after the backup.
+    case compactedSince(path: String)
 
     public var description: String {
         switch self {
@@ -31,6 +35,10 @@ public enum AsOfError: Error, Equatable, UserFacingError, CustomStringConvertibl
             }
         case .exists(let path): "\(path) exists; --out takes the name of a new file"
         case .damaged(let message): message
+        case .backupTooNew(let path, let newest):
+            "\(path) holds changes made after that time (its newest is of \(newest.iso8601)); give --from an older backup, or leave --from out to rebuild from the sync server"
+        case .compactedSince(let path):
+            "the sync server compacted changes made after \(path); leave --from out to rebuild from the server's snapshots"
         }
     }
 
@@ -112,6 +120,30 @@ extension SyncEngine {
         do {
         let store = try Store.open(path: partial, createFolder: false)
         let cursors = base?.cursors ?? [:]
+        report.ops = try applyOps(after: cursors, upTo: time, on: connection, key: key, into: store)
+        try store.turnSyncOff(forget: true)
+        let check = try store.check()
+        guard check.isHealthy else {
+            throw AsOfError.damaged("the rebuilt history did not pass the check (\(check.problems.prefix(2).joined(separator: "; "))); nothing was written")
+        }
+        report.conversations = try store.conversations.count()
+        }
+        try Store.finishRebuilt(partial)
+        guard link(partial, target) == 0 else {
+            if errno == EEXIST { throw AsOfError.exists(path) }
+            throw StorageError.cannotOpen(path: path, reason: String(cString: strerror(errno)).lowercased())
+        }
+        unlink(partial)
+        done = true
+        return report
+    }
+
+    /// Applies to `store`, by their clocks, every op on the server after `cursors` whose
+    /// clock is at or before `time`; returns how many.
+    static func applyOps(
+        after cursors: [String: Int64], upTo time: Timestamp, on connection: PostgresConnection, key: SyncKey, into store: Store
+    ) throws -> Int {
+        var count = 0
         let machines = try connection.query("SELECT machine_id FROM scrollback.machine ORDER BY machine_id")
         try store.applyingPages(about: Store.indexedPage) {
             for row in 0..<machines.rows {
@@ -138,16 +170,66 @@ extension SyncEngine {
                         after = seq
                     }
                     _ = try store.applySnapshotOps(ops)
-                    report.ops += ops.count
+                    count += ops.count
                 }
             }
         }
-        try store.turnSyncOff(forget: true)
-        let check = try store.check()
-        guard check.isHealthy else {
-            throw AsOfError.damaged("the rebuilt history did not pass the check (\(check.problems.prefix(2).joined(separator: "; "))); nothing was written")
+        return count
+    }
+
+    /// `restore --at TIME --from BACKUP`: the backup (which must hold no change after
+    /// `time`) as the start, then, when it synced and `server` is given, the server's ops
+    /// after its cursors up to `time` (refused when the server compacted some of them). The
+    /// file holds no sync state of its own, is checked whole and named last.
+    public static func rebuild(
+        at time: Timestamp, fromBackup backup: String, server: (conninfo: String, key: SyncKey)?, into path: String
+    ) throws -> AsOfReport {
+        let target = URL(fileURLWithPath: path).standardizedFileURL.path
+        var status = stat()
+        if lstat(target, &status) == 0 { throw AsOfError.exists(path) }
+        let folder = (target as NSString).deletingLastPathComponent
+        Store.removeAbandonedRebuilds(of: (target as NSString).lastPathComponent, in: folder)
+        var template = Array((folder + "/." + (target as NSString).lastPathComponent + ".rebuild-XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
+        guard descriptor >= 0 else {
+            throw StorageError.cannotOpen(path: folder, reason: "a file cannot be made there: " + String(cString: strerror(errno)).lowercased())
         }
-        report.conversations = try store.conversations.count()
+        let partial = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        flock(descriptor, LOCK_EX)
+        var done = false
+        defer {
+            close(descriptor)
+            if !done { for suffix in ["", "-journal", "-wal", "-shm"] { unlink(partial + suffix) } }
+        }
+        var report = AsOfReport()
+        try Store.copyBackup(at: backup, into: partial)
+        do {
+            let store = try Store.open(path: partial, createFolder: false, keepingCopy: false)
+            if let newest = try store.newestChange(), newest.milliseconds > time.milliseconds {
+                throw AsOfError.backupTooNew(path: backup, newest: newest)
+            }
+            report.snapshotMadeAt = try store.newestChange()
+            let local = try store.localSyncState()
+            if let server, let machine = local.machine {
+                let connection = try PostgresConnection(conninfo: server.conninfo)
+                guard let sealed = try keyCheck(connection) else { throw SyncError.notInitialized }
+                guard opens(server.key, sealed) else { throw SyncError.wrongKey }
+                var cursors = local.cursors
+                cursors[machine] = max(cursors[machine] ?? 0, local.nextSeq - 1)
+                let compacted = try connection.query("SELECT machine_id, through FROM scrollback.compacted")
+                for row in 0..<compacted.rows {
+                    if let origin = compacted.text(row, 0), let through = compacted.integer(row, 1), through > (cursors[origin] ?? 0) {
+                        throw AsOfError.compactedSince(path: backup)
+                    }
+                }
+                report.ops = try applyOps(after: cursors, upTo: time, on: connection, key: server.key, into: store)
+            }
+            if local.machine != nil { try store.turnSyncOff(forget: true) }
+            let check = try store.check()
+            guard check.isHealthy else {
+                throw AsOfError.damaged("the rebuilt history did not pass the check (\(check.problems.prefix(2).joined(separator: "; "))); nothing was written")
+            }
+            report.conversations = try store.conversations.count()
         }
         try Store.finishRebuilt(partial)
         guard link(partial, target) == 0 else {

@@ -60,7 +60,7 @@ struct SnapshotCommandTests {
         return formatter.string(from: Date())
     }
 
-    @Test("restore --at rebuilds, into a new file, the history as exports taken at those times show it: from the beginning before any compaction, from a monthly snapshot plus the changes after it, from the newest; before the oldest kept snapshot it says what the oldest time is; the database is never touched")
+    @Test("restore --at rebuilds, into a new file, the history as exports taken at those times show it: from the beginning before any compaction, from a monthly snapshot plus the changes after it, from the newest, from a local backup (with the server's changes after it, or alone); before the oldest kept snapshot it says what the oldest time is; the database is never touched")
     func asOf() throws {
         let server = try PostgresServer()
         let url = try server.newDatabase()
@@ -98,6 +98,9 @@ struct SnapshotCommandTests {
         usleep(20_000)
         let t1 = Self.stamp()
         let e1 = try export()
+        // A local backup of this moment, to start from later.
+        let local = a.folder.file("local-t1.sqlite")
+        #expect(try a.run(["backup", local]).status == 0)
         usleep(20_000)
         #expect(try a.run(["import", try a.recordExport(titles: ["One", "Two", "Three", "Four"])]).status == 0)
         #expect(try a.run(["rename", try id("Two"), "Two, renamed"]).status == 0)
@@ -116,6 +119,18 @@ struct SnapshotCommandTests {
         #expect(third.status == 0, "\(third.error)")
         #expect(try RestoreCommandTests.export(a, db: thirdOut) == e2)
         #expect(try a.run(["--db", thirdOut, "--readonly", "check"], withDatabase: false).status == 0)
+        // From the local backup: it, then the server's changes after it up to the time.
+        let fromBackup = a.folder.file("from-backup.sqlite")
+        let rebuilt = try a.run(["restore", "--at", t2, "--from", local, "--out", fromBackup], environment: secrets)
+        #expect(rebuilt.status == 0 && rebuilt.output.contains("local-t1.sqlite (its newest change of"), "\(rebuilt.output) \(rebuilt.error)")
+        #expect(try RestoreCommandTests.export(a, db: fromBackup) == e2)
+        // Without the server's secrets: the backup as it is, when it holds nothing later.
+        let alone = a.folder.file("alone.sqlite")
+        #expect(try a.run(["restore", "--at", t2, "--from", local, "--out", alone]).status == 0)
+        #expect(try RestoreCommandTests.export(a, db: alone) == e1)
+        // A backup with changes after the time is refused.
+        let tooNew = try a.run(["restore", "--at", t0, "--from", local, "--out", a.folder.file("too-new.sqlite")], environment: secrets)
+        #expect(tooNew.status == 1 && tooNew.error.contains("holds changes made after that time"), "\(tooNew.error)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: a.databasePath)) == before)
         // Only the newest snapshot kept (keep_months = 0): a time before it is too early,
         // and it says what the oldest time is.
