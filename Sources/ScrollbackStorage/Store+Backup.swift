@@ -119,12 +119,7 @@ extension Store {
         }
         guard report.isHealthy else { throw BackupError.failedCheck(path: path, problems: report.problems) }
         try Self.makeSingleFile(partial)
-        let handle = Glibc.open(partial, O_RDONLY)
-        guard handle >= 0, fsync(handle) == 0 else {
-            if handle >= 0 { Glibc.close(handle) }
-            throw StorageError.diskFull(path: partial)
-        }
-        Glibc.close(handle)
+        try Self.syncToDisk(partial)
         let bytes: Int64 = lstat(partial, &status) == 0 ? Int64(status.st_size) : 0
         if shouldStop() { throw BackupError.interrupted }
         // Named: over the old file only with force (rename); else a hard link, which fails
@@ -346,6 +341,16 @@ extension Store {
                 throw StorageError.cannotOpen(path: partial, reason: String(cString: sqlite3_errmsg(destination)))
             }
         }
+    }
+
+    /// The file at `path` on the disk (`fsync`); a failure is a full disk, as it most often is.
+    static func syncToDisk(_ path: String) throws {
+        let handle = Glibc.open(path, O_RDONLY)
+        guard handle >= 0, fsync(handle) == 0 else {
+            if handle >= 0 { Glibc.close(handle) }
+            throw StorageError.diskFull(path: path)
+        }
+        Glibc.close(handle)
     }
 
     /// The copy as one file (a rollback journal, no `-wal`): it took the source's WAL mode

@@ -275,12 +275,7 @@ extension Store {
             throw RestoreError.damaged(path: source, problems: ["its upgrade failed at step '\(step)': \(reason)"])
         }
         try checkpointWhole(partial)
-        let handle = Glibc.open(partial, O_RDONLY)
-        guard handle >= 0, fsync(handle) == 0 else {
-            if handle >= 0 { Glibc.close(handle) }
-            throw StorageError.diskFull(path: partial)
-        }
-        Glibc.close(handle)
+        try Self.syncToDisk(partial)
     }
 
     /// The current database kept beside itself as `NAME.before-restore-STAMP.backup` (a

@@ -89,12 +89,7 @@ extension Store {
             throw StorageError.diskFull(path: folder)
         }
         try Self.makeSingleFile(partial)
-        let handle = Glibc.open(partial, O_RDONLY)
-        guard handle >= 0, fsync(handle) == 0 else {
-            if handle >= 0 { Glibc.close(handle) }
-            throw StorageError.diskFull(path: partial)
-        }
-        Glibc.close(handle)
+        try Self.syncToDisk(partial)
         var status = stat()
         let bytes: Int64 = lstat(partial, &status) == 0 ? Int64(status.st_size) : 0
         kept = true
@@ -225,12 +220,7 @@ extension Store {
             throw StorageError.diskFull(path: path)
         }
         try makeSingleFile(path)
-        let handle = Glibc.open(path, O_RDONLY)
-        guard handle >= 0, fsync(handle) == 0 else {
-            if handle >= 0 { Glibc.close(handle) }
-            throw StorageError.diskFull(path: path)
-        }
-        Glibc.close(handle)
+        try Self.syncToDisk(path)
     }
 
     /// Copies the backup at `source` (one of ours, not newer: refused as `restore` refuses
@@ -258,12 +248,7 @@ extension Store {
     /// A rebuilt database (`restore --at`) made one file and synced, before it is named.
     public static func finishRebuilt(_ path: String) throws {
         try makeSingleFile(path)
-        let handle = Glibc.open(path, O_RDONLY)
-        guard handle >= 0, fsync(handle) == 0 else {
-            if handle >= 0 { Glibc.close(handle) }
-            throw StorageError.diskFull(path: path)
-        }
-        Glibc.close(handle)
+        try Self.syncToDisk(path)
     }
 
     /// Puts the file at `image` in place of the database at `target`, which holds no

@@ -74,21 +74,7 @@ extension SyncEngine {
                 throw AsOfError.tooEarly(oldest: usable.map(\.startedAt).min().map(Timestamp.init(milliseconds:)))
             }
         }
-        let folder = (target as NSString).deletingLastPathComponent
-        Store.removeAbandonedRebuilds(of: (target as NSString).lastPathComponent, in: folder)
-        var template = Array((folder + "/." + (target as NSString).lastPathComponent + ".rebuild-XXXXXX").utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
-        guard descriptor >= 0 else {
-            throw StorageError.cannotOpen(path: folder, reason: "a file cannot be made there: " + String(cString: strerror(errno)).lowercased())
-        }
-        let partial = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        // Held while it is built: a later sweep removes one a killed rebuild left, never this.
-        flock(descriptor, LOCK_EX)
-        var done = false
-        defer {
-            close(descriptor)
-            if !done { for suffix in ["", "-journal", "-wal", "-shm"] { unlink(partial + suffix) } }
-        }
+        return try building(target, path) { partial, descriptor in
         let reader = newMachineID()
         var base: SnapshotListing?
         var firstDamage: (any Error)?
@@ -128,14 +114,8 @@ extension SyncEngine {
         }
         report.conversations = try store.conversations.count()
         }
-        try Store.finishRebuilt(partial)
-        guard link(partial, target) == 0 else {
-            if errno == EEXIST { throw AsOfError.exists(path) }
-            throw StorageError.cannotOpen(path: path, reason: String(cString: strerror(errno)).lowercased())
-        }
-        unlink(partial)
-        done = true
         return report
+        }
     }
 
     /// Applies to `store`, by their clocks, every op on the server after `cursors` whose
@@ -187,20 +167,7 @@ extension SyncEngine {
         let target = URL(fileURLWithPath: path).standardizedFileURL.path
         var status = stat()
         if lstat(target, &status) == 0 { throw AsOfError.exists(path) }
-        let folder = (target as NSString).deletingLastPathComponent
-        Store.removeAbandonedRebuilds(of: (target as NSString).lastPathComponent, in: folder)
-        var template = Array((folder + "/." + (target as NSString).lastPathComponent + ".rebuild-XXXXXX").utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
-        guard descriptor >= 0 else {
-            throw StorageError.cannotOpen(path: folder, reason: "a file cannot be made there: " + String(cString: strerror(errno)).lowercased())
-        }
-        let partial = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        flock(descriptor, LOCK_EX)
-        var done = false
-        defer {
-            close(descriptor)
-            if !done { for suffix in ["", "-journal", "-wal", "-shm"] { unlink(partial + suffix) } }
-        }
+        return try building(target, path) { partial, descriptor in
         var report = AsOfReport()
         try Store.copyBackup(at: backup, into: partial)
         do {
@@ -231,6 +198,30 @@ extension SyncEngine {
             }
             report.conversations = try store.conversations.count()
         }
+        return report
+        }
+    }
+
+    /// Runs `build` on a hidden, locked file beside `target` (`.NAME.rebuild-XXXXXX`), then
+    /// makes it one synced file and names it `target` (never over a file); what a failure or
+    /// a throw leaves is removed, and a killed rebuild's file goes with the next one.
+    static func building(_ target: String, _ path: String, _ build: (String, Int32) throws -> AsOfReport) throws -> AsOfReport {
+        let folder = (target as NSString).deletingLastPathComponent
+        Store.removeAbandonedRebuilds(of: (target as NSString).lastPathComponent, in: folder)
+        var template = Array((folder + "/." + (target as NSString).lastPathComponent + ".rebuild-XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
+        guard descriptor >= 0 else {
+            throw StorageError.cannotOpen(path: folder, reason: "a file cannot be made there: " + String(cString: strerror(errno)).lowercased())
+        }
+        let partial = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // Held while it is built: a later sweep removes one a killed rebuild left, never this.
+        flock(descriptor, LOCK_EX)
+        var done = false
+        defer {
+            close(descriptor)
+            if !done { for suffix in ["", "-journal", "-wal", "-shm"] { unlink(partial + suffix) } }
+        }
+        let report = try build(partial, descriptor)
         try Store.finishRebuilt(partial)
         guard link(partial, target) == 0 else {
             if errno == EEXIST { throw AsOfError.exists(path) }
