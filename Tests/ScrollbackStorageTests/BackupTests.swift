@@ -125,6 +125,9 @@ extension BackupTests {
         for path in [abandoned, running, other] {
             try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-120)], ofItemAtPath: path)
         }
+        // Made a moment ago by a clock a minute ahead: still young however slowly this runs
+        // (CI once took more than five seconds between the two backups).
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(60)], ofItemAtPath: young)
         let held = open(running, O_RDONLY)
         #expect(held >= 0 && flock(held, LOCK_EX) == 0)
         _ = try store.backup(to: folder.file("copy.sqlite"), force: false)
