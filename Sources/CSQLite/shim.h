@@ -29,11 +29,13 @@ static inline int scrollback_start_writeback(int descriptor, long long offset, l
 }
 
 /*
- * copy_file_range(2) from the files' positions (the kernel copies, no bytes pass through
- * here), through syscall for the same reason. Bytes copied, 0 at the end, -1 with errno.
+ * copy_file_range(2) from `*from_offset` of `from` (advanced by what was copied; the
+ * descriptor's own position is left alone) to `to`'s position: the kernel copies, no bytes
+ * pass through here. Through syscall for the same reason. Bytes copied, 0 at the end, -1
+ * with errno.
  */
-static inline long long scrollback_copy_file_range(int from, int to, long long length) {
-    return (long long)syscall(SYS_copy_file_range, from, (void *)0, to, (void *)0, (size_t)length, 0u);
+static inline long long scrollback_copy_file_range_at(int from, long long *from_offset, int to, long long length) {
+    return (long long)syscall(SYS_copy_file_range, from, from_offset, to, (void *)0, (size_t)length, 0u);
 }
 
 /* Extended result codes built with | and << do not import into Swift. */

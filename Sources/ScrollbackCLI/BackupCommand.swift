@@ -18,6 +18,11 @@ struct BackupCommand {
         /// The copy of the pages, and the check and sync after it.
         let copySeconds: Double
         let checkSeconds: Double
+        /// "kernel" (the file and its -wal's frames, by `copy_file_range`) or "sqlite" (page
+        /// by page, by SQLite's online backup); `redone` when a kernel copy did not pass the
+        /// check and SQLite made it again.
+        let copiedBy: String
+        let redone: Bool
     }
 
     func run() throws -> Int32 {
@@ -54,7 +59,8 @@ struct BackupCommand {
                 try OutputFormat.json(
                     Output(path: path, bytes: report.bytes, conversations: report.conversations, checked: true, skipped: report.skipped,
                            seconds: (seconds * 1000).rounded() / 1000, copySeconds: (report.copySeconds * 1000).rounded() / 1000,
-                           checkSeconds: (report.checkSeconds * 1000).rounded() / 1000),
+                           checkSeconds: (report.checkSeconds * 1000).rounded() / 1000, copiedBy: report.byFiles ? "kernel" : "sqlite",
+                           redone: report.redone),
                     for: console))
             return 0
         }

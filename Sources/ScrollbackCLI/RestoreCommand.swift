@@ -49,8 +49,11 @@ struct RestoreCommand {
         }
         let time: Timestamp
         do {
-            // A time to come is now: nothing later is known.
-            time = min(try ConversationFilter.time(text, now: .now(), end: true), .now())
+            // The last instant TIME takes in (the filter's end is the first it leaves out):
+            // the time typed, or a day's last millisecond. A time to come is now: nothing
+            // later is known.
+            let end = try ConversationFilter.time(text, now: .now(), end: true)
+            time = min(Timestamp(milliseconds: max(end.milliseconds - 1, 0)), .now())
         } catch let error as FilterError {
             throw UsageError(message: "--at: \(error.message)", command: "restore")
         }

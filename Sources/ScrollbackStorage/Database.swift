@@ -19,6 +19,11 @@ final class Database {
     /// other processes make while it is open are not seen.
     let isSnapshot: Bool
     let handle: OpaquePointer
+    /// The file as SQLite names it (a symlink's target; its `-wal` and `-shm` are beside it).
+    var fileName: String {
+        guard let name = sqlite3_db_filename(handle, "main"), name.pointee != 0 else { return path }
+        return String(cString: name)
+    }
     private var statements: [String: Statement] = [:]
     private var savepointDepth = 0
 
@@ -221,9 +226,9 @@ final class Database {
 
     /// Bytes 18 and 19 of the header are 2 for a database in WAL mode.
     private static func headerSaysWAL(path: String) -> Bool {
-        guard let file = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? file.close() }
-        guard let header = try? file.read(upToCount: 20), header.count == 20 else { return false }
+        // Another connection of this process may have the file open: a descriptor closed
+        // here would drop its locks (`HeldOpen`).
+        guard let header = HeldOpen.read(path, at: 0, count: 20, following: true), header.count == 20 else { return false }
         return header[18] == 2 && header[19] == 2
     }
 

@@ -169,12 +169,9 @@ public final class DatabaseUsers: @unchecked Sendable {
     /// The processes other than this one with a connection to the database in WAL mode: the
     /// holders of a read lock on byte 128 of its `-shm` (SQLite's unix VFS), one at a time.
     static func sqliteHolders(_ database: String) -> [Int32] {
-        let shm = database + "-shm"
-        var status = stat()
-        guard lstat(shm, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return [] }
-        let descriptor = open(shm, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard descriptor >= 0 else { return [] }
-        defer { close(descriptor) }
+        // Never closed: closing a descriptor of the -shm would drop the locks this process's
+        // own connections hold in it (`HeldOpen`).
+        guard let descriptor = HeldOpen.descriptor(database + "-shm") else { return [] }
         var record = Self.record(type: F_WRLCK, start: 128, length: 1)
         guard fcntl(descriptor, F_GETLK, &record) == 0, record.l_type != F_UNLCK else { return [] }
         return [record.l_pid]

@@ -281,10 +281,16 @@ extension Store {
         }
         var copies: [String] = []
         try database.write {
-            for (from, to) in [(database.path, base), (database.path + "-wal", base + "-wal")] {
+            let file = database.fileName
+            for (from, to) in [(file, base), (file + "-wal", base + "-wal")] {
                 guard FileManager.default.fileExists(atPath: from) else { continue }
                 do {
-                    try FileManager.default.copyItem(atPath: from, toPath: to)
+                    // Read through a descriptor never closed: closing one would drop this
+                    // connection's locks (`HeldOpen`).
+                    guard let source = HeldOpen.descriptor(from), let length = HeldOpen.size(source) else {
+                        throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+                    }
+                    try Self.copyOut(source, to: to, length: length, step: 64 << 20, shouldStop: { false })
                     try Migrator.fsync(path: to)
                     copies.append(to)
                 } catch {

@@ -87,6 +87,8 @@ struct SnapshotCommandTests {
         // Nothing compacted yet: from the beginning.
         let (first, firstOut) = try at(t0, "t0.sqlite")
         #expect(first.status == 0, "\(first.error)")
+        // As of the time typed, to the millisecond.
+        #expect(first.output.contains("as of \(t0),"), "\(first.output)")
         #expect(try RestoreCommandTests.export(a, db: firstOut) == e0)
         // A snapshot (which compacts what it covers), dated last month: kept as the monthly one.
         #expect(try a.run(["sync", "snapshot"], environment: secrets).status == 0)

@@ -173,3 +173,69 @@ extension BackupTests {
         #expect(again.byFiles && again.conversations == 300 + 50 + written)
     }
 }
+
+extension BackupTests {
+    /// `sqlite3`'s answer to `PRAGMA wal_checkpoint(MODE)` on `path`, run as another
+    /// process: "busy|log|checkpointed".
+    static func checkpoint(_ path: String, _ mode: String) throws -> String {
+        let outcome = try ChildProcess.run("/usr/bin/sqlite3", [path, "PRAGMA wal_checkpoint(\(mode))"])
+        return outcome.outputText.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test("copied by the kernel while another process checkpoints between pieces: the read transaction's lock holds its checkpoints back (reading the wal-index and the files never drops it), so the copy is the database as it began, never made again")
+    func filesBesideAnotherProcess() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("h.sqlite")
+        let store = try Store.open(path: path)
+        try Self.fill(store, count: 300)
+        let writer = try Store.open(path: path)
+        try writer.database.execute("PRAGMA wal_autocheckpoint = 0")
+        try Self.fill(writer, count: 50, from: 5_000)
+        #expect(Store.hasWALContent(path))
+        var written = 0
+        var answers: [String] = []
+        let modes = ["PASSIVE", "RESTART", "TRUNCATE"]
+        let report = try store.backup(to: folder.file("copy.sqlite"), force: false, progress: { _, _ in
+            try? Self.fill(writer, count: 5, from: 20_000 + written)
+            written += 5
+            if let answer = try? Self.checkpoint(path, modes[answers.count % modes.count]) { answers.append(answer) }
+        }, pagesPerStep: 8)
+        #expect(report.byFiles && !report.redone, "\(report)")
+        #expect(answers.count > 6, "\(answers)")
+        // A RESTART or TRUNCATE checkpoint waits for the backup's reader: busy, every time.
+        let restarts = answers.enumerated().filter { modes[$0.offset % modes.count] != "PASSIVE" }.map(\.element)
+        #expect(!restarts.isEmpty && restarts.allSatisfy { $0.hasPrefix("1|") }, "\(answers)")
+        let copy = try Store.open(path: folder.file("copy.sqlite"), readOnly: true)
+        #expect(try copy.conversations.count(filter: .none) == 350)
+        #expect(try copy.check().problems.isEmpty)
+    }
+
+    @Test("what reads the database's files outside SQLite (the wal-index, the -wal's header, the lock of another program, the copy before a repair) leaves this process's locks in place: another process's checkpoint still waits for a read transaction open here, and cannot take the database out of WAL mode")
+    func readsKeepLocks() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("h.sqlite")
+        let store = try Store.open(path: path)
+        try Self.fill(store, count: 20)
+        let writer = try Store.open(path: path)
+        try writer.database.execute("PRAGMA wal_autocheckpoint = 0")
+        try Self.fill(writer, count: 5, from: 100)
+        try store.database.read {
+            _ = try store.database.scalarInt("SELECT count(*) FROM conversation")
+            #expect(try Self.checkpoint(path, "TRUNCATE").hasPrefix("1|"))
+            #expect(Store.walIndex(path) != nil)
+            #expect(HeldOpen.read(path + "-wal", at: 16, count: 8)?.count == 8)
+            #expect(DatabaseUsers.sqliteHolders(path).isEmpty)
+            #expect(try Self.checkpoint(path, "TRUNCATE").hasPrefix("1|"), "a read here dropped the read transaction's lock")
+            #expect(try store.database.scalarInt("SELECT count(*) FROM conversation") == 25)
+        }
+        #expect(try Self.checkpoint(path, "TRUNCATE") == "0|0|0")
+        // The copy kept before a repair reads the file and its -wal under the write lock.
+        try Self.fill(writer, count: 5, from: 200)
+        let copies = try store.keepCopyBeforeRepair()
+        #expect(copies.count == 2)
+        // Leaving WAL mode needs every connection gone; this process's are still here.
+        let outcome = try ChildProcess.run("/usr/bin/sqlite3", [path, "PRAGMA journal_mode = DELETE"])
+        #expect(outcome.outputText.trimmingCharacters(in: .whitespacesAndNewlines) != "delete", "\(outcome.outputText) \(outcome.errorText)")
+        #expect(try store.database.queryFirst("PRAGMA journal_mode") { $0.text(0) } == "wal")
+    }
+}
