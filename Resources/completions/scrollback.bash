@@ -105,7 +105,7 @@ _scrollback() {
         "demo --seed") COMPREPLY=(); return ;;
     esac
     case "$command" in
-        "") _scrollback_offer "$current" < <(printf '%s\n' list show search rename pin unpin delete import export attachment stats backup restore check demo sync config completions --db --readonly --demo --verbose --help --version) ;;
+        "") _scrollback_offer "$current" < <(printf '%s\n' list show search rename pin unpin delete import export attachment stats mcp backup restore check demo sync config completions --db --readonly --demo --verbose --help --version) ;;
         list) _scrollback_offer "$current" < <(printf '%s\n' --sort --limit --after --before --last --source --model --project --since --until --pinned --title --json --db --readonly --demo --verbose --help) ;;
         show) _scrollback_offer "$current" < <(printf '%s\n' --all-branches --hidden --json --db --readonly --demo --verbose --help) ;;
         search) _scrollback_offer "$current" < <(printf '%s\n' --limit --after --hidden --source --model --project --since --until --pinned --title --json --db --readonly --demo --verbose --help) ;;
@@ -121,6 +121,7 @@ _scrollback() {
                 "") _scrollback_offer "$current" < <(printf '%s\n' list get) ;;
             esac ;;
         stats) _scrollback_offer "$current" < <(printf '%s\n' --chart --json --source --model --project --since --until --pinned --title --db --readonly --demo --verbose --help) ;;
+        mcp) _scrollback_offer "$current" < <(printf '%s\n' --allow-writes --print-config --db --readonly --demo --verbose --help) ;;
         backup) _scrollback_offer "$current" < <(printf '%s\n' --force --json --db --readonly --demo --verbose --help) ;;
         restore) _scrollback_offer "$current" < <(printf '%s\n' --yes --at --out --from --json --db --readonly --demo --verbose --help) ;;
         check) _scrollback_offer "$current" < <(printf '%s\n' --repair --db --readonly --demo --verbose --help) ;;

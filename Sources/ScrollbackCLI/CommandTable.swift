@@ -51,6 +51,8 @@ struct OptionKey: Hashable, Sendable, CustomStringConvertible {
     static let count = OptionKey("--count")
     static let seed = OptionKey("--seed")
     static let printDefault = OptionKey("--print-default")
+    static let allowWrites = OptionKey("--allow-writes")
+    static let printConfig = OptionKey("--print-config")
     static let check = OptionKey("--check")
     static let at = OptionKey("--at")
     static let from = OptionKey("--from")
@@ -353,6 +355,14 @@ enum CommandTable {
             try StatsCommand(context: $0).run()
             return 0
         },
+        CommandSpec(
+            name: "mcp",
+            summary: "Serve the history to AI agents over the Model Context Protocol, on standard input and output: search, list, read, stats; read-only unless --allow-writes",
+            options: [
+                OptionSpec(.allowWrites, help: "add the rename and pin tools (nothing deletes); not with --readonly"),
+                OptionSpec(.printConfig, help: "print what adds this server to Claude Code, Codex and clients configured in JSON, with this binary's path"),
+            ], example: "claude mcp add scrollback -- scrollback mcp"
+        ) { try MCPCommand(context: $0).run() },
         CommandSpec(
             name: "backup", summary: "Write a checked copy of the database to PATH while others may write it; never over a file without --force",
             arguments: "PATH", minimumArguments: 1, maximumArguments: 1,

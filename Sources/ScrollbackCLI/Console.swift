@@ -16,6 +16,9 @@ public struct Console {
     /// The first failed write to standard output, else to standard error (what the system
     /// said), if any.
     public var outputFailure: () -> String?
+    /// JSON on one line (`OutputFormat.json`): for the MCP server, which runs commands to a
+    /// buffer and sends their JSON as one message a line.
+    public var compactJSON = false
 
     public init(
         write: @escaping (String) -> Void, writeError: @escaping (String) -> Void, readLine: @escaping () -> String?,

@@ -108,10 +108,19 @@ enum OutputFormat {
     /// Pretty JSON; for a terminal, with every control, bidi, zero-width and tag character
     /// escaped as `\uXXXX` (the same data to a parser, nothing raw to the terminal).
     static func json<T: Encodable>(_ value: T, for console: Console) throws -> String {
+        if console.compactJSON { return try compactJSON(value) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(value)
         return forOutput(String(decoding: data, as: UTF8.self), json: true, console: console)
+    }
+
+    /// One line of JSON (for the MCP server, whose messages are lines): JSONEncoder escapes
+    /// every control character, a newline in a string included.
+    static func compactJSON<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
     /// Exact data for a pipe or a file; for a terminal, JSON escaped and text sanitized.

@@ -103,6 +103,8 @@ struct CommandContext {
     /// Only the built-in locations get their folders made: a mistyped `--db` or
     /// `$SCROLLBACK_DB` must not quietly start a new, empty database somewhere else.
     let createsFolder: Bool
+    /// The store every `openStore` gives: the MCP server runs commands on its own.
+    var sharedStore: Store?
 
     init(parsed: ParsedArguments, environment: [String: String], console: Console) throws {
         self.parsed = parsed
@@ -154,6 +156,7 @@ struct CommandContext {
     ///   (with a progress line on a terminal; Ctrl-C stops it, kept for the next time),
     ///   unless `buildingIndex` is false (the browser builds it in the background).
     func openStore(forReading: Bool = false, buildingIndex: Bool = true) throws -> Store {
+        if let sharedStore { return sharedStore }
         // Noted beside the database for as long as this process lives, so that a restore
         // does not swap the file under it (see `DatabaseUsers`).
         try DatabaseUsers.shared.register(databasePath, as: Self.role(of: parsed.command), readOnly: readOnly)
