@@ -22,7 +22,7 @@ struct Options {
     var child: String?
     var database: String?
     var file: String?
-    /// Run only these sections (page, filter, frame, memory, key, keyframe, import, delete, search, agents, attachments, sync).
+    /// Run only these sections (page, filter, frame, memory, key, keyframe, import, delete, search, agents, mcp, backup, attachments, sync).
     var only: Set<String> = []
 
     init(_ arguments: [String]) throws {
@@ -78,7 +78,7 @@ func main() throws {
     let data = DataSet(work: options.work, sizes: sizes)
     func wanted(_ section: String) -> Bool { options.only.isEmpty || options.only.contains(section) }
     // The demo databases, made (or found) only when a section wanted needs them.
-    let needsDemo = ["page", "filter", "frame", "memory", "key", "keyframe", "search", "overview", "backup"].contains(where: wanted)
+    let needsDemo = ["page", "filter", "frame", "memory", "key", "keyframe", "search", "overview", "backup", "mcp"].contains(where: wanted)
     let big = needsDemo ? try data.demo(sizes.big, name: "big", rare: true) : ""
     let small = needsDemo ? try data.demo(sizes.small, name: "small") : ""
     let tiny = needsDemo ? try data.demo(sizes.tiny, name: "tiny") : ""
@@ -97,6 +97,7 @@ func main() throws {
     if wanted("delete") { try Sections.batchDelete(data: data, sizes: sizes, report: &report) }
     if wanted("search") { try Sections.search(big: big, report: &report) }
     if wanted("agents") { try AgentBench.run(work: options.work, quick: options.quick, report: &report) }
+    if wanted("mcp") { try MCPBench.run(big: big, binary: options.binary, quick: options.quick, report: &report) }
     if wanted("backup") { try BackupBench.run(big: big, binary: options.binary, work: options.work, report: &report) }
     if wanted("attachments") { try AttachmentBench.run(work: options.work, binary: options.binary, quick: options.quick, report: &report) }
     if wanted("sync") {

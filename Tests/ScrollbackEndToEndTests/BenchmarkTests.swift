@@ -18,7 +18,7 @@ struct BenchmarkTests {
         #expect(report?["quick"] as? Bool == true)
         let rows = report?["results"] as? [[String: Any]] ?? []
         let sections = Set(rows.compactMap { $0["section"] as? String })
-        #expect(sections == ["page", "filter", "frame", "memory", "key", "keyframe", "overview", "import", "delete", "search", "sync", "agents", "attachments", "backup"])
+        #expect(sections == ["page", "filter", "frame", "memory", "key", "keyframe", "overview", "import", "delete", "search", "sync", "agents", "attachments", "backup", "mcp"])
         for row in rows {
             #expect((row["ours"] as? Double ?? -1) >= 0, "\(row)")
             #expect((row["baseline"] as? Double ?? -1) >= 0, "\(row)")

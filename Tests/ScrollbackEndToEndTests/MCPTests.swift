@@ -289,4 +289,25 @@ struct MCPTests {
         let read = (replies.first { $0["id"] as? Int == 4 }?["result"] as? [String: Any])?["structuredContent"] as? [String: Any]
         #expect((read?["conversation"] as? [String: Any])?["title"] as? String == Self.hostileTitle)
     }
+
+    @Test("10,000 requests sent at once are each answered, in order; a client that closes its end mid-answer ends the server (no SIGPIPE death, no hang)")
+    func floodAndHangUp() throws {
+        let runner = try Self.history()
+        let lines = (1...10_000).map { index in
+            index % 2 == 0 ? Self.request(index, "ping") : Self.request(index, "tools/call", #"{"name":"search","arguments":{"query":"about","limit":1}}"#)
+        }
+        let (replies, status, _) = try Self.raw(runner, lines)
+        #expect(status == 0)
+        #expect(replies.map { $0["id"] as? Int ?? 0 } == Array(1...10_000))
+        // The reader goes away after 100 bytes of a long answer; the server is still writing.
+        let script = """
+            { printf '%s\n' '\(Self.request(1, "tools/call", #"{"name":"list_conversations","arguments":{"limit":10000}}"#))'; \
+              for i in $(seq 2 400); do printf '%s\n' '\(Self.request(2, "tools/list"))'; done; sleep 2; } \
+              | "$0" --db '\(runner.databasePath)' mcp | head -c 100 > /dev/null; echo "status ${PIPESTATUS[1]}"
+            """
+        let outcome = try ChildProcess.run(
+            "/bin/bash", ["-c", script, BinaryRunner.binary.path], environment: TestEnvironment.variables(home: runner.folder.path), timeout: 60)
+        #expect(!outcome.timedOut)
+        #expect(outcome.outputText.contains("status 0"), "\(outcome.outputText) \(outcome.errorText)")
+    }
 }
