@@ -1,6 +1,6 @@
 import Foundation
 
-/// Runs `body` with Ctrl-C (SIGINT) and SIGTERM held back; `body` looks for them between
+/// Runs `body` with Ctrl-C (SIGINT), SIGTERM and SIGHUP (the terminal closed) held back; `body` looks for them between
 /// its steps with the function it is given, so that a step in hand finishes or rolls back
 /// cleanly instead of being cut off. The signal mask is put back afterwards. Threads that
 /// `body` starts hold them too (see `RecordReader`), so that only this thread acts on them.
@@ -9,6 +9,7 @@ func withInterruptsHeld<T>(_ body: (_ interrupted: () -> Bool) throws -> T) reth
     sigemptyset(&interrupt)
     sigaddset(&interrupt, SIGINT)
     sigaddset(&interrupt, SIGTERM)
+    sigaddset(&interrupt, SIGHUP)
     var previous = sigset_t()
     sigprocmask(SIG_BLOCK, &interrupt, &previous)
     defer {
@@ -22,6 +23,6 @@ func withInterruptsHeld<T>(_ body: (_ interrupted: () -> Bool) throws -> T) reth
     return try body {
         var pending = sigset_t()
         sigpending(&pending)
-        return sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1
+        return sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1 || sigismember(&pending, SIGHUP) == 1
     }
 }

@@ -170,6 +170,8 @@ struct CommandContext {
                 // Upgraded below, with its backup, as any open would.
             } catch StorageError.notAScrollbackDatabase(_, let reason) where reason == StorageError.emptyReason {
                 // An empty file becomes a new database below.
+            } catch StorageError.cannotOpen(_, let reason) where reason == StorageError.hotJournalReason {
+                // A crashed writer's journal: the open below, which may write, rolls it back.
             }
         }
         let store = try Store.open(

@@ -47,6 +47,10 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// The reason given for an empty file opened read-only (a new database to be).
     public static let emptyReason = "it is empty"
+    /// A read-only open of a file whose rollback journal a crashed writer left: SQLite must
+    /// roll it back, which only a connection that may write can do.
+    public static let hotJournalReason =
+        "a writer that crashed left its -journal beside it, which must be rolled back before the file is read; run it once without --readonly (any command: SQLite rolls it back by itself)"
 
     public var description: String {
         switch self {

@@ -141,6 +141,11 @@ final class Database {
         } catch StorageError.inputOutput(_, let detail) where detail.code == SQLITE_CANTOPEN {
             throw StorageError.cannotOpen(path: path, reason: detail.message)
         } catch StorageError.readOnly {
+            // A rollback journal a crashed writer left: a reader cannot roll it back.
+            var journal = stat()
+            if lstat(path + "-journal", &journal) == 0, journal.st_size > 0 {
+                throw StorageError.cannotOpen(path: path, reason: StorageError.hotJournalReason)
+            }
             // SQLITE_READONLY_CANTINIT and kin: a reader that cannot make its `-shm`.
             throw StorageError.cannotOpen(path: path, reason: "cannot create its -shm file beside it (the folder is read-only)")
         } catch StorageError.damaged(_, let detail) where detail.code == SQLITE_NOTADB {
@@ -207,6 +212,20 @@ final class Database {
         let fileManager = FileManager.default
         return Self.headerSaysWAL(path: path) && !fileManager.fileExists(atPath: path + "-wal")
             && !fileManager.fileExists(atPath: path + "-shm") && !folderIsWritable(of: path)
+    }
+
+    /// Whether the `-journal` beside `path` is a SQLite rollback journal of a file of its page
+    /// size: its header's magic, and its page size the file's. (Nothing in a journal names
+    /// its database; this keeps out what is plainly no journal of this file.)
+    static func journalFits(_ path: String) -> Bool {
+        guard let journal = HeldOpen.read(path + "-journal", at: 0, count: 28), journal.count == 28,
+            let header = HeldOpen.read(path, at: 0, count: 18, following: true), header.count == 18
+        else { return false }
+        guard journal[0..<8].elementsEqual([0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7]) else { return false }
+        let journalPageSize = journal[24..<28].reduce(0) { $0 << 8 | Int($1) }
+        let stored = Int(header[16]) << 8 | Int(header[17])
+        let pageSize = stored == 1 ? 65_536 : stored
+        return journalPageSize == pageSize
     }
 
     /// Opens a private in-memory database (read-write), for tests and scratch work.

@@ -27,6 +27,8 @@ public enum BackupError: Error, Equatable, UserFacingError, CustomStringConverti
     case folder(String, reason: String)
     case failedCheck(path: String, problems: [String])
     case interrupted
+    case notAFile(String)
+    case cannotReplace(String, reason: String)
 
     public var description: String {
         switch self {
@@ -36,6 +38,9 @@ public enum BackupError: Error, Equatable, UserFacingError, CustomStringConverti
         case .failedCheck(let path, let problems):
             "the copy did not pass the check (\(problems.prefix(2).joined(separator: "; "))); nothing was written to \(path); run `scrollback check` on the database"
         case .interrupted: "Interrupted: no backup was written (the partial copy was removed)"
+        case .notAFile(let path): "\(path) is not a regular file (a folder, a symlink or a device); --force replaces only a file: give another name"
+        case .cannotReplace(let path, let reason):
+            "cannot replace \(path) (\(reason)): the file itself may not be changed (chattr +i?); give another name, nothing was written"
         }
     }
 
@@ -67,13 +72,15 @@ extension Store {
         var status = stat()
         if lstat(target, &status) == 0 {
             guard force else { throw BackupError.exists(path) }
-            guard (status.st_mode & S_IFMT) == S_IFREG else { throw BackupError.exists(path + " (not a file)") }
+            guard (status.st_mode & S_IFMT) == S_IFREG else { throw BackupError.notAFile(path) }
         }
         let folder = (target as NSString).deletingLastPathComponent
         let name = (target as NSString).lastPathComponent
         Self.removeAbandonedCopies(of: name, in: folder)
         var template = Array((folder + "/." + name + ".partial-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
+        // Not inherited by a program started meanwhile (nor, with it, a lock on it).
+        if descriptor >= 0 { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
         guard descriptor >= 0 else { throw BackupError.folder(path, reason: String(cString: strerror(errno)).lowercased()) }
         // Held while this backup lives: a partial copy whose lock is free was left by a
         // backup that was killed, and the next one removes it.
@@ -131,7 +138,12 @@ extension Store {
         // Named: over the old file only with force (rename); else a hard link, which fails
         // when the name is taken meanwhile.
         if force {
-            guard rename(partial, target) == 0 else { throw BackupError.folder(path, reason: String(cString: strerror(errno)).lowercased()) }
+            guard rename(partial, target) == 0 else {
+                let reason = String(cString: strerror(errno)).lowercased()
+                // The folder was written (the partial copy is in it): it is the file that refuses.
+                if errno == EPERM { throw BackupError.cannotReplace(path, reason: reason) }
+                throw BackupError.folder(path, reason: reason)
+            }
         } else {
             guard link(partial, target) == 0 else {
                 if errno == EEXIST { throw BackupError.exists(path) }

@@ -184,6 +184,8 @@ extension Store {
         removeAbandonedCopies(of: name, in: folder, kind: "restore", sparing: plan.source.path)
         var template = Array((folder + "/." + name + ".restore-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
+        // Not inherited by a program started meanwhile (nor, with it, a lock on it).
+        if descriptor >= 0 { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
         guard descriptor >= 0 else { throw RestoreError.folder(target, reason: String(cString: strerror(errno)).lowercased()) }
         flock(descriptor, LOCK_EX)
         defer { Glibc.close(descriptor) }

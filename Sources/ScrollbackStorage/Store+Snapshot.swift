@@ -43,6 +43,8 @@ extension Store {
         Self.removeAbandonedCopies(of: name, in: folder, kind: "snapshot")
         var template = Array((folder + "/." + name + ".snapshot-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
+        // Not inherited by a program started meanwhile (nor, with it, a lock on it).
+        if descriptor >= 0 { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
         guard descriptor >= 0 else {
             throw StorageError.cannotOpen(path: folder, reason: "a snapshot's image cannot be written beside the database: " + String(cString: strerror(errno)).lowercased())
         }
@@ -179,6 +181,8 @@ extension Store {
         removeAbandonedCopies(of: name, in: folder, kind: "received")
         var template = Array((folder + "/." + name + ".received-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
+        // Not inherited by a program started meanwhile (nor, with it, a lock on it).
+        if descriptor >= 0 { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
         guard descriptor >= 0 else {
             throw StorageError.cannotOpen(path: folder, reason: "a snapshot cannot be received beside the database: " + String(cString: strerror(errno)).lowercased())
         }

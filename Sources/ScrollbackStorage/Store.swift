@@ -50,8 +50,14 @@ public final class Store {
         keepingCopy: Bool = true, willUpgrade: ((_ from: Int, _ to: Int) -> Void)? = nil
     ) throws -> Store {
         if !readOnly && path != ":memory:" && FileManager.default.fileExists(atPath: path) {
-            let probe = try Database.open(path: path, access: .readOnly)
-            _ = try validate(probe, with: migrator, forUpgrade: true)
+            do {
+                let probe = try Database.open(path: path, access: .readOnly)
+                _ = try validate(probe, with: migrator, forUpgrade: true)
+            } catch StorageError.cannotOpen(_, let reason) where reason == StorageError.hotJournalReason && Database.journalFits(path) {
+                // A rollback journal a killed writer left (one switching the file to WAL, or
+                // another program's): the connection below rolls it back, as SQLite does for
+                // any program that may write; then the file is checked as ever.
+            }
         }
         let database = try Database.open(path: path, access: readOnly ? .readOnly : .readWrite, createFolder: createFolder)
         // Connections start with trusted_schema off; our own schema's triggers write to the

@@ -210,6 +210,8 @@ extension SyncEngine {
         Store.removeAbandonedRebuilds(of: (target as NSString).lastPathComponent, in: folder)
         var template = Array((folder + "/." + (target as NSString).lastPathComponent + ".rebuild-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
+        // Not inherited by a program started meanwhile (nor, with it, a lock on it).
+        if descriptor >= 0 { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
         guard descriptor >= 0 else {
             throw StorageError.cannotOpen(path: folder, reason: "a file cannot be made there: " + String(cString: strerror(errno)).lowercased())
         }

@@ -220,6 +220,8 @@ final class Spool {
         self.folder = folder
         var template = Array((folder + "/scrollback-fetch-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
+        // Not inherited by a program started meanwhile (nor, with it, a lock on it).
+        if descriptor >= 0 { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
         guard descriptor >= 0 else {
             throw SyncError.crypto(
                 "cannot make a temporary file in \(folder) for an attachment's bytes (\(String(cString: strerror(errno)))); set TMPDIR to a folder with room")

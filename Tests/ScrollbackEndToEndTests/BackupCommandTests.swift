@@ -78,3 +78,56 @@ struct BackupCommandTests {
         #expect(copy.status == 0, "\(copy.output)")
     }
 }
+
+extension BackupCommandTests {
+    @Test("a rollback journal left by a writer killed mid-commit: --readonly says what to do; backup and check roll it back and go on, and the copy holds the database as it was before that commit")
+    func hotJournal() throws {
+        let runner = try BinaryRunner()
+        #expect(try runner.run(["demo", "--count", "200"]).status == 0)
+        // A backup is one file in rollback-journal mode; it is the database here.
+        let single = runner.folder.file("single.sqlite")
+        #expect(try runner.run(["backup", single]).status == 0)
+        let before = try runner.run(["--db", single, "--readonly", "list", "--json", "--limit", "200"], withDatabase: false)
+        #expect(before.status == 0)
+        // Pages spill into the file (a cache of one page), then the writer dies mid-transaction.
+        let crash = try ChildProcess.run(
+            "/usr/bin/sqlite3", [single],
+            input: Data("PRAGMA cache_size = 1;\nBEGIN;\nUPDATE conversation SET project = hex(randomblob(3000));\n.shell kill -9 $PPID\nCOMMIT;\n".utf8))
+        #expect(crash.ending == .signaled(SIGKILL))
+        var journal = stat()
+        #expect(lstat(single + "-journal", &journal) == 0 && journal.st_size > 0, "no journal left")
+        let readOnly = try runner.run(["--db", single, "--readonly", "list"], withDatabase: false)
+        #expect(readOnly.status == 1 && readOnly.error.contains("crashed left its -journal") && readOnly.error.contains("without --readonly"), "\(readOnly.error)")
+        let copy = runner.folder.file("copy.sqlite")
+        let backup = try runner.run(["--db", single, "backup", copy], withDatabase: false)
+        #expect(backup.status == 0, "\(backup.error)")
+        #expect(lstat(single + "-journal", &journal) != 0 || journal.st_size == 0, "the journal was not rolled back")
+        let after = try runner.run(["--db", copy, "--readonly", "list", "--json", "--limit", "200"], withDatabase: false)
+        #expect(after.output == before.output)
+        #expect(try runner.run(["--db", single, "check"], withDatabase: false).status == 0)
+    }
+
+    @Test("--force onto a folder, a symlink or a device says it replaces only a file; onto a file that may not be changed (chattr +i), that the file refuses, not the folder")
+    func forceRefusals() throws {
+        let runner = try BinaryRunner()
+        #expect(try runner.run(["import", try runner.recordExport(titles: ["One"])]).status == 0)
+        let folder = runner.folder.file("a-folder")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let link = runner.folder.file("dangling.sqlite")
+        #expect(symlink(runner.folder.file("nowhere"), link) == 0)
+        for target in [folder, link, "/dev/null"] {
+            let result = try runner.run(["backup", "--force", target])
+            #expect(result.status == 1 && result.error.contains("is not a regular file") && result.error.contains("--force replaces only a file"), "\(result.error)")
+        }
+        let fixed = runner.folder.file("fixed.sqlite")
+        #expect(try runner.run(["backup", fixed]).status == 0)
+        guard ChildProcess.status("/usr/bin/chattr", ["+i", fixed]) == 0 else {
+            Issue.record("chattr +i is not possible here")
+            return
+        }
+        defer { _ = ChildProcess.status("/usr/bin/chattr", ["-i", fixed]) }
+        let refused = try runner.run(["backup", "--force", fixed])
+        #expect(refused.status == 1 && refused.error.contains("cannot replace") && refused.error.contains("chattr +i"), "\(refused.error)")
+        #expect(try runner.folder.listing().filter { $0.contains(".partial-") }.isEmpty)
+    }
+}

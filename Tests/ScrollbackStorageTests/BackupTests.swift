@@ -128,14 +128,16 @@ extension BackupTests {
         // Made a moment ago by a clock a minute ahead: still young however slowly this runs
         // (CI once took more than five seconds between the two backups).
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(60)], ofItemAtPath: young)
-        let held = open(running, O_RDONLY)
+        // Not inherited by the programs other tests start meanwhile (it would hold the lock).
+        let held = open(running, O_RDONLY | O_CLOEXEC)
         #expect(held >= 0 && flock(held, LOCK_EX) == 0)
         _ = try store.backup(to: folder.file("copy.sqlite"), force: false)
         let left = try folder.listing().filter { $0.contains(".partial-") }.sorted()
         #expect(left == [".copy.sqlite.partial-BBBBBB", ".copy.sqlite.partial-DDDDDD", ".other.sqlite.partial-CCCCCC"], "\(left)")
         close(held)
         _ = try store.backup(to: folder.file("copy.sqlite"), force: true)
-        #expect(try folder.listing().filter { $0.contains(".partial-") }.sorted() == [".copy.sqlite.partial-DDDDDD", ".other.sqlite.partial-CCCCCC"])
+        let after = try folder.listing().filter { $0.contains(".partial-") }.sorted()
+        #expect(after == [".copy.sqlite.partial-DDDDDD", ".other.sqlite.partial-CCCCCC"], "\(after)")
     }
 }
 
