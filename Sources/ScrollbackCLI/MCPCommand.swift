@@ -24,7 +24,12 @@ struct MCPCommand {
         } else {
             // As --readonly: nothing is created or changed, not even an upgrade.
             try DatabaseUsers.shared.register(context.databasePath, as: .agentServer, readOnly: true)
-            store = try Store.open(path: context.databasePath, readOnly: true)
+            do {
+                store = try Store.open(path: context.databasePath, readOnly: true)
+            } catch {
+                DatabaseUsers.shared.forget(context.databasePath)
+                throw error
+            }
         }
         MCPServer(context: context, store: store, allowWrites: allowWrites).run()
         return 0

@@ -120,7 +120,11 @@ enum OutputFormat {
     static func compactJSON<T: Encodable>(_ value: T) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        // DEL and the line and paragraph separators too, as the server's own JSON does: a
+        // reader that splits lines on them would cut a message. Outside strings JSON holds
+        // none of them, so each one here is inside a string.
+        return String(decoding: try encoder.encode(value), as: UTF8.self).replacingOccurrences(of: "\u{7F}", with: "\\u007f")
+            .replacingOccurrences(of: "\u{2028}", with: "\\u2028").replacingOccurrences(of: "\u{2029}", with: "\\u2029")
     }
 
     /// Exact data for a pipe or a file; for a terminal, JSON escaped and text sanitized.

@@ -160,6 +160,15 @@ struct CommandContext {
         // Noted beside the database for as long as this process lives, so that a restore
         // does not swap the file under it (see `DatabaseUsers`).
         try DatabaseUsers.shared.register(databasePath, as: Self.role(of: parsed.command), readOnly: readOnly)
+        do {
+            return try openRegisteredStore(forReading: forReading, buildingIndex: buildingIndex)
+        } catch {
+            DatabaseUsers.shared.forget(databasePath)
+            throw error
+        }
+    }
+
+    private func openRegisteredStore(forReading: Bool, buildingIndex: Bool) throws -> Store {
         if parsed.has(.demo) && !readOnly {
             try DemoCommand.ensureDemoDatabase(at: databasePath, console: console)
         }

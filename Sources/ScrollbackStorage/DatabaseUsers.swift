@@ -51,6 +51,8 @@ public final class DatabaseUsers: @unchecked Sendable {
     private let lock = NSLock()
     /// Per database (as given, made absolute): the descriptor and the bytes locked.
     private var registered: [String: (descriptor: Int32, bytes: Set<Int>)] = [:]
+    /// The lock files this process made (they were not there): `forget` may remove them.
+    private var made: Set<String> = []
 
     public static func lockPath(of database: String) -> String { database + ".in-use" }
 
@@ -85,6 +87,10 @@ public final class DatabaseUsers: @unchecked Sendable {
         guard database != ":memory:" else { return }
         // A reader of a file that is not there creates nothing (it fails next).
         if readOnly && !FileManager.default.fileExists(atPath: database) { return }
+        // Nor does one of a folder, a FIFO or a device: it is refused next, and nothing may
+        // be made beside it (`--db /etc`).
+        var status = stat()
+        if stat(database, &status) == 0 && (status.st_mode & S_IFMT) != S_IFREG { return }
         let key = Self.key(database)
         lock.lock()
         defer { lock.unlock() }
@@ -94,9 +100,12 @@ public final class DatabaseUsers: @unchecked Sendable {
         if let entry = registered[key] {
             descriptor = entry.descriptor
         } else {
+            var existing = stat()
+            let there = lstat(Self.lockPath(of: key), &existing) == 0
             guard let opened = Self.openLockFile(Self.lockPath(of: key), create: true).descriptor else { return }
             descriptor = opened
             registered[key] = (descriptor, [])
+            if !there { made.insert(key) }
         }
         let deadline = Date().addingTimeInterval(patience)
         while true {
@@ -107,6 +116,21 @@ public final class DatabaseUsers: @unchecked Sendable {
             usleep(50_000)
         }
         registered[key]?.bytes.insert(byte)
+    }
+
+    /// After `database` could not be opened (not a scrollback database, damaged): its lock
+    /// file goes again when this process made it and nobody else holds it, so that a path
+    /// refused leaves nothing beside it.
+    public func forget(_ database: String) {
+        let key = Self.key(database)
+        lock.lock()
+        defer { lock.unlock() }
+        guard let entry = registered.removeValue(forKey: key) else { return }
+        if made.remove(key) != nil {
+            var record = Self.record(type: F_WRLCK, start: 0, length: Self.span)
+            if fcntl(entry.descriptor, F_SETLK, &record) == 0 { unlink(Self.lockPath(of: key)) }
+        }
+        close(entry.descriptor)
     }
 
     /// Takes again the bytes this process registered for `database` (after an `Exclusive`

@@ -35,7 +35,7 @@ final class MCPServer {
     func run() {
         // A client that goes away mid-answer: the write fails (EPIPE) and the server ends.
         signal(SIGPIPE, SIG_IGN)
-        var reader = LineReader(descriptor: STDIN_FILENO, limit: Self.lineLimit)
+        var reader = LineReader(descriptor: STDIN_FILENO, limit: Self.lineLimit, watching: STDOUT_FILENO)
         while !outputFailed {
             if !reader.hasLine { flush() }
             guard let line = reader.next() else { break }
@@ -233,8 +233,15 @@ final class MCPServer {
         return "'" + UntrustedText.sanitized(cut) + "'"
     }
 
-    /// scrollback's one line for an error, safe to show anywhere.
+    /// scrollback's one line for an error, safe to show anywhere. A command's usage error
+    /// is said in the tool's words (its arguments, not the CLI's options and help).
     static func line(of error: any Error) -> String {
+        if let usage = error as? UsageError {
+            let words = usage.message.replacingOccurrences(of: "run the command without --after", with: "call it without cursor")
+                .replacingOccurrences(of: "--after", with: "cursor")
+                .replacingOccurrences(of: "--limit", with: "limit")
+            return UntrustedText.sanitized(words)
+        }
         let line = (error as? any UserFacingError)?.userLine ?? "\(error)"
         return UntrustedText.sanitized(line)
     }
@@ -266,9 +273,26 @@ struct LineReader {
     /// Bytes of a line too long, skipped so far (nil: not inside one).
     private var skipping: Int?
 
-    init(descriptor: Int32, limit: Int) {
+    /// A descriptor written to (standard output) whose far end closing ends the input too.
+    let watched: Int32?
+
+    init(descriptor: Int32, limit: Int, watching watched: Int32? = nil) {
         self.descriptor = descriptor
         self.limit = limit
+        self.watched = watched
+    }
+
+    /// Waits until `descriptor` can be read (true), or `watched` has lost its reader (false:
+    /// a pipe whose far end closed says POLLERR).
+    static func waitForInput(_ descriptor: Int32, watching watched: Int32) -> Bool {
+        var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: watched, events: 0, revents: 0)]
+        while true {
+            let ready = poll(&fds, 2, -1)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { return true }
+            if fds[1].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { return false }
+            return true
+        }
     }
 
     /// A whole line is read and waits.
@@ -290,14 +314,20 @@ struct LineReader {
         while true {
             // Only the bytes not looked at yet are searched: a long line costs its length once.
             if let newline = buffer[scanned...].firstIndex(of: 0x0A) {
+                let length = newline - start
+                // Too long, though it came whole in the last read.
+                guard skipping == nil && length <= limit else {
+                    let skipped = (skipping ?? 0) + length
+                    skipping = nil
+                    start = newline + 1
+                    scanned = start
+                    compact()
+                    return .tooLong(skipped)
+                }
                 let line = Array(buffer[start..<newline])
                 start = newline + 1
                 scanned = start
                 compact()
-                if let skipped = skipping {
-                    skipping = nil
-                    return .tooLong(skipped + line.count)
-                }
                 return .line(line)
             }
             scanned = buffer.count
@@ -322,6 +352,16 @@ struct LineReader {
                     return .tooLong(skipped + line.count)
                 }
                 return .line(line)
+            }
+            if let watched, !Self.waitForInput(descriptor, watching: watched) {
+                // The reader of our output went away while we waited: nobody to answer.
+                ended = true
+                buffer.removeAll()
+                start = 0
+                scanned = 0
+                lookedAhead = 0
+                skipping = nil
+                return nil
             }
             var chunk = [UInt8](repeating: 0, count: 1 << 16)
             let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }

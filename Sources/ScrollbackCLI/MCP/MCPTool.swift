@@ -190,8 +190,8 @@ extension MCPTool {
             },
             MCPTool(
                 name: "stats", title: "Count the history",
-                description: "How many conversations and messages, from when to when, per model and source; the filters narrow it.",
-                properties: filters, output: MCPSchemas.stats
+                description: "How many conversations, messages and attachments the whole history holds, from when to when, and per model.",
+                properties: [], output: MCPSchemas.stats
             ) { server, tool, arguments in
                 try server.commandJSON(words("stats", server) + tool.options(arguments))
             },
