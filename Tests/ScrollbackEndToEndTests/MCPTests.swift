@@ -221,6 +221,7 @@ struct MCPTests {
                 Self.request(5, "tools/call", #"{"name":"search","arguments":{"query":42}}"#),
                 Self.request(6, "tools/call", #"{"name":"delete","arguments":{"id":"x"}}"#),
                 #"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#,
+                #"{"jsonrpc":"2.0","id":1e400,"method":"ping"}"#,
                 #"{"jsonrpc":"1.0","id":7,"method":"ping"}"#,
                 Self.request(8, "tools/call", #"{"name":"search","arguments":{"query":"about"}}"#),
                 #"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":8}}"#,
@@ -248,9 +249,9 @@ struct MCPTests {
         let foreign = (reply(12)?["result"] as? [String: Any])
         #expect(foreign?["isError"] as? Bool == true, "\(String(describing: foreign))")
         #expect(reply(13)?["result"] != nil)
-        // Garbage, the batch, the bad id, the 100 MB line and the cut last line: errors
+        // Garbage, the batch, the two bad ids, the 100 MB line and the cut last line: errors
         // without an id, in that order.
-        #expect(unnamed.map { Self.code($0) } == [-32700, -32600, -32600, -32600, -32700], "\(unnamed)")
+        #expect(unnamed.map { Self.code($0) } == [-32700, -32600, -32600, -32600, -32600, -32700], "\(unnamed)")
         #expect(reply(2) == nil && reply(90) == nil && reply(14) == nil)
         // One byte over the limit is over it, however the line arrived.
         let over = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"pad\":\"" + String(repeating: "y", count: 4 << 20) + "\"}}"

@@ -273,9 +273,10 @@ enum JSONValue: Hashable, Sendable {
                 while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
             }
             let text = String(decoding: bytes[start..<index], as: UTF8.self)
-            // A whole number beyond Int64 is kept as a number (1e30): never a trap.
+            // A whole number beyond Int64 is kept as a number (1e30): never a trap. One beyond
+            // Double is infinite: valid JSON, and no valid id or argument (written as null).
             if whole, let value = Int64(text) { return .integer(value) }
-            guard let value = Double(text), value.isFinite else { return nil }
+            guard let value = Double(text) else { return nil }
             return .number(value)
         }
     }
