@@ -22,6 +22,14 @@ enum JSONValue: Hashable, Sendable {
 
     static let depthLimit = 64
 
+    /// `value` as the CLI's `--json` encodes it (`OutputFormat.compactJSON`), as a value.
+    static func encoding<T: Encodable>(_ value: T) throws -> JSONValue {
+        guard let parsed = parse(Array(try OutputFormat.compactJSON(value).utf8)) else {
+            throw MCPError(code: -32603, message: "could not encode a result")
+        }
+        return parsed
+    }
+
     subscript(key: String) -> JSONValue? {
         if case .object(let members) = self { return members[key] }
         return nil

@@ -77,7 +77,8 @@ struct MCPRead {
             guard let after = page.next else { break }
             position = .after(after)
         }
-        var shown = ConversationJSONValue.of(conversation)
+        // The conversation as every other tool gives it (`ConversationJSON`), and the branch's end.
+        var shown = try JSONValue.encoding(ConversationJSON(conversation)).object ?? [:]
         if let leafID = try branch.leaf.flatMap({ try store.messages.messages(ids: [$0]).first?.publicID }) { shown["branchLeafID"] = .string(leafID) }
         var result: [String: JSONValue] = [
             "conversation": .object(shown), "branch": .string(branchWord.lowercased()), "total": .integer(Int64(branch.count)),
@@ -101,9 +102,7 @@ struct MCPRead {
         ]
         if offset > 0 { members["offset"] = .integer(Int64(offset)) }
         if let model = message.model { members["model"] = .string(model) }
-        if !message.attachments.isEmpty, let encoded = try? OutputFormat.compactJSON(message.attachments.map { AttachmentJSON($0) }),
-            let value = JSONValue.parse(Array(encoded.utf8))
-        {
+        if !message.attachments.isEmpty, let value = try? JSONValue.encoding(message.attachments.map { AttachmentJSON($0) }) {
             members["attachments"] = value
         }
         return .object(members)
@@ -141,22 +140,5 @@ struct MCPRead {
             throw MCPError(code: -32602, message: "cursor: not a cursor of read_conversation; \(again)")
         }
         return Place(position: position, offset: offset)
-    }
-}
-
-/// A conversation as `ConversationJSON` says it, as a JSON value to add to.
-enum ConversationJSONValue {
-    static func of(_ conversation: ConversationDTO) -> [String: JSONValue] {
-        var members: [String: JSONValue] = [
-            "id": .string(conversation.publicID), "title": .string(conversation.title), "source": .string(conversation.source),
-            "createdAt": .string(conversation.createdAt.iso8601), "updatedAt": .string(conversation.updatedAt.iso8601),
-            "messageCount": .integer(Int64(conversation.seenCount)), "hiddenCount": .integer(Int64(conversation.hiddenCount)),
-            "pinned": .bool(conversation.pinned),
-        ]
-        if let model = conversation.model { members["model"] = .string(model) }
-        if let sourceID = conversation.sourceID { members["sourceID"] = .string(sourceID) }
-        if let project = conversation.project { members["project"] = .string(project) }
-        if let branch = conversation.gitBranch { members["gitBranch"] = .string(branch) }
-        return members
     }
 }
